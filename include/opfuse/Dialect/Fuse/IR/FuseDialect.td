@@ -1,0 +1,53 @@
+//===- FuseDialect.td - The fuse dialect definition --------*- tablegen -*-===//
+//
+// The `fuse` dialect: tensor operators on static shapes, classified as
+// compute-, memory- or communication-bound, and the `fuse.group` region that
+// becomes one GPU kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DIALECT_FUSE_IR_FUSEDIALECT_TD
+#define OPFUSE_DIALECT_FUSE_IR_FUSEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Fuse_Dialect : Dialect {
+  let name = "fuse";
+  let cppNamespace = "::opfuse::fuse";
+  let summary = "Tensor operators for graph-level fusion on GPUs";
+  let description = [{
+    The `fuse` dialect models a model graph as value-semantic operators on
+    statically shaped, ranked tensors (element types f32, f16, bf16, i32, i64
+    and i1). Every operator belongs to exactly one of the three classes that
+    decide how it is optimised on a GPU, carried as a trait:
+
+    * `ComputeBound` — matmul and conv2d: limited by tensor-core or FMA
+      throughput, fused with an elementwise epilogue;
+    * `MemoryBound` — elementwise ops, reductions, normalisations and data
+      movement: limited by bytes through device memory, fused into chains;
+    * `CommunicationBound` — all_reduce, all_gather and reduce_scatter:
+      limited by link bandwidth between devices.
+
+    The structural ops `fuse.group` and `fuse.yield` carry no class: a group
+    takes the class of the operators inside it.
+
+    Every operator implements `CostInterface` (FLOPs, bytes read and written
+    for its static shapes), which the cost model and the fusion passes use.
+
+    Example:
+
+    ```mlir
+    func.func @bias_relu(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+      %0 = fuse.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+      %1 = fuse.relu %0 : tensor<4x8xf32>
+      return %1 : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+class Fuse_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fuse_Dialect, mnemonic, traits>;
+
+#endif // OPFUSE_DIALECT_FUSE_IR_FUSEDIALECT_TD

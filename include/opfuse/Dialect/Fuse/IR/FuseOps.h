@@ -1,0 +1,30 @@
+//===- FuseOps.h - Operations of the fuse dialect ---------------*- C++ -*-===//
+//
+// Declares every fuse op (generated from FuseOps.td) with the traits,
+// interfaces and enums they use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DIALECT_FUSE_IR_FUSEOPS_H
+#define OPFUSE_DIALECT_FUSE_IR_FUSEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "opfuse/Dialect/Fuse/IR/FuseInterfaces.h"
+#include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+#include "opfuse/Dialect/Fuse/IR/FuseTraits.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h.inc"
+
+#endif // OPFUSE_DIALECT_FUSE_IR_FUSEOPS_H

@@ -1,0 +1,63 @@
+//===- Driver.h - What opt-fuse does with its options -----------*- C++ -*-===//
+//
+// The driver library behind opt-fuse: load and check a model, run what was
+// asked for, write the outputs. The tool only parses its command line into
+// DriverOptions and calls runDriver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DRIVER_DRIVER_H
+#define OPFUSE_DRIVER_DRIVER_H
+
+#include "opfuse/Driver/ExitCodes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace opfuse {
+
+/// What opt-fuse writes.
+enum class EmitKind {
+  /// The verified module, as MLIR text.
+  Mlir,
+};
+
+/// Parses an --emit value; nullopt for an unknown one.
+std::optional<EmitKind> parseEmitKind(llvm::StringRef value);
+
+/// The accepted --emit values, for help and errors: "mlir".
+const char *listEmitKinds();
+
+struct DriverOptions {
+  /// Input path, or "-" for standard input.
+  std::string inputPath;
+  /// Output path, or "-" for standard output.
+  std::string outputPath = "-";
+  EmitKind emit = EmitKind::Mlir;
+};
+
+/// Reads `path` and parses it as a fuse model: the module verifies, holds at
+/// least one func.func, and every function signature has static shapes.
+/// Diagnostics go through `sourceMgr`'s handler as file:line:col. Sets
+/// `exitCode` to ExitIO when the file cannot be read and ExitInvalidInput
+/// when its contents are not a model.
+mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::StringRef path,
+                                            mlir::MLIRContext &context,
+                                            llvm::SourceMgr &sourceMgr,
+                                            ExitCode &exitCode);
+
+/// Runs opt-fuse's work for `options`; returns the process exit code.
+int runDriver(const DriverOptions &options);
+
+} // namespace opfuse
+
+#endif // OPFUSE_DRIVER_DRIVER_H

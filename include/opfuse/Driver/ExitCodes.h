@@ -1,0 +1,30 @@
+//===- ExitCodes.h - Exit codes of the opfuse tools -------------*- C++ -*-===//
+//
+// Each failure class has its own code so scripts can tell bad input from bad
+// usage from a broken file system. README.md and `opt-fuse --help` list them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DRIVER_EXITCODES_H
+#define OPFUSE_DRIVER_EXITCODES_H
+
+namespace opfuse {
+
+enum ExitCode : int {
+  /// The requested output was produced.
+  ExitSuccess = 0,
+  /// The input is not a valid model: parse, verifier or shape errors,
+  /// reported as file:line:col: error: ...
+  ExitInvalidInput = 1,
+  /// The command line is wrong: unknown option, bad option value, no input.
+  ExitUsage = 2,
+  /// An input could not be read or an output could not be written.
+  ExitIO = 3,
+};
+
+/// The table printed by --help, one line per code.
+const char *describeExitCodes();
+
+} // namespace opfuse
+
+#endif // OPFUSE_DRIVER_EXITCODES_H

@@ -1,0 +1,150 @@
+//===- ComputeOps.cpp - matmul and conv2d ---------------------------------===//
+//
+// Shape rules and FLOP counts of the compute-bound ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+using namespace mlir;
+
+namespace opfuse::fuse {
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  for (auto [label, type] : {std::pair<StringRef, RankedTensorType>{"lhs", lhs},
+                             {"rhs", rhs}})
+    if (type.getRank() < 2)
+      return emitShapeError(loc, name,
+                            label + " must have rank >= 2, got rank " +
+                                Twine(type.getRank()));
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitShapeError(loc, name,
+                          "operand element types differ: lhs and rhs must "
+                          "have the same element type");
+  const int64_t lr = lhs.getRank(), rr = rhs.getRank();
+  const bool ta = adaptor.getTransposeA(), tb = adaptor.getTransposeB();
+  const int64_t lhsK = ta ? lr - 2 : lr - 1, lhsM = ta ? lr - 1 : lr - 2;
+  const int64_t rhsK = tb ? rr - 1 : rr - 2, rhsN = tb ? rr - 2 : rr - 1;
+  if (lhs.getDimSize(lhsK) != rhs.getDimSize(rhsK))
+    return emitShapeError(
+        loc, name,
+        "contraction dimensions differ: lhs K is " +
+            Twine(lhs.getDimSize(lhsK)) + " (dimension " + Twine(lhsK) +
+            ") but rhs K is " + Twine(rhs.getDimSize(rhsK)) + " (dimension " +
+            Twine(rhsK) + ")");
+  FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
+      loc, name, {lhs.getShape().drop_back(2), rhs.getShape().drop_back(2)},
+      {"lhs batch", "rhs batch"});
+  if (failed(batch))
+    return failure();
+  SmallVector<int64_t> shape = *batch;
+  shape.push_back(lhs.getDimSize(lhsM));
+  shape.push_back(rhs.getDimSize(rhsN));
+  results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+int64_t MatmulOp::getContractionSize() {
+  RankedTensorType lhs = getLhs().getType();
+  return lhs.getDimSize(getTransposeA() ? lhs.getRank() - 2
+                                        : lhs.getRank() - 1);
+}
+
+int64_t MatmulOp::getFlops() {
+  return 2 * getNumElements(getType()) * getContractionSize();
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto filter = cast<RankedTensorType>(adaptor.getFilter().getType());
+  if (input.getRank() != 4)
+    return emitShapeError(loc, name,
+                          "input must be NHWC (rank 4), got rank " +
+                              Twine(input.getRank()));
+  if (filter.getRank() != 4)
+    return emitShapeError(loc, name,
+                          "filter must be [F, KH, KW, C/groups] (rank 4), got "
+                          "rank " +
+                              Twine(filter.getRank()));
+  if (input.getElementType() != filter.getElementType())
+    return emitShapeError(loc, name,
+                          "operand element types differ: input and filter "
+                          "must have the same element type");
+  ArrayRef<int64_t> strides = adaptor.getStrides();
+  ArrayRef<int64_t> padding = adaptor.getPadding();
+  ArrayRef<int64_t> dilation = adaptor.getDilation();
+  if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4)
+    return emitShapeError(loc, name,
+                          "expected 2 strides, 4 paddings and 2 dilations, got " +
+                              Twine(strides.size()) + ", " +
+                              Twine(padding.size()) + " and " +
+                              Twine(dilation.size()));
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilation, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return emitShapeError(loc, name,
+                          "strides and dilation must be >= 1 and padding >= 0");
+  const int64_t groups = adaptor.getGroups();
+  const int64_t channels = input.getDimSize(3);
+  const int64_t features = filter.getDimSize(0);
+  if (channels % groups != 0 || features % groups != 0)
+    return emitShapeError(loc, name,
+                          "groups (" + Twine(groups) +
+                              ") must divide the input channels (" +
+                              Twine(channels) + ") and the filter count (" +
+                              Twine(features) + ")");
+  if (filter.getDimSize(3) != channels / groups)
+    return emitShapeError(loc, name,
+                          "filter dimension 3 is " +
+                              Twine(filter.getDimSize(3)) +
+                              " but input channels / groups is " +
+                              Twine(channels / groups));
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t extent = input.getDimSize(1 + i) + padding[2 * i] +
+                           padding[2 * i + 1] -
+                           dilation[i] * (filter.getDimSize(1 + i) - 1) - 1;
+    if (extent < 0)
+      return emitShapeError(loc, name,
+                            Twine(i == 0 ? "height" : "width") +
+                                ": the dilated kernel (" +
+                                Twine(dilation[i] *
+                                          (filter.getDimSize(1 + i) - 1) +
+                                      1) +
+                                ") is larger than the padded input (" +
+                                Twine(input.getDimSize(1 + i) +
+                                      padding[2 * i] + padding[2 * i + 1]) +
+                                ")");
+    out[i] = extent / strides[i] + 1;
+  }
+  results.push_back(RankedTensorType::get(
+      {input.getDimSize(0), out[0], out[1], features},
+      input.getElementType()));
+  return success();
+}
+
+int64_t Conv2DOp::getFlops() {
+  RankedTensorType filter = getFilter().getType();
+  return 2 * getNumElements(getType()) * filter.getDimSize(1) *
+         filter.getDimSize(2) * filter.getDimSize(3);
+}
+
+} // namespace opfuse::fuse

@@ -1,0 +1,141 @@
+//===- ModelLoader.cpp - Read and check an opfuse model -------------------===//
+//
+// Turns a path into a verified module of fuse functions, or into a diagnostic
+// with a location and the exit code of its failure class. Checks what the
+// verifier cannot see: that the input is text at all, that it holds a
+// function, and that function signatures are static tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Driver/Driver.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace opfuse {
+
+namespace {
+/// The location of `pointer` in the main buffer, as file:line:col.
+Location locationOf(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+                    const char *pointer) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  auto [line, column] = sourceMgr.getLineAndColumn(
+      llvm::SMLoc::getFromPointer(pointer), sourceMgr.getMainFileID());
+  return FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line,
+                             column);
+}
+
+/// Rejects input that is not MLIR text or bytecode before the parser sees
+/// it: the lexer stops at a NUL byte, so garbage could parse as empty.
+LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  llvm::StringRef text = buffer->getBuffer();
+  if (text.starts_with("ML\xefR"))
+    return success(); // MLIR bytecode.
+  if (text.trim().empty()) {
+    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 1,
+                                  1))
+        << "input is empty: expected a module with a func.func of fuse ops";
+    return failure();
+  }
+  const llvm::UTF8 *bad = reinterpret_cast<const llvm::UTF8 *>(text.begin());
+  (void)llvm::isLegalUTF8String(
+      &bad, reinterpret_cast<const llvm::UTF8 *>(text.end()));
+  const char *at = reinterpret_cast<const char *>(bad);
+  size_t nul = text.find('\0');
+  if (nul != llvm::StringRef::npos)
+    at = std::min(at, text.begin() + nul);
+  if (at != text.end()) {
+    emitError(locationOf(sourceMgr, context, at))
+        << "input is not MLIR text: byte 0x"
+        << llvm::format_hex_no_prefix(static_cast<unsigned char>(*at), 2)
+        << " at offset " << (at - text.begin());
+    return failure();
+  }
+  return success();
+}
+
+/// A model function: static tensor signature, only fuse ops and a return.
+LogicalResult checkFunction(func::FuncOp func) {
+  auto checkTypes = [&](TypeRange types, StringRef what) -> LogicalResult {
+    for (auto [index, type] : llvm::enumerate(types)) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        return func.emitError("function @")
+               << func.getSymName() << " " << what << " #" << index
+               << " has type " << type
+               << "; opfuse models take and return ranked tensors";
+      if (!tensor.hasStaticShape())
+        return func.emitError("function @")
+               << func.getSymName() << " " << what << " #" << index
+               << " has type " << type
+               << " with a dynamic dimension; opfuse needs static shapes";
+    }
+    return success();
+  };
+  if (func.isExternal())
+    return func.emitError("function @")
+           << func.getSymName() << " has no body; opfuse compiles definitions";
+  if (failed(checkTypes(func.getArgumentTypes(), "argument")) ||
+      failed(checkTypes(func.getResultTypes(), "result")))
+    return failure();
+  WalkResult walk = func.getBody().walk([](Operation *op) {
+    if (isa<fuse::FuseDialect>(op->getDialect()) || isa<func::ReturnOp>(op))
+      return WalkResult::advance();
+    op->emitError("'")
+        << op->getName()
+        << "' is not a fuse op; opfuse models hold fuse ops and func.return";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+} // namespace
+
+OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, MLIRContext &context,
+                                llvm::SourceMgr &sourceMgr,
+                                ExitCode &exitCode) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "opt-fuse: error: cannot read '" << path << "': " << error
+                 << "\n";
+    exitCode = ExitIO;
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  exitCode = ExitInvalidInput;
+  if (failed(checkIsText(sourceMgr, context)))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return nullptr;
+  auto functions = module->getOps<func::FuncOp>();
+  if (functions.empty()) {
+    emitError(module->getLoc())
+        << "input holds no func.func: nothing to compile";
+    return nullptr;
+  }
+  for (func::FuncOp func : functions)
+    if (failed(checkFunction(func)))
+      return nullptr;
+  exitCode = ExitSuccess;
+  return module;
+}
+
+} // namespace opfuse

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+#===- scripts/install-deps.sh - Install opfuse build dependencies ---------===#
+#
+# Installs the Debian packages opfuse needs to build and test, idempotently:
+# a package already installed is not touched, and apt is not called at all when
+# everything is present. Run as root (CI and the development machines are).
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+packages=(
+  libmlir-22-dev   # MLIR headers, CMake config and libMLIR.so
+  mlir-22-tools    # mlir-tblgen (MLIR's CMake config checks for it)
+  llvm-22-dev      # LLVM headers; pulls llvm-22-tools (FileCheck, lit, not)
+  cmake ninja-build g++ ccache
+  libgtest-dev     # GoogleTest for unittests/
+  python3          # lit
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all dependencies present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

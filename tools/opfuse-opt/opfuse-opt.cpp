@@ -1,0 +1,19 @@
+//===- opfuse-opt.cpp - mlir-opt with the opfuse dialect and passes -------===//
+//
+// MlirOptMain over the fuse dialect, opfuse's passes and the upstream pieces
+// of the GPU path: the tool lit tests and researchers drive passes with.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  opfuse::registerAllDialects(registry);
+  opfuse::registerAllPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "opfuse optimizer driver\n", registry));
+}
