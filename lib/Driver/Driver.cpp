@@ -36,8 +36,7 @@ int writeOutput(ModuleOp module, const DriverOptions &options) {
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(options.outputPath, &error);
   if (!output) {
-    llvm::errs() << "opt-fuse: error: cannot write '" << options.outputPath
-                 << "': " << error << "\n";
+    llvm::errs() << "opt-fuse: error: " << error << "\n";
     return ExitIO;
   }
   switch (options.emit) {

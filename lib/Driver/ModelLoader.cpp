@@ -27,17 +27,6 @@ using namespace mlir;
 namespace opfuse {
 
 namespace {
-/// The location of `pointer` in the main buffer, as file:line:col.
-Location locationOf(llvm::SourceMgr &sourceMgr, MLIRContext &context,
-                    const char *pointer) {
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  auto [line, column] = sourceMgr.getLineAndColumn(
-      llvm::SMLoc::getFromPointer(pointer), sourceMgr.getMainFileID());
-  return FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line,
-                             column);
-}
-
 /// Rejects input that is not MLIR text or bytecode before the parser sees
 /// it: the lexer stops at a NUL byte, so garbage could parse as empty.
 LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
@@ -60,10 +49,13 @@ LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   if (nul != llvm::StringRef::npos)
     at = std::min(at, text.begin() + nul);
   if (at != text.end()) {
-    emitError(locationOf(sourceMgr, context, at))
-        << "input is not MLIR text: byte 0x"
-        << llvm::format_hex_no_prefix(static_cast<unsigned char>(*at), 2)
-        << " at offset " << (at - text.begin());
+    // Printed directly: the diagnostic handler would echo the binary line.
+    auto [line, column] = sourceMgr.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(at), sourceMgr.getMainFileID());
+    llvm::errs() << buffer->getBufferIdentifier() << ":" << line << ":"
+                 << column << ": error: input is not MLIR text: byte "
+                 << llvm::format_hex(static_cast<unsigned char>(*at), 4)
+                 << " at offset " << (at - text.begin()) << "\n";
     return failure();
   }
   return success();
@@ -111,8 +103,7 @@ OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, MLIRContext &context,
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
   if (!file) {
-    llvm::errs() << "opt-fuse: error: cannot read '" << path << "': " << error
-                 << "\n";
+    llvm::errs() << "opt-fuse: error: " << error << "\n";
     exitCode = ExitIO;
     return nullptr;
   }
@@ -127,7 +118,11 @@ OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, MLIRContext &context,
     return nullptr;
   auto functions = module->getOps<func::FuncOp>();
   if (functions.empty()) {
-    emitError(module->getLoc())
+    // An implicit module has no position of its own: point at the file.
+    llvm::StringRef name =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+            ->getBufferIdentifier();
+    emitError(FileLineColLoc::get(&context, name, 1, 1))
         << "input holds no func.func: nothing to compile";
     return nullptr;
   }

@@ -8,6 +8,9 @@
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
 #include "opfuse/Dialect/Fuse/IR/FuseTraits.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+
 using namespace mlir;
 
 namespace opfuse::fuse {
@@ -24,6 +27,19 @@ int64_t detail::defaultBytesWritten(Operation *op) {
   for (Type type : op->getResultTypes())
     bytes += getByteSize(type);
   return bytes;
+}
+
+LogicalResult detail::verifyInferredTypes(Operation *op,
+                                          ArrayRef<Type> inferred) {
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(op->getResultTypes(), inferred))) {
+    auto [actual, expected] = pair;
+    if (actual != expected)
+      return op->emitOpError("result #")
+             << index << " has type " << actual
+             << " but the operands and attributes give " << expected;
+  }
+  return success();
 }
 
 std::optional<OperatorClass> getOperatorClass(Operation *op) {

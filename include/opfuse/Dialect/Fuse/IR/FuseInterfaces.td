@@ -55,8 +55,11 @@ def Fuse_CommunicationBound : NativeOpTrait<"CommunicationBound"> {
 def Fuse_BroadcastElementwise : NativeOpTrait<"BroadcastElementwise"> {
   let cppNamespace = "::opfuse::fuse";
 }
-// Every operand and result is a tensor with a static shape.
-def Fuse_StaticShapes : NativeOpTrait<"StaticShapes"> {
+// Runs the op's shape rules (its inferReturnTypes) with diagnostics on and
+// checks the result types against them. Listed before InferTypeOpAdaptor so a
+// broken op gets one precise error instead of InferTypeOpInterface's generic
+// "failed to infer returned types".
+def Fuse_ShapeRules : NativeOpTrait<"ShapeRules"> {
   let cppNamespace = "::opfuse::fuse";
 }
 

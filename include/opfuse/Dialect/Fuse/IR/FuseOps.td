@@ -253,7 +253,7 @@ def Fuse_CastOp : Fuse_Op<"cast", [Pure, Fuse_MemoryBound,
 
 class Fuse_BinaryOp<string mnemonic, Type tensorType, list<Trait> traits = []>
     : Fuse_Op<mnemonic, traits # [Pure, Fuse_MemoryBound,
-        Fuse_BroadcastElementwise, InferTypeOpAdaptor,
+        Fuse_BroadcastElementwise, Fuse_ShapeRules, InferTypeOpAdaptor,
         DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
   let results = (outs tensorType:$result);
@@ -359,7 +359,7 @@ def Fuse_PowOp : Fuse_BinaryOp<"pow", Fuse_FloatTensor> {
 }
 
 def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Fuse_MemoryBound,
-    Fuse_BroadcastElementwise, InferTypeOpAdaptor,
+    Fuse_BroadcastElementwise, Fuse_ShapeRules, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "elementwise comparison with broadcasting";
   let description = [{
@@ -379,7 +379,7 @@ def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_SelectOp : Fuse_Op<"select", [Pure, Fuse_MemoryBound,
-    Fuse_BroadcastElementwise, InferTypeOpAdaptor,
+    Fuse_BroadcastElementwise, Fuse_ShapeRules, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "elementwise choice with broadcasting";
   let description = [{
@@ -434,7 +434,7 @@ def Fuse_ConstantOp : Fuse_Op<"constant", [ConstantLike, Pure, Fuse_MemoryBound,
 //===----------------------------------------------------------------------===//
 
 class Fuse_ReduceOp<string mnemonic, Type tensorType>
-    : Fuse_Op<mnemonic, [Pure, Fuse_MemoryBound, InferTypeOpAdaptor,
+    : Fuse_Op<mnemonic, [Pure, Fuse_MemoryBound, Fuse_ShapeRules, InferTypeOpAdaptor,
         DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let arguments = (ins tensorType:$input, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims);
@@ -508,7 +508,7 @@ def Fuse_SoftmaxOp : Fuse_Op<"softmax", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_LayerNormOp : Fuse_Op<"layer_norm", [Pure, Fuse_MemoryBound,
-    AttrSizedOperandSegments, InferTypeOpAdaptor,
+    AttrSizedOperandSegments, Fuse_ShapeRules, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "layer normalisation over the trailing axes";
   let description = [{
@@ -536,7 +536,7 @@ def Fuse_LayerNormOp : Fuse_Op<"layer_norm", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_RmsNormOp : Fuse_Op<"rms_norm", [Pure, Fuse_MemoryBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "root-mean-square normalisation over the trailing axes";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon)` over the dimensions `[axis, rank)`, then
@@ -585,7 +585,7 @@ def Fuse_ReshapeOp : Fuse_Op<"reshape", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_TransposeOp : Fuse_Op<"transpose", [Pure, Fuse_MemoryBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "permutation of dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`. Moves every
@@ -624,7 +624,7 @@ def Fuse_BroadcastToOp : Fuse_Op<"broadcast_to", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_SliceOp : Fuse_Op<"slice", [Pure, Fuse_MemoryBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface,
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface,
                                                   ["getBytesRead"]>]> {
   let summary = "a strided window of a tensor";
   let description = [{
@@ -649,7 +649,7 @@ def Fuse_SliceOp : Fuse_Op<"slice", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_ConcatOp : Fuse_Op<"concat", [Pure, Fuse_MemoryBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "join tensors along one axis";
   let description = [{
     Concatenates one or more tensors of the same rank and element type along
@@ -668,7 +668,7 @@ def Fuse_ConcatOp : Fuse_Op<"concat", [Pure, Fuse_MemoryBound,
 }
 
 def Fuse_GatherOp : Fuse_Op<"gather", [Pure, Fuse_MemoryBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface,
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface,
                                                   ["getBytesRead"]>]> {
   let summary = "index one axis with a tensor of indices";
   let description = [{
@@ -695,7 +695,7 @@ def Fuse_GatherOp : Fuse_Op<"gather", [Pure, Fuse_MemoryBound,
 //===----------------------------------------------------------------------===//
 
 def Fuse_MatmulOp : Fuse_Op<"matmul", [Pure, Fuse_ComputeBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "batched matrix multiplication";
   let description = [{
     `lhs` is `[..., M, K]` (`[..., K, M]` with `transpose_a`) and `rhs` is
@@ -723,7 +723,7 @@ def Fuse_MatmulOp : Fuse_Op<"matmul", [Pure, Fuse_ComputeBound,
 }
 
 def Fuse_Conv2DOp : Fuse_Op<"conv2d", [Pure, Fuse_ComputeBound,
-    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+    Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "2-D convolution, NHWC input, OHWI filter";
   let description = [{
     `input` is `[N, H, W, C]`, `filter` is `[F, KH, KW, C / groups]` (the
@@ -781,7 +781,7 @@ def Fuse_AllReduceOp : Fuse_Op<"all_reduce", [Fuse_CommunicationBound,
 }
 
 def Fuse_AllGatherOp : Fuse_Op<"all_gather", [Fuse_CommunicationBound,
-    InferTypeOpAdaptor,
+    Fuse_ShapeRules, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Fuse_CostInterface, ["getCommunicationBytes"]>]> {
   let summary = "concatenate the devices' tensors along one axis";
   let description = [{
@@ -802,7 +802,7 @@ def Fuse_AllGatherOp : Fuse_Op<"all_gather", [Fuse_CommunicationBound,
 }
 
 def Fuse_ReduceScatterOp : Fuse_Op<"reduce_scatter", [Fuse_CommunicationBound,
-    InferTypeOpAdaptor,
+    Fuse_ShapeRules, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Fuse_CostInterface, ["getCommunicationBytes"]>]> {
   let summary = "combine across devices and keep one shard each";
   let description = [{

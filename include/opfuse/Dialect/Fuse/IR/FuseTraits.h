@@ -10,6 +10,7 @@
 #define OPFUSE_DIALECT_FUSE_IR_FUSETRAITS_H
 
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -34,6 +35,28 @@ class CommunicationBound
 template <typename ConcreteType>
 class BroadcastElementwise
     : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastElementwise> {};
+
+namespace detail {
+/// Checks `op`'s result types against `inferred`, naming the first mismatch.
+mlir::LogicalResult verifyInferredTypes(mlir::Operation *op,
+                                        llvm::ArrayRef<mlir::Type> inferred);
+} // namespace detail
+
+/// Verifies an op with its own shape rules before InferTypeOpInterface's
+/// generic check, so a shape error is reported once and precisely.
+template <typename ConcreteType>
+class ShapeRules : public mlir::OpTrait::TraitBase<ConcreteType, ShapeRules> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    llvm::SmallVector<mlir::Type> inferred;
+    if (mlir::failed(ConcreteType::inferReturnTypes(
+            op->getContext(), op->getLoc(),
+            typename ConcreteType::Adaptor(mlir::cast<ConcreteType>(op)),
+            inferred)))
+      return mlir::failure();
+    return detail::verifyInferredTypes(op, inferred);
+  }
+};
 
 enum class OperatorClass { Compute, Memory, Communication };
 

@@ -1,0 +1,98 @@
+// RUN: opfuse-opt %s -split-input-file -canonicalize | FileCheck %s
+
+// The trivial folds of the fuse dialect, and the cases that must not fold.
+
+// CHECK-LABEL: func.func @mul_by_one
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @mul_by_one(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %one = fuse.constant dense<1.0> : tensor<f32>
+  %0 = fuse.mul %x, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = fuse.mul %one, %x : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @add_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<8xi32>)
+// CHECK-NEXT: return %[[X]], %[[X]], %[[I]], %[[X]], %[[X]]
+func.func @add_zero(%x: tensor<4x8xf32>, %i: tensor<8xi32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xi32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = fuse.constant dense<0.0> : tensor<4x8xf32>
+  %izero = fuse.constant dense<0> : tensor<i32>
+  %one = fuse.constant dense<1.0> : tensor<8xf32>
+  %0 = fuse.add %x, %zero : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = fuse.add %zero, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = fuse.add %i, %izero : (tensor<8xi32>, tensor<i32>) -> tensor<8xi32>
+  %3 = fuse.sub %x, %zero : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = fuse.div %x, %one : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xi32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// An identity operand that broadcasts x to a larger shape changes the result
+// type: no fold. 0 - x and 1 / x are not identities. 2 * x is not either.
+// CHECK-LABEL: func.func @no_fold
+// CHECK: fuse.add
+// CHECK: fuse.sub
+// CHECK: fuse.div
+// CHECK: fuse.mul
+// CHECK: fuse.mul
+func.func @no_fold(%x: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %zero = fuse.constant dense<0.0> : tensor<4x8xf32>
+  %z = fuse.constant dense<0.0> : tensor<f32>
+  %one = fuse.constant dense<1.0> : tensor<f32>
+  %two = fuse.constant dense<2.0> : tensor<f32>
+  %mixed = fuse.constant dense<[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0]> : tensor<8xf32>
+  %0 = fuse.add %x, %zero : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = fuse.sub %z, %x : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+  %2 = fuse.div %one, %x : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+  %3 = fuse.mul %x, %two : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %4 = fuse.mul %x, %mixed : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[R:.*]] = fuse.reshape %[[X]] : tensor<4x8xf32> -> tensor<32xf32>
+// CHECK-NEXT: return %[[R]], %[[X]]
+func.func @reshape_chain(%x: tensor<4x8xf32>) -> (tensor<32xf32>, tensor<4x8xf32>) {
+  %0 = fuse.reshape %x : tensor<4x8xf32> -> tensor<2x16xf32>
+  %1 = fuse.reshape %0 : tensor<2x16xf32> -> tensor<32xf32>
+  %2 = fuse.reshape %1 : tensor<32xf32> -> tensor<4x8xf32>
+  return %1, %2 : tensor<32xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[T:.*]] = fuse.transpose %[[X]] permutation = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT: return %[[X]], %[[T]], %[[X]]
+func.func @transpose_chain(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  // Inverse permutations cancel.
+  %0 = fuse.transpose %x permutation = [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %1 = fuse.transpose %0 permutation = [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  // Two rotations compose into one transpose: [1,2,0] then [1,2,0] is [2,0,1].
+  %2 = fuse.transpose %0 permutation = [1, 2, 0] : tensor<3x4x2xf32> -> tensor<4x2x3xf32>
+  // The identity permutation folds away.
+  %3 = fuse.transpose %x permutation = [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  return %1, %2, %3 : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @same_type
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xbf16>)
+// CHECK-NEXT: %[[C:.*]] = fuse.cast %[[X]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-NEXT: return %[[X]], %[[X]], %[[C]]
+func.func @same_type(%x: tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %0 = fuse.cast %x : tensor<4x8xbf16> to tensor<4x8xbf16>
+  %1 = fuse.broadcast_to %x : tensor<4x8xbf16> -> tensor<4x8xbf16>
+  %2 = fuse.cast %x : tensor<4x8xbf16> to tensor<4x8xf32>
+  return %0, %1, %2 : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>
+}

@@ -1,0 +1,1 @@
+func.func private @f(%x: tensor<4xf32>)
