@@ -1,0 +1,78 @@
+//===- FuseTestUtils.h - Parse fuse IR snippets in unit tests ---*- C++ -*-===//
+//
+// A fixture that parses a function body and hands back its first op of a
+// given kind, so each test states its IR and the numbers it expects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_UNITTESTS_DIALECT_FUSETESTUTILS_H
+#define OPFUSE_UNITTESTS_DIALECT_FUSETESTUTILS_H
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+namespace opfuse::test {
+
+class FuseTest : public ::testing::Test {
+protected:
+  FuseTest() : context(makeRegistry()) { context.loadAllAvailableDialects(); }
+
+  /// Parses `source` (a whole module) and returns its first `OpTy`; fails
+  /// the test when parsing or verification fails or no such op exists.
+  template <typename OpTy>
+  OpTy parseFirst(llvm::StringRef source) {
+    module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << "failed to parse:\n" << source.str();
+    if (!module)
+      return OpTy();
+    OpTy found;
+    module->walk([&](OpTy op) {
+      if (!found)
+        found = op;
+    });
+    EXPECT_TRUE(found) << "no " << OpTy::getOperationName().str() << " in:\n"
+                       << source.str();
+    return found;
+  }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+
+private:
+  static mlir::DialectRegistry makeRegistry() {
+    mlir::DialectRegistry registry;
+    registerAllDialects(registry);
+    return registry;
+  }
+};
+
+/// FLOPs, bytes read, bytes written and link bytes of one op.
+struct Cost {
+  int64_t flops, read, written, communication;
+  bool operator==(const Cost &other) const {
+    return flops == other.flops && read == other.read &&
+           written == other.written && communication == other.communication;
+  }
+};
+
+inline Cost costOf(fuse::CostInterface op) {
+  return {op.getFlops(), op.getBytesRead(), op.getBytesWritten(),
+          op.getCommunicationBytes()};
+}
+
+inline std::ostream &operator<<(std::ostream &os, const Cost &cost) {
+  return os << "{flops " << cost.flops << ", read " << cost.read
+            << ", written " << cost.written << ", communication "
+            << cost.communication << "}";
+}
+
+} // namespace opfuse::test
+
+#endif // OPFUSE_UNITTESTS_DIALECT_FUSETESTUTILS_H
