@@ -8,6 +8,7 @@
 #include "opfuse/InitAll.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -70,6 +71,7 @@ void opfuse::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void opfuse::registerAllPasses() {
+  fuse::registerFuseTransformsPasses();
   mlir::registerTransformsPasses();
   mlir::registerGPUPasses();
   mlir::math::registerMathPasses();

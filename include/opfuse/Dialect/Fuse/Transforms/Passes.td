@@ -1,0 +1,70 @@
+//===- Passes.td - fuse dialect transformation passes ------*- tablegen -*-===//
+//
+// Passes that rewrite fuse functions: fusion of operator chains into
+// fuse.group kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD
+#define OPFUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Group elementwise and broadcast chains into fuse.group kernels";
+  let description = [{
+    Groups producer-consumer chains of elementwise ops (every op with the
+    `BroadcastElementwise` trait: unary, binary, compare, select, cast) and
+    `fuse.broadcast_to` into `fuse.group` regions, each of which becomes one
+    GPU kernel. Every such op ends up in a group, a lone op in a group of one.
+
+    Groups grow from the last op of the function backwards through operands.
+    A kernel iterates over the shape of its outputs, so every output of a
+    group has the group's shape; an op of a smaller shape (a transformed
+    bias) joins only when all its users are inside, and is evaluated at the
+    broadcast index. Splat constants are copied into every group that uses
+    them as scalars.
+
+    Legality: the grouped graph stays acyclic. An op does not join a group
+    when a path leaves the group and comes back through it, directly or
+    through another group.
+
+    A producer with users outside the group is either recomputed inside the
+    group or kept as an extra group output (a multi-output kernel). It is
+    recomputed when the extra work is cheaper than reading its result:
+    `extra_flops / flops-per-byte + extra_input_bytes <= result_bytes`,
+    where `flops-per-byte` is the machine balance of the target (the default
+    is the H200's f32 rate over its HBM bandwidth, 67 TFLOP/s / 4.8 TB/s).
+    Otherwise it joins as an extra output when its shape is the group's.
+
+    With `fuse-explain`, every decision about a producer that has users
+    outside the group (recomputed, extra output, refused) is reported as a
+    remark naming the reason.
+
+    Example:
+
+    ```mlir
+    %0 = fuse.mul %x, %k : (tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
+    %1 = fuse.tanh %0 : tensor<64xf32>
+    // becomes
+    %1 = fuse.group (%x) : (tensor<64xf32>) -> tensor<64xf32> {
+    ^bb0(%a: tensor<64xf32>):
+      %k = fuse.constant dense<2.0> : tensor<f32>
+      %0 = fuse.mul %a, %k : (tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
+      %1 = fuse.tanh %0 : tensor<64xf32>
+      fuse.yield %1 : tensor<64xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"explain", "fuse-explain", "bool", /*default=*/"false",
+           "Emit a remark for every fusion decision about a shared producer, "
+           "refusals included, with its reason">,
+    Option<"flopsPerByte", "flops-per-byte", "double", /*default=*/"14.0",
+           "Machine balance (FLOP/s over bytes/s) used to weigh "
+           "recomputation against reading a result">,
+  ];
+  let dependentDialects = ["::opfuse::fuse::FuseDialect"];
+}
+
+#endif // OPFUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,369 @@
+//===- FuseElementwise.cpp - Group elementwise chains into kernels --------===//
+//
+// Forms clusters of elementwise and broadcast ops, latest op first, growing
+// each through its operands; then turns every cluster into a fuse.group.
+// Shared producers are recomputed or kept as extra outputs by a bytes-vs-FLOPs
+// rule; a producer joins only when the grouped graph stays acyclic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace opfuse::fuse {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h.inc"
+} // namespace opfuse::fuse
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace {
+
+bool isSplatConstant(Operation *op) {
+  auto constant = dyn_cast_if_present<ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+/// Ops the loop emitter evaluates per element.
+bool isFusible(Operation *op) {
+  return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op);
+}
+
+/// "'fuse.add' at 12:8" for remarks.
+std::string describe(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << op->getName() << "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at " << loc.getLine() << ":" << loc.getColumn();
+  return text;
+}
+
+struct Cluster {
+  Operation *root;
+  RankedTensorType shape;
+  llvm::SetVector<Operation *> ops;
+  Operation *earliest;
+};
+
+/// Builds the clusters of one block.
+class Clustering {
+public:
+  Clustering(Block &block, double flopsPerByte, bool explain)
+      : block(block), flopsPerByte(flopsPerByte), explain(explain) {}
+
+  void run() {
+    SmallVector<Operation *> order;
+    for (Operation &op : llvm::reverse(block.without_terminator()))
+      order.push_back(&op);
+    for (Operation *op : order) {
+      if (!isFusible(op) || clusterOf.count(op))
+        continue;
+      int k = clusters.size();
+      clusters.push_back(
+          {op, cast<RankedTensorType>(op->getResult(0).getType()), {}, op});
+      add(op, k);
+      SmallVector<Operation *> worklist = {op};
+      while (!worklist.empty()) {
+        Operation *member = worklist.pop_back_val();
+        for (Value operand : member->getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          if (producer && producer->getBlock() == &block &&
+              isFusible(producer) && !clusterOf.count(producer))
+            consider(producer, k, worklist);
+        }
+      }
+    }
+  }
+
+  SmallVector<Cluster> clusters;
+  DenseMap<Operation *, int> clusterOf;
+
+private:
+  void add(Operation *op, int k) {
+    clusters[k].ops.insert(op);
+    clusterOf[op] = k;
+    if (op->isBeforeInBlock(clusters[k].earliest))
+      clusters[k].earliest = op;
+  }
+
+  bool inCluster(Operation *op, int k) const {
+    auto it = clusterOf.find(op);
+    return it != clusterOf.end() && it->second == k;
+  }
+
+  /// Whether a walk from `starts` (forward through users or backward through
+  /// producers) reaches cluster `k`. Another cluster counts as one node: a
+  /// walk that touches one of its ops continues from all of them.
+  bool reaches(ArrayRef<Operation *> starts, int k, bool forward) {
+    const Cluster &target = clusters[k];
+    SmallVector<Operation *> stack(starts.begin(), starts.end());
+    DenseSet<Operation *> seen;
+    DenseSet<int> expanded;
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      if (inCluster(op, k))
+        return true;
+      if (!seen.insert(op).second)
+        continue;
+      SmallVector<Operation *> members = {op};
+      auto it = clusterOf.find(op);
+      if (it != clusterOf.end() && expanded.insert(it->second).second)
+        llvm::append_range(members, clusters[it->second].ops);
+      for (Operation *member : members) {
+        seen.insert(member);
+        // Nothing after the root feeds the cluster, and nothing before its
+        // earliest op is fed by it.
+        if (forward ? target.root->isBeforeInBlock(member)
+                    : member->isBeforeInBlock(target.earliest))
+          continue;
+        if (forward) {
+          for (Operation *user : member->getUsers())
+            if (user->getBlock() == &block)
+              stack.push_back(user);
+        } else {
+          for (Value operand : member->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              if (def->getBlock() == &block)
+                stack.push_back(def);
+        }
+      }
+    }
+    return false;
+  }
+
+  /// Whether adding `op` to cluster `k` makes a path leave it and return.
+  bool createsCycle(Operation *op, int k) {
+    SmallVector<Operation *> users, producers;
+    for (Operation *user : op->getUsers())
+      if (!inCluster(user, k) && user->getBlock() == &block)
+        users.push_back(user);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (!inCluster(def, k) && def->getBlock() == &block)
+          producers.push_back(def);
+    return reaches(users, k, /*forward=*/true) ||
+           reaches(producers, k, /*forward=*/false);
+  }
+
+  /// Bytes of `op`'s operands the cluster does not read or compute yet.
+  int64_t newInputBytes(Operation *op, int k) {
+    int64_t bytes = 0;
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && (inCluster(def, k) || isSplatConstant(def)))
+        continue;
+      bool alreadyRead = llvm::any_of(operand.getUsers(), [&](Operation *u) {
+        return inCluster(u, k);
+      });
+      if (!alreadyRead)
+        bytes += getByteSize(operand.getType());
+    }
+    return bytes;
+  }
+
+  void remark(Operation *producer, int k, const Twine &message) {
+    if (explain)
+      producer->emitRemark() << "fuse-elementwise: " << message
+                             << " (kernel of " << describe(clusters[k].root)
+                             << ")";
+  }
+
+  /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
+  void consider(Operation *producer, int k,
+                SmallVectorImpl<Operation *> &worklist) {
+    Cluster &cluster = clusters[k];
+    bool allUsersInside = llvm::all_of(
+        producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
+    if (allUsersInside) {
+      if (createsCycle(producer, k)) {
+        remark(producer, k,
+               "not fused: a path from the kernel leaves it and comes back "
+               "through this op");
+        return;
+      }
+      add(producer, k);
+      worklist.push_back(producer);
+      return;
+    }
+
+    // A shared producer: recompute it here, or read it, or write it as an
+    // extra output of this kernel.
+    auto cost = cast<CostInterface>(producer);
+    const int64_t producerElements = getNumElements(producer->getResultTypes()[0]);
+    const int64_t extraFlops =
+        producerElements == 0
+            ? 0
+            : cost.getFlops() / producerElements * getNumElements(cluster.shape);
+    const int64_t extraBytes = newInputBytes(producer, k);
+    const int64_t readBytes = getByteSize(producer->getResultTypes()[0]);
+    const bool recompute =
+        static_cast<double>(extraFlops) / flopsPerByte + extraBytes <=
+        static_cast<double>(readBytes);
+    std::string costs = (Twine(extraFlops) + " extra FLOPs and " +
+                         Twine(extraBytes) + " extra bytes to recompute, " +
+                         Twine(readBytes) + " bytes to read")
+                            .str();
+
+    if (recompute) {
+      OpBuilder builder(producer->getContext());
+      builder.setInsertionPointAfter(producer);
+      Operation *copy = builder.clone(*producer);
+      producer->getResult(0).replaceUsesWithIf(
+          copy->getResult(0),
+          [&](OpOperand &use) { return inCluster(use.getOwner(), k); });
+      if (!createsCycle(copy, k)) {
+        add(copy, k);
+        worklist.push_back(copy);
+        remark(producer, k, "recomputed in the kernel: " + costs);
+        return;
+      }
+      copy->getResult(0).replaceAllUsesWith(producer->getResult(0));
+      copy->erase();
+    }
+
+    if (cast<RankedTensorType>(producer->getResultTypes()[0]) !=
+        cluster.shape.clone(
+            cast<RankedTensorType>(producer->getResultTypes()[0])
+                .getElementType())) {
+      remark(producer, k,
+             "not fused: its shape " +
+                 formatShape(cast<RankedTensorType>(
+                                 producer->getResultTypes()[0])
+                                 .getShape()) +
+                 " differs from the kernel's " +
+                 formatShape(cluster.shape.getShape()) +
+                 ", so it cannot be an extra output, and " +
+                 (recompute ? "recomputing it would form a cycle"
+                            : "recomputing it costs more than reading it: " +
+                                  costs));
+      return;
+    }
+    if (createsCycle(producer, k)) {
+      remark(producer, k,
+             "not fused: as an extra output a path would leave the kernel "
+             "and come back, and " +
+                 (recompute ? Twine("recomputing it would form a cycle")
+                            : "recomputing it costs more than reading it: " +
+                                  costs));
+      return;
+    }
+    add(producer, k);
+    worklist.push_back(producer);
+    remark(producer, k,
+           "kept as an extra output of the kernel: recomputing costs more "
+           "than reading, " +
+               costs);
+  }
+
+  Block &block;
+  double flopsPerByte;
+  bool explain;
+};
+
+/// Replaces the ops of `cluster` with one fuse.group.
+void materialize(Cluster &cluster, const DenseMap<Operation *, int> &clusterOf,
+                 int k) {
+  auto inside = [&](Operation *op) {
+    auto it = clusterOf.find(op);
+    return it != clusterOf.end() && it->second == k;
+  };
+  SmallVector<Operation *> ops(cluster.ops.begin(), cluster.ops.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+
+  llvm::SetVector<Value> inputs, outputs;
+  llvm::SetVector<Operation *> splats;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && inside(def))
+        continue;
+      if (isSplatConstant(def))
+        splats.insert(def);
+      else
+        inputs.insert(operand);
+    }
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *u) { return !inside(u); }))
+        outputs.insert(result);
+  }
+  if (outputs.empty()) {
+    // Nothing outside uses it: the ops are pure and dead.
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
+    return;
+  }
+
+  OpBuilder builder(ops.back());
+  builder.setInsertionPointAfter(ops.back());
+  SmallVector<Type> resultTypes;
+  for (Value output : outputs)
+    resultTypes.push_back(output.getType());
+  auto group = GroupOp::create(builder, cluster.root->getLoc(), resultTypes,
+                               inputs.getArrayRef());
+  Block *body = new Block();
+  group.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  for (Operation *splat : splats)
+    inner.clone(*splat, mapping);
+  for (Operation *op : ops)
+    inner.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value output : outputs)
+    yielded.push_back(mapping.lookup(output));
+  YieldOp::create(inner, cluster.root->getLoc(), yielded);
+
+  for (auto [index, output] : llvm::enumerate(outputs)) {
+    Value value = output;
+    value.replaceUsesWithIf(group.getResult(index), [&](OpOperand &use) {
+      return !inside(use.getOwner());
+    });
+  }
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+}
+
+struct FuseElementwisePass
+    : public opfuse::fuse::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void FuseElementwisePass::runOnOperation() {
+  for (Block &block : getOperation().getBody()) {
+    Clustering clustering(block, flopsPerByte, explain);
+    clustering.run();
+    for (auto [k, cluster] : llvm::enumerate(clustering.clusters))
+      materialize(cluster, clustering.clusterOf, k);
+    // Splat constants now live inside the groups that use them.
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (isSplatConstant(&op) && op.use_empty())
+        op.erase();
+    // A group sits where its last op was; an earlier op's output may be
+    // used before that point, so restore a def-before-use order.
+    if (!sortTopologically(&block)) {
+      getOperation().emitError("fuse-elementwise produced a cyclic graph; "
+                               "this is a compiler bug");
+      return signalPassFailure();
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise=fuse-explain -verify-diagnostics -o /dev/null
+
+// With fuse-explain every decision about a shared producer is a remark with
+// its reason and the numbers behind it. (Expected-remark comments live in
+// their own file: see MLIR22-NOTES.)
+
+func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  // expected-remark@+1 {{fuse-elementwise: not fused: as an extra output a path would leave the kernel and come back, and recomputing it costs more than reading it: 256 extra FLOPs and 1024 extra bytes to recompute, 1024 bytes to read (kernel of 'fuse.div' at 11:8)}}
+  %a = fuse.exp %x : tensor<4x64xf32>
+  %s = fuse.reduce_sum %a axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
+  %d = fuse.div %a, %s : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  return %d : tensor<4x64xf32>
+}
+
+// -----
+
+func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  // expected-remark@+1 {{fuse-elementwise: kept as an extra output of the kernel: recomputing costs more than reading, 36864 extra FLOPs and 16384 extra bytes to recompute, 16384 bytes to read (kernel of 'fuse.silu' at 20:8)}}
+  %g = fuse.gelu %x approximate = tanh : tensor<64x64xf32>
+  %h = fuse.silu %g : tensor<64x64xf32>
+  %m = fuse.matmul %g, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %h, %m : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+func.func @recompute(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  // expected-remark@+1 {{fuse-elementwise: recomputed in the kernel: 4096 extra FLOPs and 0 extra bytes to recompute, 16384 bytes to read (kernel of 'fuse.mul' at 31:8)}}
+  %e = fuse.exp %x : tensor<64x64xf32>
+  %m = fuse.matmul %e, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %y = fuse.mul %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %y, %m : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// A bias transform shared by two kernels of another shape cannot be an extra
+// output of either.
+func.func @shape(%x: tensor<16x64xf32>, %b: tensor<64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  // expected-remark@+2 {{fuse-elementwise: not fused: its shape [64] differs from the kernel's [16, 64], so it cannot be an extra output, and recomputing it costs more than reading it: 1024 extra FLOPs and 256 extra bytes to recompute, 256 bytes to read (kernel of 'fuse.mul' at 44:8)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused: its shape [64] differs from the kernel's [16, 64], so it cannot be an extra output, and recomputing it costs more than reading it: 1024 extra FLOPs and 256 extra bytes to recompute, 256 bytes to read (kernel of 'fuse.add' at 43:8)}}
+  %t = fuse.exp %b : tensor<64xf32>
+  %y = fuse.add %x, %t : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
+  %z = fuse.mul %x, %t : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
+  return %y, %z : tensor<16x64xf32>, tensor<16x64xf32>
+}

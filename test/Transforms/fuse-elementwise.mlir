@@ -1,0 +1,168 @@
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise | FileCheck %s
+
+// A chain with scalar constants and a row-vector bias is one kernel; the
+// splat constants are copied into it.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<16x64xf32>, %[[B:.*]]: tensor<64xf32>)
+// CHECK-NEXT: %[[G:.*]] = fuse.group(%[[X]], %[[B]]) : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<16x64xf32>, %[[C:.*]]: tensor<64xf32>):
+// CHECK-NEXT: %[[K:.*]] = fuse.constant dense<1.702000e+00>
+// CHECK-NEXT: %[[M:.*]] = fuse.mul %[[A]], %[[K]]
+// CHECK-NEXT: %[[S:.*]] = fuse.sigmoid %[[M]]
+// CHECK-NEXT: %[[P:.*]] = fuse.mul %[[A]], %[[S]]
+// CHECK-NEXT: %[[Q:.*]] = fuse.add %[[P]], %[[C]]
+// CHECK-NEXT: fuse.yield %[[Q]] : tensor<16x64xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+func.func @chain(%x: tensor<16x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> {
+  %k = fuse.constant dense<1.702> : tensor<f32>
+  %0 = fuse.mul %x, %k : (tensor<16x64xf32>, tensor<f32>) -> tensor<16x64xf32>
+  %1 = fuse.sigmoid %0 : tensor<16x64xf32>
+  %2 = fuse.mul %x, %1 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %3 = fuse.add %2, %b : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
+  return %3 : tensor<16x64xf32>
+}
+
+// -----
+
+// A diamond (one producer, two branches that meet again) is one kernel that
+// computes the shared producer once.
+// CHECK-LABEL: func.func @diamond
+// CHECK: fuse.group
+// CHECK-COUNT-1: fuse.exp
+// CHECK: fuse.tanh
+// CHECK: fuse.sigmoid
+// CHECK: fuse.add
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+func.func @diamond(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %a = fuse.exp %x : tensor<64xf32>
+  %b = fuse.tanh %a : tensor<64xf32>
+  %c = fuse.sigmoid %a : tensor<64xf32>
+  %d = fuse.add %b, %c : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %d : tensor<64xf32>
+}
+
+// -----
+
+// The cycle case: exp feeds the division both directly and through a
+// reduction. In one kernel with the division, the reduction would need the
+// kernel's output and the kernel the reduction's: exp gets its own kernel.
+// CHECK-LABEL: func.func @side_path
+// CHECK: %[[E:.*]] = fuse.group(%{{.*}}) : (tensor<4x64xf32>) -> tensor<4x64xf32>
+// CHECK: fuse.exp
+// CHECK: %[[S:.*]] = fuse.reduce_sum %[[E]]
+// CHECK: fuse.group(%[[E]], %[[S]])
+// CHECK-NOT: fuse.exp
+// CHECK: fuse.div
+func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %a = fuse.exp %x : tensor<4x64xf32>
+  %s = fuse.reduce_sum %a axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
+  %d = fuse.div %a, %s : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  return %d : tensor<4x64xf32>
+}
+
+// -----
+
+// A costly shared producer (9 FLOPs per element whose input the consumer
+// kernel does not read) is written once as an extra output that the matmul
+// reads: a multi-output kernel.
+// CHECK-LABEL: func.func @multi_output
+// CHECK: %[[G:.*]]:2 = fuse.group(%{{.*}}) : (tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>)
+// CHECK: %[[GELU:.*]] = fuse.gelu
+// CHECK: %[[SILU:.*]] = fuse.silu %[[GELU]]
+// CHECK: fuse.yield %[[GELU]], %[[SILU]]
+// CHECK: fuse.matmul %[[G]]#0
+func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %g = fuse.gelu %x approximate = tanh : tensor<64x64xf32>
+  %h = fuse.silu %g : tensor<64x64xf32>
+  %m = fuse.matmul %g, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %h, %m : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// A cheap shared producer whose input the kernel reads anyway is recomputed
+// inside the kernel; its own kernel still feeds the matmul.
+// CHECK-LABEL: func.func @recompute
+// CHECK: %[[E:.*]] = fuse.group(%[[X:.*]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK: fuse.exp
+// CHECK: fuse.matmul %[[E]]
+// CHECK: fuse.group(%[[X]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<64x64xf32>):
+// CHECK-NEXT: %[[R:.*]] = fuse.exp %[[A]]
+// CHECK-NEXT: fuse.mul %[[R]], %[[A]]
+func.func @recompute(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %e = fuse.exp %x : tensor<64x64xf32>
+  %m = fuse.matmul %e, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %y = fuse.mul %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %y, %m : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// A broadcast producer of a smaller shape joins when all its users are in
+// the kernel: it is evaluated at the broadcast index, never written.
+// CHECK-LABEL: func.func @broadcast_producer
+// CHECK: fuse.group(%{{.*}}, %{{.*}}) : (tensor<64xbf16>, tensor<16x64xbf16>) -> tensor<16x64xbf16>
+// CHECK: fuse.neg {{.*}} : tensor<64xbf16>
+// CHECK: fuse.broadcast_to {{.*}} : tensor<64xbf16> -> tensor<16x64xbf16>
+// CHECK: fuse.add
+// CHECK-NOT: fuse.group
+func.func @broadcast_producer(%x: tensor<16x64xbf16>, %b: tensor<64xbf16>) -> tensor<16x64xbf16> {
+  %t = fuse.neg %b : tensor<64xbf16>
+  %bb = fuse.broadcast_to %t : tensor<64xbf16> -> tensor<16x64xbf16>
+  %y = fuse.add %x, %bb : (tensor<16x64xbf16>, tensor<16x64xbf16>) -> tensor<16x64xbf16>
+  return %y : tensor<16x64xbf16>
+}
+
+// -----
+
+// Matmuls bound the kernels: the bias+GELU after one and the bias+residual
+// after the other are separate groups (epilogue fusion comes with the
+// matmul emitter).
+// CHECK-LABEL: func.func @mlp
+// CHECK: fuse.matmul
+// CHECK: fuse.group
+// CHECK: fuse.add
+// CHECK: fuse.gelu
+// CHECK: fuse.matmul
+// CHECK: fuse.group
+// CHECK: fuse.add
+// CHECK: fuse.add
+func.func @mlp(%x: tensor<8x16xbf16>, %w1: tensor<16x32xbf16>, %b1: tensor<32xbf16>,
+               %w2: tensor<32x16xbf16>, %b2: tensor<16xbf16>) -> tensor<8x16xbf16> {
+  %0 = fuse.matmul %x, %w1 : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
+  %1 = fuse.add %0, %b1 : (tensor<8x32xbf16>, tensor<32xbf16>) -> tensor<8x32xbf16>
+  %2 = fuse.gelu %1 approximate = tanh : tensor<8x32xbf16>
+  %3 = fuse.matmul %2, %w2 : (tensor<8x32xbf16>, tensor<32x16xbf16>) -> tensor<8x16xbf16>
+  %4 = fuse.add %3, %b2 : (tensor<8x16xbf16>, tensor<16xbf16>) -> tensor<8x16xbf16>
+  %5 = fuse.add %4, %x : (tensor<8x16xbf16>, tensor<8x16xbf16>) -> tensor<8x16xbf16>
+  return %5 : tensor<8x16xbf16>
+}
+
+// -----
+
+// A lone elementwise op becomes a group of one; reshapes and other ops stay.
+// CHECK-LABEL: func.func @single
+// CHECK: fuse.reshape
+// CHECK: fuse.group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.relu
+// CHECK-NEXT: fuse.yield
+func.func @single(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %r = fuse.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %y = fuse.relu %r : tensor<32xf32>
+  return %y : tensor<32xf32>
+}
+
+// -----
+
+// Dead elementwise ops disappear instead of becoming kernels.
+// CHECK-LABEL: func.func @dead
+// CHECK-NOT: fuse.group
+// CHECK: return %arg0
+func.func @dead(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = fuse.exp %x : tensor<8xf32>
+  return %x : tensor<8xf32>
+}
