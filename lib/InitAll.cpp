@@ -7,8 +7,10 @@
 
 #include "opfuse/InitAll.h"
 
+#include "opfuse/Conversion/FuseToGPU/Passes.h"
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+#include "opfuse/Pipeline/Pipeline.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -21,6 +23,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +37,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -54,7 +58,8 @@ void opfuse::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<fuse::FuseDialect, func::FuncDialect, arith::ArithDialect,
                   cf::ControlFlowDialect, gpu::GPUDialect, index::IndexDialect,
                   LLVM::LLVMDialect, NVVM::NVVMDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect, ub::UBDialect>();
+                  memref::MemRefDialect, scf::SCFDialect, ub::UBDialect,
+                  vector::VectorDialect>();
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);
   registerConvertFuncToLLVMInterface(registry);
@@ -62,6 +67,7 @@ void opfuse::registerAllDialects(mlir::DialectRegistry &registry) {
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
@@ -72,6 +78,8 @@ void opfuse::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void opfuse::registerAllPasses() {
   fuse::registerFuseTransformsPasses();
+  registerFuseToGPUPasses();
+  registerFusePipeline();
   mlir::registerTransformsPasses();
   mlir::registerGPUPasses();
   mlir::math::registerMathPasses();

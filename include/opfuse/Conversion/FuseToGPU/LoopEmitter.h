@@ -1,0 +1,46 @@
+//===- LoopEmitter.h - Elementwise kernels from fuse.group ------*- C++ -*-===//
+//
+// The loop emitter: one gpu.func per group of elementwise and broadcast ops,
+// and the scalar lowering of each such op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_CONVERSION_FUSETOGPU_LOOPEMITTER_H
+#define OPFUSE_CONVERSION_FUSETOGPU_LOOPEMITTER_H
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace opfuse {
+
+/// How a kernel is launched: a 1-D grid of 1-D blocks.
+struct LaunchConfig {
+  int64_t grid = 1;
+  int64_t block = 1;
+};
+
+/// Whether the loop emitter can compile `op` (inside a group or alone).
+bool isLoopEmittable(mlir::Operation *op);
+
+/// Emits `group` as the kernel `name` in `module`; reports an unsupported
+/// op or shape at its location and fails.
+mlir::FailureOr<LaunchConfig> emitLoopKernel(fuse::GroupOp group,
+                                             mlir::gpu::GPUModuleOp module,
+                                             llvm::StringRef name,
+                                             int64_t blockSize);
+
+/// The type a value of element type `type` is computed in: f32 for every
+/// float, the type itself otherwise.
+mlir::Type getComputeType(mlir::Type type);
+
+/// Lowers the elementwise `op` applied to scalar `operands` (in compute
+/// types) to arith/math ops; returns the scalar result in its compute type.
+mlir::FailureOr<mlir::Value> emitScalarOp(mlir::OpBuilder &builder,
+                                          mlir::Operation *op,
+                                          mlir::ValueRange operands);
+
+} // namespace opfuse
+
+#endif // OPFUSE_CONVERSION_FUSETOGPU_LOOPEMITTER_H

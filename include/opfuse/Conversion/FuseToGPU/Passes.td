@@ -1,0 +1,82 @@
+//===- Passes.td - fuse to GPU conversion ------------------*- tablegen -*-===//
+//
+// Turns every fuse.group (and every lone elementwise op) into a gpu.func.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_CONVERSION_FUSETOGPU_PASSES_TD
+#define OPFUSE_CONVERSION_FUSETOGPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Emit one GPU kernel per fuse.group with the loop emitter";
+  let description = [{
+    Every `fuse.group` of elementwise and broadcast ops, and every elementwise
+    op left outside a group (wrapped in a group of one first), becomes a
+    `gpu.func` in the `gpu.module @opfuse_kernels`, targeted at NVVM. The
+    group gets the attributes `fuse.kernel` (the kernel's symbol),
+    `fuse.grid` and `fuse.block` (its launch configuration); the launch plan
+    is read from them.
+
+    The loop emitter gives each thread a vector of consecutive output
+    elements: 16 bytes of the widest element type in the kernel (4 f32 or 8
+    bf16) when the innermost dimension is a multiple of that, otherwise one.
+    Every input is loaded once per vector: contiguously when its innermost
+    dimension matches the output's, as one broadcast scalar when it is 1 (a
+    column or a scalar), after one index computation per vector with
+    compile-time divisors. f16 and bf16 values are computed in f32 and
+    rounded when stored, or where a `fuse.cast` asks for it. Kernel
+    arguments are bare global pointers, inputs first, then outputs.
+
+    `fuse.reshape` needs no kernel (its result aliases its input); every
+    other op (matmul, conv2d, reductions, normalisations, transpose, slice,
+    concat, gather, collectives, constants outside groups) fails with
+    `'<op>' is not yet supported for GPU emission` at its location.
+
+    ```mlir
+    %0 = fuse.group (%x) : (tensor<1024xf32>) -> tensor<1024xf32> {...}
+    // becomes
+    %0 = fuse.group (%x) {fuse.kernel = @opfuse_kernels::@f_k0,
+                          fuse.grid = array<i64: 1, 1, 1>,
+                          fuse.block = array<i64: 256, 1, 1>} ...
+    gpu.module @opfuse_kernels [#nvvm.target<chip = "sm_90", O = 3>] {
+      gpu.func @f_k0(%in0: !llvm.ptr<1>, %out0: !llvm.ptr<1>) kernel {...}
+    }
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The SM architecture kernels are compiled for">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+def ApproximateMath : Pass<"fuse-approximate-math"> {
+  let summary = "Polynomial approximations for math ops when libdevice is absent";
+  let description = [{
+    Without a CUDA toolkit there is no libdevice, and math ops lowered by
+    convert-gpu-to-nvvm would leave `__nv_*` externs that ptxas cannot
+    resolve. This pass expands `math.powf` and friends into simpler ops and
+    replaces `exp`, `log`, `tanh`, `erf` and the other transcendentals with
+    MLIR's f32 polynomial approximations (errors of a few ulp; see
+    docs/numerics.md), so the kernels need no library. The pipeline runs it
+    only when no toolkit is found or `--cuda-toolkit=none` is given.
+
+    ```mlir
+    %y = math.exp %x : f32
+    // becomes a range reduction and a polynomial in arith ops
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+#endif // OPFUSE_CONVERSION_FUSETOGPU_PASSES_TD

@@ -1,0 +1,56 @@
+//===- Pipeline.h - The opfuse compilation pipeline -------------*- C++ -*-===//
+//
+// The one definition of what opt-fuse runs, registered as --fuse-pipeline
+// for opfuse-opt so lit tests the same passes the driver uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_PIPELINE_PIPELINE_H
+#define OPFUSE_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace opfuse {
+
+struct FusePipelineOptions
+    : public mlir::PassPipelineOptions<FusePipelineOptions> {
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Run the fusion passes (off: one kernel "
+                                   "per op)"),
+                    llvm::cl::init(true)};
+  Option<bool> explain{*this, "fuse-explain",
+                       llvm::cl::desc("Remark on every fusion decision"),
+                       llvm::cl::init(false)};
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("SM architecture of the kernels"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> toolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("CUDA toolkit root for libdevice; 'auto' searches "
+                     "CUDA_ROOT, CUDA_HOME, CUDA_PATH and /usr/local/cuda; "
+                     "'none' uses MLIR's polynomial approximations"),
+      llvm::cl::init("auto")};
+  Option<bool> binary{*this, "emit-binary",
+                      llvm::cl::desc("Serialise the kernels to PTX "
+                                     "(gpu.binary)"),
+                      llvm::cl::init(true)};
+};
+
+/// The CUDA toolkit root holding nvvm/libdevice/libdevice.10.bc, following
+/// `request` ("auto", "none" or a path); empty when none is used.
+std::string resolveCudaToolkit(llvm::StringRef request);
+
+/// canonicalize, fuse-elementwise, convert-fuse-to-gpu and, with
+/// `emit-binary`, the NVVM lowering and serialisation to PTX.
+void buildFusePipeline(mlir::OpPassManager &pm,
+                       const FusePipelineOptions &options);
+
+/// Registers --fuse-pipeline.
+void registerFusePipeline();
+
+} // namespace opfuse
+
+#endif // OPFUSE_PIPELINE_PIPELINE_H

@@ -1,0 +1,84 @@
+//===- CudaDriver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// libcuda.so.1 opened with dlopen, so nothing links against CUDA and a
+// machine without a driver gets an error instead of a loader failure. Every
+// call is checked; errors carry the CUDA error name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_RUNTIME_CUDADRIVER_H
+#define OPFUSE_RUNTIME_CUDADRIVER_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace opfuse::cuda {
+
+// The few driver types the runtime uses, ABI-compatible with cuda.h.
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUevent = struct CUevent_st *;
+using CUstream = struct CUstream_st *;
+
+/// No driver library or no device: the machine cannot run kernels at all.
+class UnavailableError : public llvm::ErrorInfo<UnavailableError> {
+public:
+  static char ID;
+  explicit UnavailableError(std::string message) : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
+};
+
+class Driver {
+public:
+  /// Opens libcuda.so.1, initialises it and makes device 0's primary
+  /// context current. The error message says which step failed.
+  static llvm::Expected<std::unique_ptr<Driver>> open();
+  ~Driver();
+
+  std::string deviceName() const { return name; }
+
+  llvm::Expected<CUmodule> loadModule(const std::string &ptx);
+  llvm::Expected<CUfunction> getFunction(CUmodule module,
+                                         const std::string &name);
+  llvm::Expected<CUdeviceptr> allocate(size_t bytes);
+  void release(CUdeviceptr pointer);
+  llvm::Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
+  llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
+  llvm::Error copyOnDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+  llvm::Error launch(CUfunction function, const int64_t grid[3],
+                     const int64_t block[3], void **args);
+  llvm::Expected<CUevent> createEvent();
+  void destroyEvent(CUevent event);
+  llvm::Error record(CUevent event);
+  /// Milliseconds between two recorded events (waits for `end`).
+  llvm::Expected<float> elapsed(CUevent start, CUevent end);
+  llvm::Error synchronize();
+
+private:
+  Driver() = default;
+  llvm::Error check(CUresult result, const char *call);
+  struct Api;
+  std::unique_ptr<Api> api;
+  void *library = nullptr;
+  CUcontext context = nullptr;
+  CUdevice device = 0;
+  std::string name;
+};
+
+} // namespace opfuse::cuda
+
+#endif // OPFUSE_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,86 @@
+//===- Executor.h - Run a launch plan on the GPU and time it ----*- C++ -*-===//
+//
+// Allocates the plan's buffers, fills the inputs from a seeded generator,
+// launches the kernels in order and measures them with CUDA events: whole
+// runs and each kernel alone, after warm-up, reported as P50/P99/mean, and a
+// device-to-device copy of the same size in the same run as the yardstick.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_RUNTIME_EXECUTOR_H
+#define OPFUSE_RUNTIME_EXECUTOR_H
+
+#include "opfuse/Runtime/CudaDriver.h"
+#include "opfuse/Runtime/LaunchPlan.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opfuse {
+
+/// A tensor in host memory, stored as the device stores it.
+struct HostBuffer {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+  int64_t elements() const;
+  /// Element `i` as a double (bf16/f16 decoded exactly).
+  double get(int64_t i) const;
+  /// Stores `value` at `i`, rounded to nearest even for bf16/f16.
+  void set(int64_t i, double value);
+};
+
+HostBuffer makeHostBuffer(DType dtype, const std::vector<int64_t> &shape);
+
+/// The plan's inputs filled deterministically from `seed`: floats uniform in
+/// [-2, 2), integers in [-8, 8], booleans at random.
+std::vector<HostBuffer> generateInputs(const LaunchPlan &plan, uint64_t seed);
+
+struct BenchOptions {
+  int warmup = 10;
+  int iterations = 100;
+  /// Print progress to stderr (the driver sets it when stderr is a tty).
+  bool progress = false;
+};
+
+/// Microseconds.
+struct LatencyStats {
+  double p50 = 0, p99 = 0, mean = 0, min = 0;
+};
+LatencyStats summarize(std::vector<double> samples);
+
+struct BenchResult {
+  std::string device;
+  LatencyStats total;
+  std::vector<LatencyStats> kernels;
+  /// Device-memory bytes the kernels move per run (from the plan).
+  int64_t bytesMoved = 0;
+  /// Bytes of device memory allocated for the plan's buffers.
+  int64_t bytesAllocated = 0;
+  /// Read+write bandwidth of cuMemcpyDtoD in the same run, GB/s.
+  double copyGBs = 0;
+  std::vector<HostBuffer> outputs;
+  double achievedGBs() const {
+    return total.p50 > 0 ? bytesMoved / (total.p50 * 1e3) : 0;
+  }
+};
+
+/// Runs `plan` once for its outputs, then benchmarks it (iterations may be
+/// 0 to only run it).
+llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx,
+                                    const LaunchPlan &plan,
+                                    const std::vector<HostBuffer> &inputs,
+                                    const BenchOptions &options);
+
+/// The measurement as a table for people, or as JSON for scripts.
+void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
+                const BenchResult &result);
+void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
+                    const BenchResult &result);
+
+} // namespace opfuse
+
+#endif // OPFUSE_RUNTIME_EXECUTOR_H

@@ -1,0 +1,79 @@
+//===- LaunchPlan.h - What the runtime needs to run a model -----*- C++ -*-===//
+//
+// The launch plan: buffers and kernels in order, as written by opt-fuse
+// --emit=plan and read by opfuse-run. Plain C++ and llvm::json only, so a
+// deployment runs plans without MLIR. docs/plan-format.md is its reference.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_RUNTIME_LAUNCHPLAN_H
+#define OPFUSE_RUNTIME_LAUNCHPLAN_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opfuse {
+
+/// Element types a buffer can hold, by their MLIR names.
+enum class DType { F32, F16, BF16, I32, I64, I1 };
+
+llvm::StringRef dtypeName(DType dtype);
+std::optional<DType> parseDType(llvm::StringRef name);
+/// Bytes one element takes in device memory (i1 takes a byte).
+int64_t dtypeBytes(DType dtype);
+
+enum class BufferRole { Input, Output, Intermediate };
+llvm::StringRef roleName(BufferRole role);
+
+struct PlanBuffer {
+  int id = 0;
+  /// The value it holds, for people: "arg0", "result0", "k0.out1".
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  BufferRole role = BufferRole::Intermediate;
+  int64_t elements() const;
+  int64_t bytes() const { return elements() * dtypeBytes(dtype); }
+};
+
+struct PlanKernel {
+  std::string name;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  /// Buffer ids, in the kernel's parameter order (inputs, then outputs).
+  std::vector<int> args;
+  /// How many of `args` are inputs.
+  int numInputs = 0;
+  /// Device-memory bytes the kernel reads and writes, and its FLOPs.
+  int64_t bytes = 0;
+  int64_t flops = 0;
+  /// The fuse ops the kernel computes, for the report.
+  int numOps = 0;
+};
+
+struct LaunchPlan {
+  static constexpr int kFormatVersion = 1;
+  int version = kFormatVersion;
+  std::string function;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanKernel> kernels;
+  /// Buffer ids of the function's arguments and results, in order.
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+};
+
+/// Writes `plan` as JSON (docs/plan-format.md).
+void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os);
+
+/// Parses a plan, checking its version and every buffer reference.
+llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text);
+
+} // namespace opfuse
+
+#endif // OPFUSE_RUNTIME_LAUNCHPLAN_H

@@ -1,0 +1,139 @@
+//===- FuseToGPU.cpp - One gpu.func per fuse.group ------------------------===//
+//
+// Wraps lone elementwise ops in groups of one, emits every group with the
+// loop emitter into gpu.module @opfuse_kernels, and records each kernel's
+// symbol and launch configuration on its group for the launch plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/Passes.h"
+
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace opfuse {
+#define GEN_PASS_DEF_CONVERTFUSETOGPU
+#include "opfuse/Conversion/FuseToGPU/Passes.h.inc"
+} // namespace opfuse
+
+using namespace mlir;
+using namespace opfuse;
+using namespace opfuse::fuse;
+
+namespace {
+
+bool isSplatConstant(Operation *op) {
+  auto constant = dyn_cast_if_present<ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+/// Puts a lone elementwise op into a group of one, its splat constants
+/// copied inside.
+void wrapInGroup(Operation *op) {
+  OpBuilder builder(op);
+  SmallVector<Value> inputs;
+  for (Value operand : op->getOperands())
+    if (!isSplatConstant(operand.getDefiningOp()) &&
+        !llvm::is_contained(inputs, operand))
+      inputs.push_back(operand);
+  auto group = GroupOp::create(builder, op->getLoc(), op->getResultTypes(),
+                               inputs);
+  Block *body = new Block();
+  group.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  for (Value operand : op->getOperands())
+    if (isSplatConstant(operand.getDefiningOp()) && !mapping.contains(operand))
+      inner.clone(*operand.getDefiningOp(), mapping);
+  Operation *copy = inner.clone(*op, mapping);
+  YieldOp::create(inner, op->getLoc(), copy->getResults());
+  op->replaceAllUsesWith(group.getResults());
+  op->erase();
+}
+
+struct ConvertFuseToGPUPass
+    : public opfuse::impl::ConvertFuseToGPUBase<ConvertFuseToGPUPass> {
+  using ConvertFuseToGPUBase::ConvertFuseToGPUBase;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void ConvertFuseToGPUPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  OpBuilder builder(context);
+
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("opfuse_kernels");
+  if (!kernels) {
+    builder.setInsertionPointToEnd(module.getBody());
+    kernels = gpu::GPUModuleOp::create(builder, module.getLoc(),
+                                       "opfuse_kernels");
+    Attribute target = parseAttribute(
+        "#nvvm.target<chip = \"" + chip + "\", O = 3>", context);
+    if (!target) {
+      module.emitError("invalid chip '") << chip << "'";
+      return signalPassFailure();
+    }
+    kernels.setTargetsAttr(builder.getArrayAttr({target}));
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    builder.getUnitAttr());
+  }
+
+  bool failedAny = false;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
+      if (op.hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op))
+        wrapInGroup(&op);
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
+      if (isSplatConstant(&op) && op.use_empty())
+        op.erase();
+
+    int kernelIndex = 0;
+    for (Operation &op : func.getBody().getOps()) {
+      if (isa<func::ReturnOp, ReshapeOp>(op))
+        continue;
+      auto group = dyn_cast<GroupOp>(op);
+      if (!group) {
+        op.emitError("'") << op.getName()
+                          << "' is not yet supported for GPU emission";
+        failedAny = true;
+        continue;
+      }
+      std::string name =
+          (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
+      FailureOr<LaunchConfig> config =
+          emitLoopKernel(group, kernels, name, blockSize);
+      if (failed(config)) {
+        failedAny = true;
+        continue;
+      }
+      group->setAttr("fuse.kernel",
+                     SymbolRefAttr::get(kernels.getSymNameAttr(),
+                                        {FlatSymbolRefAttr::get(
+                                            context, name)}));
+      group->setAttr("fuse.grid", builder.getDenseI64ArrayAttr(
+                                      {config->grid, 1, 1}));
+      group->setAttr("fuse.block", builder.getDenseI64ArrayAttr(
+                                       {config->block, 1, 1}));
+    }
+  }
+  if (failedAny)
+    signalPassFailure();
+}

@@ -1,0 +1,340 @@
+//===- LoopEmitter.cpp - Elementwise kernels from fuse.group --------------===//
+//
+// Each thread owns one vector of consecutive output elements. Inputs are
+// read once per vector, contiguously or as a broadcast scalar; the group's
+// ops run lane by lane on scalars; outputs are stored as one vector each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+namespace {
+
+bool isSplatConstant(Operation *op) {
+  auto constant = dyn_cast<ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+/// How device memory stores an element: i1 as a byte.
+Type getStorageType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  return type;
+}
+
+/// A group input's shape seen from the kernel's iteration space.
+struct InputAccess {
+  /// Element stride of each iteration dimension in the input (0 where the
+  /// input broadcasts).
+  SmallVector<int64_t> strides;
+  bool isScalar = false;   // one element for the whole kernel
+  bool isFull = false;     // the same shape as the iteration space
+  bool innerContiguous = false; // its innermost dimension is not broadcast
+};
+
+FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
+                                    ArrayRef<int64_t> space, unsigned index) {
+  InputAccess access;
+  const int64_t rank = space.size(), offset = rank - input.getRank();
+  if (offset < 0)
+    return group.emitError("input #")
+           << index << " of rank " << input.getRank()
+           << " exceeds the kernel's rank " << rank;
+  access.strides.assign(rank, 0);
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= offset; --d) {
+    int64_t dim = input.getDimSize(d - offset);
+    if (dim != 1 && dim != space[d])
+      return group.emitError("input #")
+             << index << " dimension " << d - offset << " is " << dim
+             << " but the kernel iterates over " << space[d]
+             << "; inputs must broadcast to the output shape";
+    if (dim != 1)
+      access.strides[d] = stride;
+    stride *= dim;
+  }
+  access.isScalar = getNumElements(input) == 1;
+  access.isFull = getNumElements(input) == getNumElements(RankedTensorType::get(
+                                               space, input.getElementType()));
+  access.innerContiguous = rank > 0 && access.strides[rank - 1] == 1;
+  return access;
+}
+
+/// Builds the kernel body; owns the builder state of one gpu.func.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, Type indexType, int64_t vec)
+      : b(b), loc(loc), indexType(indexType), vec(vec) {}
+
+  Value constant(int64_t value) {
+    return arith::ConstantOp::create(b, loc,
+                                     b.getIntegerAttr(indexType, value));
+  }
+
+  Value pointerAt(Value base, Type elementType, Value index) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), elementType, base,
+                               ValueRange{index});
+  }
+
+  /// Loads `count` consecutive elements at `index`, as compute-type scalars.
+  SmallVector<Value> load(Value base, Type elementType, Value index,
+                          int64_t count) {
+    Type storage = getStorageType(elementType);
+    const int64_t bytes = getElementByteSize(storage);
+    Value pointer = pointerAt(base, storage, index);
+    SmallVector<Value> lanes;
+    if (count == 1) {
+      lanes.push_back(LLVM::LoadOp::create(b, loc, storage, pointer, bytes));
+    } else {
+      auto vectorType = VectorType::get({count}, storage);
+      Value vector =
+          LLVM::LoadOp::create(b, loc, vectorType, pointer, bytes * count);
+      for (int64_t lane = 0; lane < count; ++lane)
+        lanes.push_back(
+            LLVM::ExtractElementOp::create(b, loc, vector, lane32(lane)));
+    }
+    for (Value &lane : lanes)
+      lane = toCompute(lane, elementType);
+    return lanes;
+  }
+
+  /// Stores compute-type `lanes` as consecutive elements at `index`.
+  void store(Value base, Type elementType, Value index, ArrayRef<Value> lanes) {
+    Type storage = getStorageType(elementType);
+    const int64_t bytes = getElementByteSize(storage);
+    Value pointer = pointerAt(base, storage, index);
+    SmallVector<Value> stored;
+    for (Value lane : lanes)
+      stored.push_back(toStorage(lane, elementType));
+    if (stored.size() == 1) {
+      LLVM::StoreOp::create(b, loc, stored[0], pointer, bytes);
+      return;
+    }
+    auto vectorType = VectorType::get({(int64_t)stored.size()}, storage);
+    Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+    for (auto [lane, value] : llvm::enumerate(stored))
+      vector = LLVM::InsertElementOp::create(b, loc, vector, value,
+                                             lane32(lane));
+    LLVM::StoreOp::create(b, loc, vector, pointer, bytes * stored.size());
+  }
+
+private:
+  Value lane32(int64_t lane) {
+    return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                    b.getI32IntegerAttr(lane));
+  }
+
+  Value toCompute(Value value, Type elementType) {
+    if (elementType.isInteger(1))
+      return arith::TruncIOp::create(b, loc, elementType, value);
+    if (isa<FloatType>(elementType) && !elementType.isF32())
+      return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return value;
+  }
+
+  Value toStorage(Value value, Type elementType) {
+    if (elementType.isInteger(1))
+      return arith::ExtUIOp::create(b, loc, getStorageType(elementType), value);
+    if (isa<FloatType>(elementType) && !elementType.isF32())
+      return arith::TruncFOp::create(b, loc, elementType, value);
+    return value;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type indexType;
+  int64_t vec;
+};
+
+} // namespace
+
+bool isLoopEmittable(Operation *op) {
+  return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op) ||
+         isSplatConstant(op) || isa<YieldOp>(op);
+}
+
+FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
+                                       StringRef name, int64_t blockSize) {
+  Block &body = group.getBody().front();
+  for (Operation &op : body)
+    if (!isLoopEmittable(&op))
+      return op.emitError("'")
+             << op.getName() << "' is not yet supported for GPU emission";
+  if (group.getNumResults() == 0)
+    return group.emitError("a fuse.group without results has no kernel");
+
+  // The iteration space: the common shape of all outputs.
+  auto first = cast<RankedTensorType>(group.getResultTypes()[0]);
+  ArrayRef<int64_t> space = first.getShape();
+  for (auto [index, type] : llvm::enumerate(group.getResultTypes()))
+    if (cast<RankedTensorType>(type).getShape() != space)
+      return group.emitError("result #")
+             << index << " has shape "
+             << formatShape(cast<RankedTensorType>(type).getShape())
+             << " but result #0 has " << formatShape(space)
+             << "; a kernel's outputs share one shape";
+  SmallVector<InputAccess> accesses;
+  for (auto [index, input] : llvm::enumerate(group.getInputs())) {
+    FailureOr<InputAccess> access = analyzeInput(
+        group, cast<RankedTensorType>(input.getType()), space, index);
+    if (failed(access))
+      return failure();
+    accesses.push_back(*access);
+  }
+
+  // Lanes per thread: 16 bytes of the widest stored element, when rows
+  // split evenly into such vectors.
+  int64_t widest = 1;
+  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
+                                           group.getResultTypes()))
+    widest = std::max(widest,
+                      getElementByteSize(getStorageType(
+                          cast<RankedTensorType>(type).getElementType())));
+  const int64_t elements = getNumElements(first);
+  int64_t vec = 16 / widest;
+  if (space.empty() || space.back() % vec != 0)
+    vec = 1;
+  const int64_t vectors = elements / vec;
+
+  MLIRContext *context = group.getContext();
+  Type indexType = elements < (int64_t(1) << 31) ? IntegerType::get(context, 32)
+                                                 : IntegerType::get(context, 64);
+  auto pointerType = LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
+  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults(),
+                             pointerType);
+
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = group.getLoc();
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder kb(b, loc, indexType, vec);
+
+  // Thread id -> vector id, guarded against the last partial block.
+  Value thread = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value block = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value vectorId = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, kb.constant(blockSize)),
+      thread);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        vectorId, kb.constant(vectors));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+  gpu::ReturnOp::create(b, loc);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+
+  Value base = arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
+  // Per-dimension index of the vector's first element, computed lazily:
+  // only broadcast inputs need it, and divisors are compile-time constants.
+  SmallVector<Value> dimIndex;
+  auto indexOf = [&](int64_t d) -> Value {
+    if (dimIndex.empty()) {
+      dimIndex.resize(space.size());
+      Value rest = base;
+      for (int64_t i = space.size() - 1; i >= 0; --i) {
+        dimIndex[i] =
+            i == 0 ? rest
+                   : arith::RemUIOp::create(b, loc, rest, kb.constant(space[i]));
+        if (i > 0)
+          rest = arith::DivUIOp::create(b, loc, rest, kb.constant(space[i]));
+      }
+    }
+    return dimIndex[d];
+  };
+
+  // Load every input once per vector.
+  SmallVector<SmallVector<Value>> inputLanes;
+  for (auto [index, input] : llvm::enumerate(group.getInputs())) {
+    const InputAccess &access = accesses[index];
+    Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
+    Value pointer = entry.getArgument(index);
+    SmallVector<Value> lanes;
+    if (access.isFull) {
+      lanes = kb.load(pointer, elementType, base, vec);
+    } else {
+      Value offset = kb.constant(0);
+      if (!access.isScalar)
+        for (auto [d, stride] : llvm::enumerate(access.strides))
+          if (stride != 0)
+            offset = arith::AddIOp::create(
+                b, loc, offset,
+                arith::MulIOp::create(b, loc, indexOf(d),
+                                      kb.constant(stride)));
+      if (access.innerContiguous && vec > 1) {
+        lanes = kb.load(pointer, elementType, offset, vec);
+      } else {
+        SmallVector<Value> one = kb.load(pointer, elementType, offset, 1);
+        lanes.assign(vec, one.front());
+      }
+    }
+    inputLanes.push_back(std::move(lanes));
+  }
+
+  // Run the group's ops lane by lane on scalars.
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
+  for (int64_t lane = 0; lane < vec; ++lane) {
+    IRMapping scalars;
+    for (auto [index, argument] : llvm::enumerate(body.getArguments()))
+      scalars.map(argument, inputLanes[index][lane]);
+    for (Operation &op : body.without_terminator()) {
+      Value result;
+      if (auto constant = dyn_cast<ConstantOp>(op)) {
+        auto splat = cast<DenseElementsAttr>(constant.getValue());
+        Type elementType = splat.getElementType();
+        Type computeType = getComputeType(elementType);
+        TypedAttr value;
+        if (isa<FloatType>(elementType))
+          value = b.getFloatAttr(
+              computeType, splat.getSplatValue<APFloat>().convertToDouble());
+        else
+          value = b.getIntegerAttr(computeType,
+                                   splat.getSplatValue<APInt>().getSExtValue());
+        result = arith::ConstantOp::create(b, op.getLoc(), value);
+      } else {
+        SmallVector<Value> operands;
+        for (Value operand : op.getOperands())
+          operands.push_back(scalars.lookup(operand));
+        FailureOr<Value> scalar = emitScalarOp(b, &op, operands);
+        if (failed(scalar))
+          return failure();
+        result = *scalar;
+      }
+      scalars.map(op.getResult(0), result);
+    }
+    for (auto [index, value] : llvm::enumerate(yield.getOperands()))
+      outputLanes[index].push_back(scalars.lookup(value));
+  }
+
+  const unsigned numInputs = group.getNumOperands();
+  for (auto [index, lanes] : llvm::enumerate(outputLanes))
+    kb.store(entry.getArgument(numInputs + index),
+             cast<RankedTensorType>(group.getResultTypes()[index])
+                 .getElementType(),
+             base, lanes);
+
+  LaunchConfig config;
+  config.block = blockSize;
+  config.grid = (vectors + blockSize - 1) / blockSize;
+  return config;
+}
+
+} // namespace opfuse

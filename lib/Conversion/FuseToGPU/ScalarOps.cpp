@@ -1,0 +1,223 @@
+//===- ScalarOps.cpp - One element of each elementwise fuse op ------------===//
+//
+// The arith/math form of every elementwise op on one element. Floats are
+// computed in f32 (f16/bf16 round only where a cast or a store asks), which
+// the GPU pipeline then maps to libdevice or polynomial approximations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+Type getComputeType(Type type) {
+  if (isa<FloatType>(type))
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+namespace {
+
+Value f32(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
+/// 1 / (1 + e^-x)
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, f32(b, loc, 1.0),
+                               arith::AddFOp::create(b, loc, f32(b, loc, 1.0),
+                                                     e));
+}
+
+Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind) {
+  Value inner;
+  if (kind == GeluApproximation::tanh) {
+    // sqrt(2/pi) * (x + 0.044715 x^3)
+    Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x),
+                                     x);
+    Value poly = arith::AddFOp::create(
+        b, loc, x, arith::MulFOp::create(b, loc, f32(b, loc, 0.044715), x3));
+    inner = math::TanhOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, f32(b, loc, 0.7978845608028654), poly));
+  } else {
+    inner = math::ErfOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, x, f32(b, loc, 0.7071067811865476)));
+  }
+  Value onePlus = arith::AddFOp::create(b, loc, f32(b, loc, 1.0), inner);
+  return arith::MulFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, f32(b, loc, 0.5), x), onePlus);
+}
+
+/// Converts `x` (compute type of `from`) to the compute type of `to`, with
+/// the rounding a cast to `to` implies.
+Value convert(OpBuilder &b, Location loc, Value x, Type from, Type to) {
+  if (from == to)
+    return x;
+  Type target = getComputeType(to);
+  const bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  const bool fromBool = from.isInteger(1), toBool = to.isInteger(1);
+  if (toBool) {
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                   zeroOf(b, loc, x.getType()));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                 zeroOf(b, loc, x.getType()));
+  }
+  Value y;
+  if (toFloat) {
+    if (fromFloat)
+      y = x;
+    else if (fromBool)
+      y = arith::UIToFPOp::create(b, loc, target, x);
+    else
+      y = arith::SIToFPOp::create(b, loc, target, x);
+    // Round to the narrow type and come back: the cast's only effect in f32.
+    if (!to.isF32()) {
+      Value narrow = arith::TruncFOp::create(b, loc, to, y);
+      y = arith::ExtFOp::create(b, loc, target, narrow);
+    }
+    return y;
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, target, x);
+  if (fromBool)
+    return arith::ExtUIOp::create(b, loc, target, x);
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (toWidth > fromWidth)
+    return arith::ExtSIOp::create(b, loc, target, x);
+  return arith::TruncIOp::create(b, loc, target, x);
+}
+
+arith::CmpFPredicate floatPredicate(CompareDirection direction) {
+  switch (direction) {
+  case CompareDirection::eq:
+    return arith::CmpFPredicate::OEQ;
+  case CompareDirection::ne:
+    return arith::CmpFPredicate::UNE;
+  case CompareDirection::lt:
+    return arith::CmpFPredicate::OLT;
+  case CompareDirection::le:
+    return arith::CmpFPredicate::OLE;
+  case CompareDirection::gt:
+    return arith::CmpFPredicate::OGT;
+  case CompareDirection::ge:
+    return arith::CmpFPredicate::OGE;
+  }
+  llvm_unreachable("unknown direction");
+}
+
+arith::CmpIPredicate intPredicate(CompareDirection direction, bool isBool) {
+  switch (direction) {
+  case CompareDirection::eq:
+    return arith::CmpIPredicate::eq;
+  case CompareDirection::ne:
+    return arith::CmpIPredicate::ne;
+  case CompareDirection::lt:
+    return isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+  case CompareDirection::le:
+    return isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+  case CompareDirection::gt:
+    return isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+  case CompareDirection::ge:
+    return isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+  }
+  llvm_unreachable("unknown direction");
+}
+
+template <typename FloatOp, typename IntOp>
+Value binary(OpBuilder &b, Location loc, ValueRange operands) {
+  if (isa<FloatType>(operands[0].getType()))
+    return FloatOp::create(b, loc, operands[0], operands[1]);
+  return IntOp::create(b, loc, operands[0], operands[1]);
+}
+
+} // namespace
+
+FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
+                              ValueRange operands) {
+  Location loc = op->getLoc();
+  Value x = operands.empty() ? Value() : operands[0];
+  const bool isFloat = x && isa<FloatType>(x.getType());
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case([&](NegOp) -> Value {
+        if (isFloat)
+          return arith::NegFOp::create(b, loc, x);
+        return arith::SubIOp::create(b, loc, zeroOf(b, loc, x.getType()), x);
+      })
+      .Case([&](AbsOp) -> Value {
+        if (isFloat)
+          return math::AbsFOp::create(b, loc, x);
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
+      .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
+      .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
+      .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
+      .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](SigmoidOp) -> Value { return sigmoid(b, loc, x); })
+      .Case([&](SiluOp) -> Value {
+        return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+      })
+      .Case([&](GeluOp gelu_) -> Value {
+        return gelu(b, loc, x, gelu_.getApproximate());
+      })
+      .Case([&](ReciprocalOp) -> Value {
+        return arith::DivFOp::create(b, loc, f32(b, loc, 1.0), x);
+      })
+      .Case([&](ReluOp) -> Value {
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, x,
+                                           zeroOf(b, loc, x.getType()));
+        return arith::MaxSIOp::create(b, loc, x, zeroOf(b, loc, x.getType()));
+      })
+      .Case([&](CastOp cast) -> Value {
+        return convert(b, loc, x, cast.getInput().getType().getElementType(),
+                       cast.getType().getElementType());
+      })
+      .Case([&](AddOp) { return binary<arith::AddFOp, arith::AddIOp>(b, loc, operands); })
+      .Case([&](SubOp) { return binary<arith::SubFOp, arith::SubIOp>(b, loc, operands); })
+      .Case([&](MulOp) { return binary<arith::MulFOp, arith::MulIOp>(b, loc, operands); })
+      .Case([&](DivOp) { return binary<arith::DivFOp, arith::DivSIOp>(b, loc, operands); })
+      .Case([&](MaxOp) { return binary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, operands); })
+      .Case([&](MinOp) { return binary<arith::MinimumFOp, arith::MinSIOp>(b, loc, operands); })
+      .Case([&](PowOp) -> Value {
+        return math::PowFOp::create(b, loc, operands[0], operands[1]);
+      })
+      .Case([&](CompareOp compare) -> Value {
+        if (isFloat)
+          return arith::CmpFOp::create(
+              b, loc, floatPredicate(compare.getDirection()), operands[0],
+              operands[1]);
+        return arith::CmpIOp::create(
+            b, loc,
+            intPredicate(compare.getDirection(), x.getType().isInteger(1)),
+            operands[0], operands[1]);
+      })
+      .Case([&](SelectOp) -> Value {
+        return arith::SelectOp::create(b, loc, operands[0], operands[1],
+                                       operands[2]);
+      })
+      .Case([&](BroadcastToOp) -> Value { return x; })
+      .Default([&](Operation *other) -> FailureOr<Value> {
+        return other->emitError("'")
+               << other->getName() << "' is not yet supported for GPU emission";
+      });
+}
+
+} // namespace opfuse

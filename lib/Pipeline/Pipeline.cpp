@@ -1,0 +1,90 @@
+//===- Pipeline.cpp - The opfuse compilation pipeline ---------------------===//
+//
+// Fusion, kernel emission, and the GPU path of MLIR22-NOTES: SCF to CF,
+// convert-gpu-to-nvvm, reconcile casts, gpu-module-to-binary{format=isa},
+// with libdevice found explicitly (MLIR does not fail without it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Pipeline/Pipeline.h"
+
+#include "opfuse/Conversion/FuseToGPU/Passes.h"
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace opfuse {
+
+namespace {
+bool hasLibdevice(llvm::StringRef root) {
+  llvm::SmallString<128> path(root);
+  llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+  return llvm::sys::fs::exists(path);
+}
+} // namespace
+
+std::string resolveCudaToolkit(llvm::StringRef request) {
+  if (request == "none")
+    return "";
+  if (request != "auto")
+    return request.str();
+  for (const char *variable : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable))
+      if (hasLibdevice(value))
+        return value;
+  if (hasLibdevice("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuse) {
+    fuse::FuseElementwiseOptions fusion;
+    fusion.explain = options.explain;
+    pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
+  }
+  ConvertFuseToGPUOptions emission;
+  emission.chip = options.chip;
+  pm.addPass(createConvertFuseToGPU(emission));
+  if (!options.binary)
+    return;
+
+  std::string toolkit = resolveCudaToolkit(options.toolkit);
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  if (toolkit.empty()) {
+    // No libdevice: approximate transcendentals with polynomials instead of
+    // leaving __nv_* externs that ptxas cannot resolve.
+    kernels.addPass(createApproximateMath());
+  }
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions serialise;
+  serialise.toolkitPath = toolkit;
+  serialise.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(serialise));
+}
+
+void registerFusePipeline() {
+  PassPipelineRegistration<FusePipelineOptions>(
+      "fuse-pipeline",
+      "opfuse's whole pipeline: canonicalize, fuse-elementwise, "
+      "convert-fuse-to-gpu, NVVM lowering and PTX serialisation",
+      buildFusePipeline);
+}
+
+} // namespace opfuse

@@ -1,0 +1,231 @@
+//===- CudaDriver.cpp - The CUDA driver API, loaded at run time -----------===//
+//
+// dlsym of the versioned entry points cuda.h maps its names to (cuMemAlloc
+// is cuMemAlloc_v2): plain short names would bind the old ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Runtime/CudaDriver.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+namespace opfuse::cuda {
+
+char UnavailableError::ID = 0;
+
+struct Driver::Api {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+};
+
+namespace {
+template <typename T>
+bool bind(void *library, const char *symbol, T &slot) {
+  slot = reinterpret_cast<T>(dlsym(library, symbol));
+  return slot != nullptr;
+}
+} // namespace
+
+llvm::Error Driver::check(CUresult result, const char *call) {
+  if (result == 0)
+    return llvm::Error::success();
+  const char *errorName = "CUDA_ERROR_UNKNOWN", *text = "";
+  if (api && api->cuGetErrorName)
+    api->cuGetErrorName(result, &errorName);
+  if (api && api->cuGetErrorString)
+    api->cuGetErrorString(result, &text);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 llvm::Twine(call) + " failed: " + errorName +
+                                     " (" + text + ")");
+}
+
+llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
+  std::unique_ptr<Driver> driver(new Driver());
+  driver->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver->library)
+    return llvm::make_error<UnavailableError>(
+        std::string("no CUDA driver: cannot load libcuda.so.1 (") +
+        dlerror() + ")");
+  driver->api = std::make_unique<Api>();
+  Api &a = *driver->api;
+  void *l = driver->library;
+  bool ok = bind(l, "cuInit", a.cuInit) &&
+            bind(l, "cuDeviceGetCount", a.cuDeviceGetCount) &&
+            bind(l, "cuDeviceGet", a.cuDeviceGet) &&
+            bind(l, "cuDeviceGetName", a.cuDeviceGetName) &&
+            bind(l, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain) &&
+            bind(l, "cuDevicePrimaryCtxRelease_v2",
+                 a.cuDevicePrimaryCtxRelease) &&
+            bind(l, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
+            bind(l, "cuCtxSynchronize", a.cuCtxSynchronize) &&
+            bind(l, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
+            bind(l, "cuModuleGetFunction", a.cuModuleGetFunction) &&
+            bind(l, "cuMemAlloc_v2", a.cuMemAlloc) &&
+            bind(l, "cuMemFree_v2", a.cuMemFree) &&
+            bind(l, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
+            bind(l, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
+            bind(l, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD) &&
+            bind(l, "cuLaunchKernel", a.cuLaunchKernel) &&
+            bind(l, "cuEventCreate", a.cuEventCreate) &&
+            bind(l, "cuEventDestroy_v2", a.cuEventDestroy) &&
+            bind(l, "cuEventRecord", a.cuEventRecord) &&
+            bind(l, "cuEventSynchronize", a.cuEventSynchronize) &&
+            bind(l, "cuEventElapsedTime", a.cuEventElapsedTime) &&
+            bind(l, "cuGetErrorName", a.cuGetErrorName) &&
+            bind(l, "cuGetErrorString", a.cuGetErrorString);
+  if (!ok)
+    return llvm::make_error<UnavailableError>(
+        std::string("no usable CUDA driver: libcuda.so.1 lacks ") + dlerror());
+  if (CUresult result = a.cuInit(0)) {
+    const char *errorName = "?";
+    a.cuGetErrorName(result, &errorName);
+    return llvm::make_error<UnavailableError>(
+        std::string("no usable GPU: cuInit failed with ") + errorName);
+  }
+  int count = 0;
+  if (a.cuDeviceGetCount(&count) != 0 || count == 0)
+    return llvm::make_error<UnavailableError>("no GPU: the CUDA driver sees "
+                                              "no device");
+  if (llvm::Error error =
+          driver->check(a.cuDeviceGet(&driver->device, 0), "cuDeviceGet"))
+    return std::move(error);
+  char name[256] = {0};
+  a.cuDeviceGetName(name, sizeof(name) - 1, driver->device);
+  driver->name = name;
+  if (llvm::Error error = driver->check(
+          a.cuDevicePrimaryCtxRetain(&driver->context, driver->device),
+          "cuDevicePrimaryCtxRetain"))
+    return std::move(error);
+  if (llvm::Error error =
+          driver->check(a.cuCtxSetCurrent(driver->context), "cuCtxSetCurrent"))
+    return std::move(error);
+  return std::move(driver);
+}
+
+Driver::~Driver() {
+  if (api && context)
+    api->cuDevicePrimaryCtxRelease(device);
+  // The library stays loaded: the driver keeps threads that outlive us.
+}
+
+llvm::Expected<CUmodule> Driver::loadModule(const std::string &ptx) {
+  CUmodule module = nullptr;
+  char log[8192] = {0};
+  // CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6.
+  int options[] = {5, 6};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  CUresult result =
+      api->cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
+  if (result != 0) {
+    llvm::Error error = check(result, "cuModuleLoadDataEx");
+    return llvm::joinErrors(
+        std::move(error),
+        llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                std::string("PTX JIT log: ") + log));
+  }
+  return module;
+}
+
+llvm::Expected<CUfunction> Driver::getFunction(CUmodule module,
+                                               const std::string &name) {
+  CUfunction function = nullptr;
+  if (llvm::Error error =
+          check(api->cuModuleGetFunction(&function, module, name.c_str()),
+                ("cuModuleGetFunction(" + name + ")").c_str()))
+    return std::move(error);
+  return function;
+}
+
+llvm::Expected<CUdeviceptr> Driver::allocate(size_t bytes) {
+  CUdeviceptr pointer = 0;
+  if (llvm::Error error =
+          check(api->cuMemAlloc(&pointer, bytes ? bytes : 1), "cuMemAlloc"))
+    return std::move(error);
+  return pointer;
+}
+
+void Driver::release(CUdeviceptr pointer) {
+  if (pointer)
+    api->cuMemFree(pointer);
+}
+
+llvm::Error Driver::copyToDevice(CUdeviceptr dst, const void *src,
+                                 size_t bytes) {
+  return check(api->cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+
+llvm::Error Driver::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {
+  return check(api->cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}
+
+llvm::Error Driver::copyOnDevice(CUdeviceptr dst, CUdeviceptr src,
+                                 size_t bytes) {
+  return check(api->cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+}
+
+llvm::Error Driver::launch(CUfunction function, const int64_t grid[3],
+                           const int64_t block[3], void **args) {
+  return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
+                                   block[0], block[1], block[2], 0, nullptr,
+                                   args, nullptr),
+               "cuLaunchKernel");
+}
+
+llvm::Expected<CUevent> Driver::createEvent() {
+  CUevent event = nullptr;
+  if (llvm::Error error = check(api->cuEventCreate(&event, 0), "cuEventCreate"))
+    return std::move(error);
+  return event;
+}
+
+void Driver::destroyEvent(CUevent event) {
+  if (event)
+    api->cuEventDestroy(event);
+}
+
+llvm::Error Driver::record(CUevent event) {
+  return check(api->cuEventRecord(event, nullptr), "cuEventRecord");
+}
+
+llvm::Expected<float> Driver::elapsed(CUevent start, CUevent end) {
+  if (llvm::Error error =
+          check(api->cuEventSynchronize(end), "cuEventSynchronize"))
+    return std::move(error);
+  float ms = 0;
+  if (llvm::Error error =
+          check(api->cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime"))
+    return std::move(error);
+  return ms;
+}
+
+llvm::Error Driver::synchronize() {
+  return check(api->cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+} // namespace opfuse::cuda

@@ -1,0 +1,274 @@
+//===- Executor.cpp - Run a launch plan on the GPU and time it ------------===//
+
+#include "opfuse/Runtime/Executor.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unistd.h>
+
+namespace opfuse {
+
+using cuda::CUdeviceptr;
+
+LatencyStats summarize(std::vector<double> samples) {
+  LatencyStats stats;
+  if (samples.empty())
+    return stats;
+  std::sort(samples.begin(), samples.end());
+  auto at = [&](double q) {
+    size_t index = std::min(samples.size() - 1,
+                            size_t(std::ceil(q * samples.size())) - 1);
+    return samples[index];
+  };
+  stats.p50 = at(0.50);
+  stats.p99 = at(0.99);
+  stats.min = samples.front();
+  double sum = 0;
+  for (double s : samples)
+    sum += s;
+  stats.mean = sum / samples.size();
+  return stats;
+}
+
+namespace {
+
+/// Device buffers freed on every exit path.
+struct DeviceBuffers {
+  cuda::Driver &driver;
+  std::vector<CUdeviceptr> pointers;
+  ~DeviceBuffers() {
+    for (CUdeviceptr p : pointers)
+      driver.release(p);
+  }
+};
+
+struct Events {
+  cuda::Driver &driver;
+  cuda::CUevent start = nullptr, end = nullptr;
+  ~Events() {
+    driver.destroyEvent(start);
+    driver.destroyEvent(end);
+  }
+};
+
+void progress(const BenchOptions &options, const char *what, int done,
+              int total) {
+  if (!options.progress)
+    return;
+  llvm::errs() << llvm::formatv("\r[bench] {0} {1}/{2}", what, done, total);
+  if (done == total)
+    llvm::errs() << "\n";
+}
+
+/// Times `body` `iterations` times after `warmup` runs, in microseconds.
+llvm::Expected<std::vector<double>>
+timeRepeated(cuda::Driver &driver, Events &events, int warmup, int iterations,
+             const BenchOptions &options, const char *what,
+             llvm::function_ref<llvm::Error()> body) {
+  for (int i = 0; i < warmup; ++i)
+    if (llvm::Error error = body())
+      return std::move(error);
+  std::vector<double> samples;
+  for (int i = 0; i < iterations; ++i) {
+    if (llvm::Error error = driver.record(events.start))
+      return std::move(error);
+    if (llvm::Error error = body())
+      return std::move(error);
+    if (llvm::Error error = driver.record(events.end))
+      return std::move(error);
+    llvm::Expected<float> ms = driver.elapsed(events.start, events.end);
+    if (!ms)
+      return ms.takeError();
+    samples.push_back(*ms * 1000.0);
+    if (i % 10 == 9 || i + 1 == iterations)
+      progress(options, what, i + 1, iterations);
+  }
+  return samples;
+}
+
+} // namespace
+
+llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx,
+                                    const LaunchPlan &plan,
+                                    const std::vector<HostBuffer> &inputs,
+                                    const BenchOptions &options) {
+  BenchResult result;
+  result.device = driver.deviceName();
+  llvm::Expected<cuda::CUmodule> module = driver.loadModule(ptx);
+  if (!module)
+    return module.takeError();
+
+  std::vector<cuda::CUfunction> functions;
+  for (const PlanKernel &kernel : plan.kernels) {
+    llvm::Expected<cuda::CUfunction> function =
+        driver.getFunction(*module, kernel.name);
+    if (!function)
+      return function.takeError();
+    functions.push_back(*function);
+    result.bytesMoved += kernel.bytes;
+  }
+
+  DeviceBuffers buffers{driver, {}};
+  for (const PlanBuffer &buffer : plan.buffers) {
+    llvm::Expected<CUdeviceptr> pointer = driver.allocate(buffer.bytes());
+    if (!pointer)
+      return pointer.takeError();
+    buffers.pointers.push_back(*pointer);
+    result.bytesAllocated += buffer.bytes();
+  }
+  for (auto [position, id] : llvm::enumerate(plan.inputs))
+    if (llvm::Error error =
+            driver.copyToDevice(buffers.pointers[id], inputs[position].bytes.data(),
+                                inputs[position].bytes.size()))
+      return std::move(error);
+
+  // Kernel parameters are the buffers' device pointers, by value.
+  std::vector<std::vector<CUdeviceptr>> argValues;
+  std::vector<std::vector<void *>> argPointers;
+  for (const PlanKernel &kernel : plan.kernels) {
+    std::vector<CUdeviceptr> values;
+    for (int id : kernel.args)
+      values.push_back(buffers.pointers[id]);
+    argValues.push_back(std::move(values));
+  }
+  for (std::vector<CUdeviceptr> &values : argValues) {
+    std::vector<void *> pointers;
+    for (CUdeviceptr &value : values)
+      pointers.push_back(&value);
+    argPointers.push_back(std::move(pointers));
+  }
+  auto launchOne = [&](size_t k) {
+    return driver.launch(functions[k], plan.kernels[k].grid.data(),
+                         plan.kernels[k].block.data(), argPointers[k].data());
+  };
+  auto launchAll = [&]() -> llvm::Error {
+    for (size_t k = 0; k < functions.size(); ++k)
+      if (llvm::Error error = launchOne(k))
+        return error;
+    return llvm::Error::success();
+  };
+
+  // One run for the outputs, checked before anything is timed.
+  if (llvm::Error error = launchAll())
+    return std::move(error);
+  if (llvm::Error error = driver.synchronize())
+    return std::move(error);
+  for (int id : plan.outputs) {
+    HostBuffer output =
+        makeHostBuffer(plan.buffers[id].dtype, plan.buffers[id].shape);
+    if (llvm::Error error = driver.copyToHost(
+            output.bytes.data(), buffers.pointers[id], output.bytes.size()))
+      return std::move(error);
+    result.outputs.push_back(std::move(output));
+  }
+  if (options.iterations <= 0)
+    return result;
+
+  Events events{driver};
+  for (cuda::CUevent *event : {&events.start, &events.end}) {
+    llvm::Expected<cuda::CUevent> created = driver.createEvent();
+    if (!created)
+      return created.takeError();
+    *event = *created;
+  }
+  llvm::Expected<std::vector<double>> whole =
+      timeRepeated(driver, events, options.warmup, options.iterations, options,
+                   "runs", launchAll);
+  if (!whole)
+    return whole.takeError();
+  result.total = summarize(*whole);
+  for (size_t k = 0; k < functions.size(); ++k) {
+    llvm::Expected<std::vector<double>> one = timeRepeated(
+        driver, events, options.warmup, options.iterations, options,
+        "kernel", [&] { return launchOne(k); });
+    if (!one)
+      return one.takeError();
+    result.kernels.push_back(summarize(*one));
+  }
+
+  // The yardstick: a device-to-device copy moving as many bytes (half read,
+  // half written), at least 256 MiB so it runs at full bandwidth.
+  size_t copyBytes = std::max<int64_t>(result.bytesMoved / 2, 256ll << 20);
+  copyBytes = std::min<size_t>(copyBytes, size_t(2) << 30);
+  DeviceBuffers copy{driver, {}};
+  for (int i = 0; i < 2; ++i) {
+    llvm::Expected<CUdeviceptr> pointer = driver.allocate(copyBytes);
+    if (!pointer)
+      return pointer.takeError();
+    copy.pointers.push_back(*pointer);
+  }
+  llvm::Expected<std::vector<double>> copies = timeRepeated(
+      driver, events, options.warmup, options.iterations, options, "copy", [&] {
+        return driver.copyOnDevice(copy.pointers[1], copy.pointers[0],
+                                   copyBytes);
+      });
+  if (!copies)
+    return copies.takeError();
+  LatencyStats copyStats = summarize(*copies);
+  result.copyGBs = 2.0 * copyBytes / (copyStats.p50 * 1e3);
+  return result;
+}
+
+void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
+                const BenchResult &result) {
+  os << llvm::formatv("device: {0}\n", result.device);
+  os << llvm::formatv(
+      "latency (us): p50 {0:F2}  p99 {1:F2}  mean {2:F2}  min {3:F2}   "
+      "runs/s {4:F0}\n",
+      result.total.p50, result.total.p99, result.total.mean, result.total.min,
+      result.total.p50 > 0 ? 1e6 / result.total.p50 : 0.0);
+  const double achieved = result.achievedGBs();
+  os << llvm::formatv("bandwidth: {0:F1} GB/s moved ({1} bytes), copy "
+                      "{2:F1} GB/s in the same run: {3:F1}% of copy\n",
+                      achieved, result.bytesMoved, result.copyGBs,
+                      result.copyGBs > 0 ? 100.0 * achieved / result.copyGBs
+                                         : 0.0);
+  os << llvm::formatv("device memory allocated: {0} bytes\n",
+                      result.bytesAllocated);
+  os << llvm::formatv("{0,-28} {1,10} {2,10} {3,14} {4,10}\n", "kernel",
+                      "p50 us", "p99 us", "bytes", "GB/s");
+  for (size_t k = 0; k < result.kernels.size(); ++k) {
+    const PlanKernel &kernel = plan.kernels[k];
+    const LatencyStats &stats = result.kernels[k];
+    os << llvm::formatv("{0,-28} {1,10:F2} {2,10:F2} {3,14} {4,10:F1}\n",
+                        kernel.name, stats.p50, stats.p99, kernel.bytes,
+                        stats.p50 > 0 ? kernel.bytes / (stats.p50 * 1e3)
+                                      : 0.0);
+  }
+}
+
+void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
+                    const BenchResult &result) {
+  namespace json = llvm::json;
+  auto stats = [](const LatencyStats &s) {
+    return json::Object{
+        {"p50_us", s.p50}, {"p99_us", s.p99}, {"mean_us", s.mean},
+        {"min_us", s.min}};
+  };
+  json::Array kernels;
+  for (size_t k = 0; k < result.kernels.size(); ++k) {
+    json::Object entry = stats(result.kernels[k]);
+    entry["name"] = plan.kernels[k].name;
+    entry["bytes"] = plan.kernels[k].bytes;
+    kernels.push_back(std::move(entry));
+  }
+  json::Object root{
+      {"device", result.device},
+      {"function", plan.function},
+      {"latency", stats(result.total)},
+      {"bytes_moved", result.bytesMoved},
+      {"achieved_gbs", result.achievedGBs()},
+      {"copy_gbs", result.copyGBs},
+      {"percent_of_copy", result.copyGBs > 0
+                              ? 100.0 * result.achievedGBs() / result.copyGBs
+                              : 0.0},
+      {"bytes_allocated", result.bytesAllocated},
+      {"kernels", std::move(kernels)},
+  };
+  os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
+}
+
+} // namespace opfuse

@@ -1,0 +1,205 @@
+//===- HostBuffer.cpp - Host tensors and seeded inputs --------------------===//
+//
+// bf16 and f16 are encoded and decoded here by hand (round to nearest even),
+// so the reference and the GPU see bit-identical inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Runtime/Executor.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace opfuse {
+
+namespace {
+uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+float bitsFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+uint16_t toBF16(float value) {
+  uint32_t bits = floatBits(value);
+  if (std::isnan(value))
+    return 0x7fc0;
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return bits >> 16;
+}
+
+float fromBF16(uint16_t bits) { return bitsFloat(uint32_t(bits) << 16); }
+
+uint16_t toF16(float value) {
+  // IEEE binary16 with round to nearest even, subnormals and overflow.
+  uint32_t bits = floatBits(value);
+  uint32_t sign = (bits >> 16) & 0x8000;
+  uint32_t mantissa = bits & 0x7fffff;
+  int exponent = int((bits >> 23) & 0xff) - 127 + 15;
+  if (((bits >> 23) & 0xff) == 0xff)
+    return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  if (exponent >= 31)
+    return sign | 0x7c00;
+  if (exponent <= 0) {
+    if (exponent < -10)
+      return sign;
+    mantissa |= 0x800000;
+    int shift = 14 - exponent;
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1)))
+      ++half;
+    return sign | half;
+  }
+  uint32_t half = sign | (exponent << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half;
+  return half;
+}
+
+float fromF16(uint16_t bits) {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16;
+  int exponent = (bits >> 10) & 0x1f;
+  uint32_t mantissa = bits & 0x3ff;
+  if (exponent == 0) {
+    if (mantissa == 0)
+      return bitsFloat(sign);
+    float value = std::ldexp(float(mantissa), -24);
+    return sign ? -value : value;
+  }
+  if (exponent == 31)
+    return bitsFloat(sign | 0x7f800000 | (mantissa << 13));
+  return bitsFloat(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+/// splitmix64: small, fast and the same on every machine.
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+} // namespace
+
+int64_t HostBuffer::elements() const {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+double HostBuffer::get(int64_t i) const {
+  const uint8_t *p = bytes.data() + i * dtypeBytes(dtype);
+  switch (dtype) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DType::BF16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return fromBF16(v);
+  }
+  case DType::F16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return fromF16(v);
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return double(v);
+  }
+  case DType::I1:
+    return *p ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+void HostBuffer::set(int64_t i, double value) {
+  uint8_t *p = bytes.data() + i * dtypeBytes(dtype);
+  switch (dtype) {
+  case DType::F32: {
+    float v = float(value);
+    std::memcpy(p, &v, 4);
+    return;
+  }
+  case DType::BF16: {
+    uint16_t v = toBF16(float(value));
+    std::memcpy(p, &v, 2);
+    return;
+  }
+  case DType::F16: {
+    uint16_t v = toF16(float(value));
+    std::memcpy(p, &v, 2);
+    return;
+  }
+  case DType::I32: {
+    int32_t v = int32_t(value);
+    std::memcpy(p, &v, 4);
+    return;
+  }
+  case DType::I64: {
+    int64_t v = int64_t(value);
+    std::memcpy(p, &v, 8);
+    return;
+  }
+  case DType::I1:
+    *p = value != 0;
+    return;
+  }
+}
+
+HostBuffer makeHostBuffer(DType dtype, const std::vector<int64_t> &shape) {
+  HostBuffer buffer;
+  buffer.dtype = dtype;
+  buffer.shape = shape;
+  buffer.bytes.assign(buffer.elements() * dtypeBytes(dtype), 0);
+  return buffer;
+}
+
+std::vector<HostBuffer> generateInputs(const LaunchPlan &plan, uint64_t seed) {
+  std::vector<HostBuffer> inputs;
+  for (auto [position, id] : llvm::enumerate(plan.inputs)) {
+    const PlanBuffer &spec = plan.buffers[id];
+    HostBuffer buffer = makeHostBuffer(spec.dtype, spec.shape);
+    Random random{seed * 1000003ULL + position};
+    for (int64_t i = 0, e = buffer.elements(); i < e; ++i) {
+      switch (spec.dtype) {
+      case DType::F32:
+      case DType::F16:
+      case DType::BF16:
+        buffer.set(i, random.uniform() * 4.0 - 2.0);
+        break;
+      case DType::I32:
+      case DType::I64:
+        buffer.set(i, double(int64_t(random.next() % 17) - 8));
+        break;
+      case DType::I1:
+        buffer.set(i, double(random.next() & 1));
+        break;
+      }
+    }
+    inputs.push_back(std::move(buffer));
+  }
+  return inputs;
+}
+
+} // namespace opfuse

@@ -1,0 +1,214 @@
+//===- LaunchPlan.cpp - Launch plan JSON ----------------------------------===//
+
+#include "opfuse/Runtime/LaunchPlan.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/JSON.h"
+
+namespace json = llvm::json;
+
+namespace opfuse {
+
+llvm::StringRef dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::I1:
+    return "i1";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+std::optional<DType> parseDType(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Case("f32", DType::F32)
+      .Case("f16", DType::F16)
+      .Case("bf16", DType::BF16)
+      .Case("i32", DType::I32)
+      .Case("i64", DType::I64)
+      .Case("i1", DType::I1)
+      .Default(std::nullopt);
+}
+
+int64_t dtypeBytes(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I64:
+    return 8;
+  case DType::I1:
+    return 1;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+llvm::StringRef roleName(BufferRole role) {
+  switch (role) {
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::Output:
+    return "output";
+  case BufferRole::Intermediate:
+    return "intermediate";
+  }
+  llvm_unreachable("unknown role");
+}
+
+int64_t PlanBuffer::elements() const {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
+  json::Array buffers, kernels;
+  for (const PlanBuffer &buffer : plan.buffers)
+    buffers.push_back(json::Object{
+        {"id", buffer.id},
+        {"name", buffer.name},
+        {"dtype", dtypeName(buffer.dtype)},
+        {"shape", json::Array(buffer.shape)},
+        {"bytes", buffer.bytes()},
+        {"role", roleName(buffer.role)},
+    });
+  for (const PlanKernel &kernel : plan.kernels)
+    kernels.push_back(json::Object{
+        {"name", kernel.name},
+        {"grid", json::Array(kernel.grid)},
+        {"block", json::Array(kernel.block)},
+        {"args", json::Array(kernel.args)},
+        {"num_inputs", kernel.numInputs},
+        {"bytes", kernel.bytes},
+        {"flops", kernel.flops},
+        {"num_ops", kernel.numOps},
+    });
+  json::Object root{
+      {"format", "opfuse-launch-plan"},
+      {"version", plan.version},
+      {"function", plan.function},
+      {"buffers", std::move(buffers)},
+      {"kernels", std::move(kernels)},
+      {"inputs", json::Array(plan.inputs)},
+      {"outputs", json::Array(plan.outputs)},
+  };
+  os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
+}
+
+namespace {
+llvm::Error planError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "invalid launch plan: " + message);
+}
+
+template <typename T>
+bool readArray(const json::Object &object, llvm::StringRef key,
+               std::vector<T> &out) {
+  const json::Array *array = object.getArray(key);
+  if (!array)
+    return false;
+  for (const json::Value &value : *array) {
+    std::optional<int64_t> number = value.getAsInteger();
+    if (!number)
+      return false;
+    out.push_back(static_cast<T>(*number));
+  }
+  return true;
+}
+} // namespace
+
+llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
+  llvm::Expected<json::Value> parsed = json::parse(text);
+  if (!parsed)
+    return planError(llvm::toString(parsed.takeError()));
+  const json::Object *root = parsed->getAsObject();
+  if (!root || root->getString("format") != "opfuse-launch-plan")
+    return planError("not an opfuse launch plan (no \"format\": "
+                     "\"opfuse-launch-plan\")");
+  LaunchPlan plan;
+  std::optional<int64_t> version = root->getInteger("version");
+  if (version != LaunchPlan::kFormatVersion)
+    return planError("format version " +
+                     (version ? llvm::Twine(*version) : llvm::Twine("?")) +
+                     " is not the supported version " +
+                     llvm::Twine(LaunchPlan::kFormatVersion));
+  if (auto function = root->getString("function"))
+    plan.function = function->str();
+  const json::Array *buffers = root->getArray("buffers");
+  const json::Array *kernels = root->getArray("kernels");
+  if (!buffers || !kernels)
+    return planError("missing \"buffers\" or \"kernels\"");
+  for (const json::Value &value : *buffers) {
+    const json::Object *object = value.getAsObject();
+    PlanBuffer buffer;
+    std::optional<int64_t> id = object ? object->getInteger("id") : std::nullopt;
+    std::optional<llvm::StringRef> dtype =
+        object ? object->getString("dtype") : std::nullopt;
+    std::optional<llvm::StringRef> role =
+        object ? object->getString("role") : std::nullopt;
+    if (!id || *id != static_cast<int64_t>(plan.buffers.size()) || !dtype ||
+        !parseDType(*dtype) || !role ||
+        !readArray(*object, "shape", buffer.shape))
+      return planError("buffer #" + llvm::Twine(plan.buffers.size()) +
+                       " needs id (its position), dtype, shape and role");
+    buffer.id = *id;
+    buffer.dtype = *parseDType(*dtype);
+    buffer.role = *role == "input"    ? BufferRole::Input
+                  : *role == "output" ? BufferRole::Output
+                                      : BufferRole::Intermediate;
+    if (auto name = object->getString("name"))
+      buffer.name = name->str();
+    plan.buffers.push_back(std::move(buffer));
+  }
+  const int numBuffers = plan.buffers.size();
+  auto validId = [&](int id) { return id >= 0 && id < numBuffers; };
+  for (const json::Value &value : *kernels) {
+    const json::Object *object = value.getAsObject();
+    PlanKernel kernel;
+    std::vector<int64_t> grid, block;
+    std::optional<llvm::StringRef> name =
+        object ? object->getString("name") : std::nullopt;
+    if (!name || !readArray(*object, "grid", grid) ||
+        !readArray(*object, "block", block) ||
+        !readArray(*object, "args", kernel.args) || grid.size() != 3 ||
+        block.size() != 3)
+      return planError("kernel #" + llvm::Twine(plan.kernels.size()) +
+                       " needs name, grid[3], block[3] and args");
+    kernel.name = name->str();
+    std::copy(grid.begin(), grid.end(), kernel.grid.begin());
+    std::copy(block.begin(), block.end(), kernel.block.begin());
+    kernel.numInputs = object->getInteger("num_inputs").value_or(0);
+    kernel.bytes = object->getInteger("bytes").value_or(0);
+    kernel.flops = object->getInteger("flops").value_or(0);
+    kernel.numOps = object->getInteger("num_ops").value_or(0);
+    for (int arg : kernel.args)
+      if (!validId(arg))
+        return planError("kernel '" + kernel.name + "' uses buffer " +
+                         llvm::Twine(arg) + ", which does not exist");
+    plan.kernels.push_back(std::move(kernel));
+  }
+  if (!readArray(*root, "inputs", plan.inputs) ||
+      !readArray(*root, "outputs", plan.outputs))
+    return planError("missing \"inputs\" or \"outputs\"");
+  for (int id : plan.inputs)
+    if (!validId(id))
+      return planError("input buffer " + llvm::Twine(id) + " does not exist");
+  for (int id : plan.outputs)
+    if (!validId(id))
+      return planError("output buffer " + llvm::Twine(id) + " does not exist");
+  return plan;
+}
+
+} // namespace opfuse

@@ -1,0 +1,153 @@
+//===- LaunchPlanBuilder.cpp - Launch plan from the compiled function -----===//
+//
+// Walks the function after convert-fuse-to-gpu: arguments are input
+// buffers, each group output a new buffer, each reshape an alias of its
+// input; returned values are the outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Target/Artifact.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+namespace {
+std::optional<DType> toDType(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  if (type.isInteger(1))
+    return DType::I1;
+  return std::nullopt;
+}
+
+bool isKernelOp(Operation *op) {
+  return !isa<ConstantOp, ReshapeOp, func::ReturnOp>(op);
+}
+} // namespace
+
+FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
+  auto functions = module.getOps<func::FuncOp>();
+  if (functions.empty())
+    return module.emitError("no function to plan");
+  func::FuncOp func = *functions.begin();
+  LaunchPlan plan;
+  plan.function = func.getSymName().str();
+  DenseMap<Value, int> bufferOf;
+
+  auto addBuffer = [&](Value value, std::string name,
+                       BufferRole role) -> FailureOr<int> {
+    auto type = cast<RankedTensorType>(value.getType());
+    std::optional<DType> dtype = toDType(type.getElementType());
+    if (!dtype)
+      return emitError(value.getLoc(), "unsupported element type ")
+             << type.getElementType();
+    PlanBuffer buffer;
+    buffer.id = plan.buffers.size();
+    buffer.name = std::move(name);
+    buffer.dtype = *dtype;
+    buffer.shape.assign(type.getShape().begin(), type.getShape().end());
+    buffer.role = role;
+    plan.buffers.push_back(buffer);
+    bufferOf[value] = buffer.id;
+    return buffer.id;
+  };
+
+  for (auto [index, argument] : llvm::enumerate(func.getArguments())) {
+    FailureOr<int> id =
+        addBuffer(argument, ("arg" + Twine(index)).str(), BufferRole::Input);
+    if (failed(id))
+      return failure();
+    plan.inputs.push_back(*id);
+  }
+
+  for (Operation &op : func.getBody().getOps()) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      bufferOf[reshape.getResult()] = bufferOf.lookup(reshape.getInput());
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value value : ret.getOperands()) {
+        auto it = bufferOf.find(value);
+        if (it == bufferOf.end())
+          return ret.emitError("a returned value has no buffer");
+        if (plan.buffers[it->second].role == BufferRole::Intermediate)
+          plan.buffers[it->second].role = BufferRole::Output;
+        plan.outputs.push_back(it->second);
+      }
+      continue;
+    }
+    auto group = dyn_cast<GroupOp>(op);
+    auto kernelName =
+        group ? group->getAttrOfType<SymbolRefAttr>("fuse.kernel") : nullptr;
+    if (!kernelName) {
+      if (!isKernelOp(&op))
+        continue;
+      return op.emitError("'") << op.getName()
+                               << "' has no kernel; run convert-fuse-to-gpu";
+    }
+    PlanKernel kernel;
+    kernel.name = kernelName.getLeafReference().str();
+    auto grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid");
+    auto block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block");
+    if (!grid || !block || grid.size() != 3 || block.size() != 3)
+      return group.emitError("kernel without a launch configuration");
+    std::copy(grid.asArrayRef().begin(), grid.asArrayRef().end(),
+              kernel.grid.begin());
+    std::copy(block.asArrayRef().begin(), block.asArrayRef().end(),
+              kernel.block.begin());
+    for (Value input : group.getInputs()) {
+      auto it = bufferOf.find(input);
+      if (it == bufferOf.end())
+        return group.emitError("an input of the kernel has no buffer");
+      kernel.args.push_back(it->second);
+    }
+    kernel.numInputs = group.getInputs().size();
+    for (auto [index, result] : llvm::enumerate(group.getResults())) {
+      FailureOr<int> id = addBuffer(
+          result, (kernel.name + ".out" + Twine(index)).str(),
+          BufferRole::Intermediate);
+      if (failed(id))
+        return failure();
+      kernel.args.push_back(*id);
+    }
+    auto cost = cast<CostInterface>(group.getOperation());
+    kernel.bytes = cost.getBytesRead() + cost.getBytesWritten();
+    kernel.flops = cost.getFlops();
+    for (Operation &inner : group.getBody().front())
+      if (!isa<ConstantOp, YieldOp>(inner))
+        ++kernel.numOps;
+    plan.kernels.push_back(std::move(kernel));
+  }
+  return plan;
+}
+
+UnfusedCost measureUnfused(ModuleOp module) {
+  UnfusedCost cost;
+  auto functions = module.getOps<func::FuncOp>();
+  if (functions.empty())
+    return cost;
+  for (Operation &op : (*functions.begin()).getBody().getOps()) {
+    if (!isKernelOp(&op))
+      continue;
+    ++cost.kernels;
+    if (auto costOp = dyn_cast<CostInterface>(op))
+      cost.bytes += costOp.getBytesRead() + costOp.getBytesWritten();
+  }
+  return cost;
+}
+
+} // namespace opfuse
