@@ -9,5 +9,11 @@ const char *opfuse::describeExitCodes() {
          "(file:line:col: error: ...)\n"
          "  2  usage error: unknown option, bad option value, missing input\n"
          "  3  I/O error: an input cannot be read or an output cannot be "
-         "written\n";
+         "written\n"
+         "  4  unsupported: the model is valid but an op has no GPU emitter "
+         "yet\n"
+         "  5  no GPU: --bench/--check found no CUDA driver or no device\n"
+         "  6  check failed: an output differs from the reference beyond "
+         "tolerance\n"
+         "  7  GPU error: a CUDA call failed while running the kernels\n";
 }

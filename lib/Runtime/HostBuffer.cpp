@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Runtime/Executor.h"
+#include "opfuse/Runtime/HalfFloat.h"
 
 #include <cmath>
 #include <cstring>
@@ -13,72 +14,6 @@
 namespace opfuse {
 
 namespace {
-uint32_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
-
-float bitsFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
-
-uint16_t toBF16(float value) {
-  uint32_t bits = floatBits(value);
-  if (std::isnan(value))
-    return 0x7fc0;
-  bits += 0x7fff + ((bits >> 16) & 1);
-  return bits >> 16;
-}
-
-float fromBF16(uint16_t bits) { return bitsFloat(uint32_t(bits) << 16); }
-
-uint16_t toF16(float value) {
-  // IEEE binary16 with round to nearest even, subnormals and overflow.
-  uint32_t bits = floatBits(value);
-  uint32_t sign = (bits >> 16) & 0x8000;
-  uint32_t mantissa = bits & 0x7fffff;
-  int exponent = int((bits >> 23) & 0xff) - 127 + 15;
-  if (((bits >> 23) & 0xff) == 0xff)
-    return sign | 0x7c00 | (mantissa ? 0x200 : 0);
-  if (exponent >= 31)
-    return sign | 0x7c00;
-  if (exponent <= 0) {
-    if (exponent < -10)
-      return sign;
-    mantissa |= 0x800000;
-    int shift = 14 - exponent;
-    uint32_t half = mantissa >> shift;
-    uint32_t rest = mantissa & ((1u << shift) - 1);
-    uint32_t midpoint = 1u << (shift - 1);
-    if (rest > midpoint || (rest == midpoint && (half & 1)))
-      ++half;
-    return sign | half;
-  }
-  uint32_t half = sign | (exponent << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half;
-  return half;
-}
-
-float fromF16(uint16_t bits) {
-  uint32_t sign = uint32_t(bits & 0x8000) << 16;
-  int exponent = (bits >> 10) & 0x1f;
-  uint32_t mantissa = bits & 0x3ff;
-  if (exponent == 0) {
-    if (mantissa == 0)
-      return bitsFloat(sign);
-    float value = std::ldexp(float(mantissa), -24);
-    return sign ? -value : value;
-  }
-  if (exponent == 31)
-    return bitsFloat(sign | 0x7f800000 | (mantissa << 13));
-  return bitsFloat(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
-}
-
 /// splitmix64: small, fast and the same on every machine.
 struct Random {
   uint64_t state;
@@ -110,12 +45,12 @@ double HostBuffer::get(int64_t i) const {
   case DType::BF16: {
     uint16_t v;
     std::memcpy(&v, p, 2);
-    return fromBF16(v);
+    return decodeBF16(v);
   }
   case DType::F16: {
     uint16_t v;
     std::memcpy(&v, p, 2);
-    return fromF16(v);
+    return decodeF16(v);
   }
   case DType::I32: {
     int32_t v;
@@ -142,12 +77,12 @@ void HostBuffer::set(int64_t i, double value) {
     return;
   }
   case DType::BF16: {
-    uint16_t v = toBF16(float(value));
+    uint16_t v = encodeBF16(float(value));
     std::memcpy(p, &v, 2);
     return;
   }
   case DType::F16: {
-    uint16_t v = toF16(float(value));
+    uint16_t v = encodeF16(float(value));
     std::memcpy(p, &v, 2);
     return;
   }

@@ -23,18 +23,55 @@ cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.mlir | ->"),
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(category));
-cl::opt<std::string> emit("emit", cl::desc("What to write: mlir (the verified "
-                                           "model)"),
-                          cl::value_desc("kind"), cl::init("mlir"),
-                          cl::cat(category));
+cl::opt<std::string> emit(
+    "emit",
+    cl::desc("What to write: mlir (the verified model, the default), fused "
+             "(after fusion and kernel emission), ptx, plan (launch plan "
+             "JSON), summary (kernels and bytes before and after fusion)"),
+    cl::value_desc("kind"), cl::cat(category));
+cl::opt<bool> noFuse("no-fuse",
+                     cl::desc("Compile one kernel per op (the unfused "
+                              "baseline)"),
+                     cl::cat(category));
+cl::opt<bool> explain("fuse-explain",
+                      cl::desc("Remark on every fusion decision about a "
+                               "shared producer, refusals included"),
+                      cl::cat(category));
+cl::opt<std::string> chip("chip", cl::desc("SM architecture (default sm_90)"),
+                          cl::init("sm_90"), cl::cat(category));
+cl::opt<std::string> toolkit(
+    "cuda-toolkit",
+    cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
+             "/usr/local/cuda), none (polynomial approximations) or a path"),
+    cl::init("auto"), cl::cat(category));
+cl::opt<bool> bench("bench",
+                    cl::desc("Run on the GPU: P50/P99/mean latency, per-kernel "
+                             "P50, GB/s and % of a same-run copy"),
+                    cl::cat(category));
+cl::opt<bool> check("check",
+                    cl::desc("Run on the GPU and compare every output with "
+                             "the CPU reference of the unfused model"),
+                    cl::cat(category));
+cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
+                    cl::init(10), cl::cat(category));
+cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
+                        cl::cat(category));
+cl::opt<bool> json("json", cl::desc("Print the --bench measurement as JSON"),
+                   cl::cat(category));
+cl::opt<unsigned long long> seed("seed",
+                                 cl::desc("Seed of the generated inputs (1)"),
+                                 cl::init(1), cl::cat(category));
 
 const char *overview =
     "opt-fuse: the opfuse operator-fusion compiler\n\n"
     "Reads a model in the fuse dialect (a file, or - for standard input),\n"
-    "verifies it and writes the requested output.\n\n"
-    "  opt-fuse model.mlir                 print the verified model\n"
-    "  opt-fuse model.mlir -o out.mlir     write it to a file\n"
-    "  cat model.mlir | opt-fuse -         read standard input\n";
+    "fuses its operators into GPU kernels and writes what --emit asks for;\n"
+    "with --bench/--check it runs the kernels on the GPU.\n\n"
+    "  opt-fuse model.mlir                      print the verified model\n"
+    "  opt-fuse model.mlir --emit=ptx -o m.ptx  write the kernels' PTX\n"
+    "  opt-fuse model.mlir --emit=plan          the launch plan (JSON)\n"
+    "  opt-fuse model.mlir --emit=summary       kernels before -> after\n"
+    "  opt-fuse model.mlir --bench --check      time it and check numerics\n";
 } // namespace
 
 int main(int argc, char **argv) {
@@ -54,16 +91,32 @@ int main(int argc, char **argv) {
                     "standard input; see --help)\n";
     return opfuse::ExitUsage;
   }
-  std::optional<opfuse::EmitKind> kind = opfuse::parseEmitKind(emit);
-  if (!kind) {
-    llvm::errs() << "opt-fuse: error: unknown --emit value '" << emit
-                 << "' (expected one of: " << opfuse::listEmitKinds() << ")\n";
+  opfuse::DriverOptions options;
+  if (emit.getNumOccurrences()) {
+    std::optional<opfuse::EmitKind> kind = opfuse::parseEmitKind(emit);
+    if (!kind) {
+      llvm::errs() << "opt-fuse: error: unknown --emit value '" << emit
+                   << "' (expected one of: " << opfuse::listEmitKinds()
+                   << ")\n";
+      return opfuse::ExitUsage;
+    }
+    options.emit = kind;
+  }
+  if (warmup < 0 || iterations < 1) {
+    llvm::errs() << "opt-fuse: error: --warmup must be >= 0 and --iters >= 1\n";
     return opfuse::ExitUsage;
   }
-
-  opfuse::DriverOptions options;
   options.inputPath = inputPath;
   options.outputPath = outputPath;
-  options.emit = *kind;
+  options.fuse = !noFuse;
+  options.explain = explain;
+  options.chip = chip;
+  options.cudaToolkit = toolkit;
+  options.bench = bench;
+  options.check = check;
+  options.warmup = warmup;
+  options.iterations = iterations;
+  options.json = json;
+  options.seed = seed;
   return opfuse::runDriver(options);
 }

@@ -1,8 +1,8 @@
 //===- Driver.h - What opt-fuse does with its options -----------*- C++ -*-===//
 //
-// The driver library behind opt-fuse: load and check a model, run what was
-// asked for, write the outputs. The tool only parses its command line into
-// DriverOptions and calls runDriver.
+// The driver library behind opt-fuse: load and check a model, compile it,
+// write what was asked for, and run it on the GPU. The tool only parses its
+// command line into DriverOptions and calls runDriver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -27,14 +28,22 @@ namespace opfuse {
 
 /// What opt-fuse writes.
 enum class EmitKind {
-  /// The verified module, as MLIR text.
+  /// The verified model, as MLIR text.
   Mlir,
+  /// The model after fusion and kernel emission (groups and gpu.module).
+  Fused,
+  /// The kernels' PTX.
+  Ptx,
+  /// The launch plan, as JSON (docs/plan-format.md).
+  Plan,
+  /// Kernels and bytes before and after fusion, and the PTX size.
+  Summary,
 };
 
 /// Parses an --emit value; nullopt for an unknown one.
 std::optional<EmitKind> parseEmitKind(llvm::StringRef value);
 
-/// The accepted --emit values, for help and errors: "mlir".
+/// The accepted --emit values, for help and errors.
 const char *listEmitKinds();
 
 struct DriverOptions {
@@ -42,7 +51,18 @@ struct DriverOptions {
   std::string inputPath;
   /// Output path, or "-" for standard output.
   std::string outputPath = "-";
-  EmitKind emit = EmitKind::Mlir;
+  /// Unset: mlir, unless --bench or --check asked for a run instead.
+  std::optional<EmitKind> emit;
+  bool fuse = true;
+  bool explain = false;
+  std::string chip = "sm_90";
+  std::string cudaToolkit = "auto";
+  bool bench = false;
+  bool check = false;
+  int warmup = 10;
+  int iterations = 100;
+  bool json = false;
+  uint64_t seed = 1;
 };
 
 /// Reads `path` and parses it as a fuse model: the module verifies, holds at

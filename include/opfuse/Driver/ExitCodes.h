@@ -20,6 +20,15 @@ enum ExitCode : int {
   ExitUsage = 2,
   /// An input could not be read or an output could not be written.
   ExitIO = 3,
+  /// The model is valid but cannot be compiled yet: an op without a GPU
+  /// emitter, or kernel serialisation failed.
+  ExitUnsupported = 4,
+  /// --bench or --check needs a GPU, and there is no driver or no device.
+  ExitNoGpu = 5,
+  /// --check: an output differs from the reference beyond its tolerance.
+  ExitCheckFailed = 6,
+  /// A CUDA call failed while running the kernels.
+  ExitGpuError = 7,
 };
 
 /// The table printed by --help, one line per code.

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: PyTorch eager, torch.compile and opfuse.
+
+Runs on the GPU machine, in one process per framework but one script and
+one GPU: the same graphs, shapes and dtypes; CUDA-event timing after
+warm-up; P50 and P99 over the same number of runs. GB/s counts the bytes of
+the graph's inputs and outputs (what a perfectly fused kernel moves), for
+every framework alike, and % of copy divides by a device-to-device copy
+measured in the same run.
+
+    python3 bench/compare.py --opt-fuse build/bin/opt-fuse [--iters 100]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def ew_chain(x, b):
+    return torch.tanh(x * torch.sigmoid(1.702 * x) + b) * 0.5 + x
+
+
+def bias_gelu_residual(x, bias, residual):
+    return F.gelu(x + bias) + residual
+
+
+GRAPHS = {
+    # name: (model file, function, input shapes, dtype)
+    "ew_chain": ("examples/ew_chain.mlir", ew_chain,
+                 [(8192, 8192), (8192,)], torch.float32),
+    "bias_gelu_residual": ("examples/bias_gelu_residual.mlir",
+                           bias_gelu_residual,
+                           [(16384, 4096), (4096,), (16384, 4096)],
+                           torch.bfloat16),
+}
+
+
+def percentile(samples, q):
+    ordered = sorted(samples)
+    index = max(0, min(len(ordered) - 1, int(-(-q * len(ordered) // 1)) - 1))
+    return ordered[index]
+
+
+def time_cuda(fn, warmup, iters):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    for _ in range(iters):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) * 1000.0)  # us
+    return percentile(samples, 0.5), percentile(samples, 0.99)
+
+
+def copy_gbs(nbytes, warmup, iters):
+    nbytes = max(nbytes // 2, 256 << 20)
+    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    p50, _ = time_cuda(lambda: dst.copy_(src), warmup, iters)
+    return 2 * nbytes / (p50 * 1e3)
+
+
+def run_opfuse(opt_fuse, model, warmup, iters):
+    command = [opt_fuse, os.path.join(ROOT, model), "--bench", "--json",
+               "--warmup", str(warmup), "--iters", str(iters)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n"
+                           f"{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opt-fuse", default=os.path.join(ROOT, "build/bin/opt-fuse"))
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=100)
+    parser.add_argument("--graphs", nargs="*", default=list(GRAPHS))
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args()
+
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    rows = []
+    for name in args.graphs:
+        model, fn, shapes, dtype = GRAPHS[name]
+        generator = torch.Generator(device="cuda").manual_seed(0)
+        inputs = [torch.rand(s, device="cuda", dtype=torch.float32,
+                             generator=generator).mul_(4).sub_(2).to(dtype)
+                  for s in shapes]
+        out = fn(*inputs)
+        nbytes = sum(t.numel() * t.element_size() for t in inputs) + \
+            out.numel() * out.element_size()
+        copy = copy_gbs(nbytes, args.warmup, args.iters)
+        compiled = torch.compile(fn)
+        compiled(*inputs)  # compile outside the timing
+        for label, call in (("eager", lambda: fn(*inputs)),
+                            ("torch.compile", lambda: compiled(*inputs))):
+            p50, p99 = time_cuda(call, args.warmup, args.iters)
+            gbs = nbytes / (p50 * 1e3)
+            rows.append((name, label, p50, p99, gbs, 100 * gbs / copy))
+        result = run_opfuse(args.opt_fuse, model, args.warmup, args.iters)
+        p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
+        gbs = nbytes / (p50 * 1e3)
+        rows.append((name, "opfuse", p50, p99, gbs, 100 * gbs / copy))
+        rows.append((name, "(copy)", 0, 0, copy, 100.0))
+        rows.append((name, "(opfuse's own copy)", 0, 0,
+                     result["copy_gbs"], 100 * result["copy_gbs"] / copy))
+
+    print(f"{'graph':<20} {'framework':<20} {'p50 us':>10} {'p99 us':>10} "
+          f"{'GB/s':>8} {'% copy':>7}")
+    for name, label, p50, p99, gbs, pct in rows:
+        print(f"{name:<20} {label:<20} {p50:>10.1f} {p99:>10.1f} "
+              f"{gbs:>8.0f} {pct:>6.1f}%")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([dict(zip(("graph", "framework", "p50_us", "p99_us",
+                                 "gbs", "percent_of_copy"), r)) for r in rows],
+                      f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

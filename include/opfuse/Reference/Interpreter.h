@@ -1,0 +1,46 @@
+//===- Interpreter.h - CPU reference for fuse functions ---------*- C++ -*-===//
+//
+// Evaluates a fuse function on the CPU, op by op, as the unfused model
+// means it: every op computes in double and rounds its result to its
+// element type (f16/bf16 round to nearest even), reductions accumulate in
+// f32 (or f64 on request). Collectives run as on one device of n holding
+// identical data: all_reduce is the identity, all_gather tiles its input n
+// times, reduce_scatter keeps the first shard. No GPU involved.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_REFERENCE_INTERPRETER_H
+#define OPFUSE_REFERENCE_INTERPRETER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <vector>
+
+namespace opfuse::reference {
+
+struct Tensor {
+  mlir::Type elementType;
+  llvm::SmallVector<int64_t> shape;
+  std::vector<double> data;
+  int64_t size() const { return data.size(); }
+};
+
+struct Options {
+  /// Accumulate reductions, norms and matmuls in f64 instead of f32.
+  bool f64Accumulation = false;
+};
+
+/// `value` rounded to what `elementType` can hold.
+double roundTo(mlir::Type elementType, double value);
+
+/// Runs `func` on `arguments`; fails with a diagnostic at the op it cannot
+/// evaluate (an out-of-range gather index, a resource without data).
+mlir::FailureOr<llvm::SmallVector<Tensor>>
+interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> arguments,
+          const Options &options = {});
+
+} // namespace opfuse::reference
+
+#endif // OPFUSE_REFERENCE_INTERPRETER_H

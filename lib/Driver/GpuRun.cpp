@@ -1,0 +1,159 @@
+//===- GpuRun.cpp - --bench and --check of opt-fuse -----------------------===//
+//
+// The same seeded inputs go to the GPU and to the reference interpreter on
+// the unfused model; each output is compared against per-dtype tolerances
+// (docs/numerics.md): |gpu - ref| <= atol + rtol * |ref|, NaN matching NaN.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuRun.h"
+
+#include "opfuse/Reference/Interpreter.h"
+#include "opfuse/Runtime/Executor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace opfuse {
+
+namespace {
+
+struct Tolerance {
+  double atol, rtol;
+};
+
+Tolerance toleranceFor(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return {1e-5, 1e-5};
+  case DType::F16:
+    return {1e-3, 1e-3};
+  case DType::BF16:
+    return {1e-2, 1e-2};
+  default:
+    return {0, 0};
+  }
+}
+
+Type elementTypeOf(MLIRContext *context, DType dtype) {
+  Builder b(context);
+  switch (dtype) {
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::I1:
+    return b.getI1Type();
+  }
+  return {};
+}
+
+/// Compares every output; prints one line each; true when all pass.
+bool checkOutputs(func::FuncOp func, const LaunchPlan &plan,
+                  const std::vector<HostBuffer> &inputs,
+                  const std::vector<HostBuffer> &outputs) {
+  SmallVector<reference::Tensor> arguments;
+  for (const HostBuffer &input : inputs) {
+    reference::Tensor tensor;
+    tensor.elementType = elementTypeOf(func.getContext(), input.dtype);
+    tensor.shape.assign(input.shape.begin(), input.shape.end());
+    tensor.data.resize(input.elements());
+    for (int64_t i = 0; i < input.elements(); ++i)
+      tensor.data[i] = input.get(i);
+    arguments.push_back(std::move(tensor));
+  }
+  FailureOr<SmallVector<reference::Tensor>> expected =
+      reference::interpret(func, arguments);
+  if (failed(expected))
+    return false;
+  bool allPass = true;
+  for (auto [index, output] : llvm::enumerate(outputs)) {
+    const reference::Tensor &ref = (*expected)[index];
+    Tolerance tol = toleranceFor(output.dtype);
+    double maxAbs = 0, maxRel = 0;
+    int64_t failures = 0, firstFailure = -1;
+    for (int64_t i = 0; i < output.elements(); ++i) {
+      double got = output.get(i), want = ref.data[i];
+      if (std::isnan(got) && std::isnan(want))
+        continue;
+      if (got == want)
+        continue;
+      double abs = std::fabs(got - want);
+      if (std::isnan(abs))
+        abs = INFINITY;
+      maxAbs = std::max(maxAbs, abs);
+      if (std::fabs(want) > tol.atol)
+        maxRel = std::max(maxRel, abs / std::fabs(want));
+      if (!(abs <= tol.atol + tol.rtol * std::fabs(want))) {
+        if (firstFailure < 0)
+          firstFailure = i;
+        ++failures;
+      }
+    }
+    const bool pass = failures == 0;
+    allPass &= pass;
+    llvm::outs() << llvm::formatv(
+        "check output #{0} ({1}, {2} elements): max abs {3:e3}, max rel "
+        "{4:e3}, tolerance atol {5:e1} rtol {6:e1}: {7}\n",
+        index, dtypeName(output.dtype), output.elements(), maxAbs, maxRel,
+        tol.atol, tol.rtol, pass ? "PASS" : "FAIL");
+    if (!pass)
+      llvm::outs() << llvm::formatv(
+          "  {0} elements out of tolerance; first at {1}: got {2}, "
+          "expected {3}\n",
+          failures, firstFailure, output.get(firstFailure),
+          ref.data[firstFailure]);
+  }
+  (void)plan;
+  return allPass;
+}
+
+} // namespace
+
+int runOnGpu(const DriverOptions &options, ModuleOp original,
+             const std::string &ptx, const LaunchPlan &plan) {
+  llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
+  if (!driver) {
+    bool unavailable = driver.errorIsA<cuda::UnavailableError>();
+    llvm::errs() << "opt-fuse: error: " << llvm::toString(driver.takeError())
+                 << "\n";
+    return unavailable ? ExitNoGpu : ExitGpuError;
+  }
+  std::vector<HostBuffer> inputs = generateInputs(plan, options.seed);
+  BenchOptions bench;
+  bench.warmup = options.warmup;
+  bench.iterations = options.bench ? options.iterations : 0;
+  bench.progress = options.bench && llvm::sys::Process::StandardErrIsDisplayed();
+  llvm::Expected<BenchResult> result =
+      runPlan(**driver, ptx, plan, inputs, bench);
+  if (!result) {
+    llvm::errs() << "opt-fuse: error: " << llvm::toString(result.takeError())
+                 << "\n";
+    return ExitGpuError;
+  }
+  if (options.bench) {
+    if (options.json)
+      printBenchJson(llvm::outs(), plan, *result);
+    else
+      printBench(llvm::outs(), plan, *result);
+  }
+  if (options.check) {
+    auto functions = original.getOps<func::FuncOp>();
+    if (!checkOutputs(*functions.begin(), plan, inputs, result->outputs))
+      return ExitCheckFailed;
+  }
+  return ExitSuccess;
+}
+
+} // namespace opfuse

@@ -1,0 +1,18 @@
+//===- GpuRun.h - --bench and --check of opt-fuse ---------------*- C++ -*-===//
+
+#ifndef OPFUSE_LIB_DRIVER_GPURUN_H
+#define OPFUSE_LIB_DRIVER_GPURUN_H
+
+#include "opfuse/Driver/Driver.h"
+#include "opfuse/Runtime/LaunchPlan.h"
+
+namespace opfuse {
+
+/// Runs the compiled plan on the GPU: benchmarks it with --bench, compares
+/// its outputs with the reference interpreter on `original` with --check.
+int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
+             const std::string &ptx, const LaunchPlan &plan);
+
+} // namespace opfuse
+
+#endif // OPFUSE_LIB_DRIVER_GPURUN_H

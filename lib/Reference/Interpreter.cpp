@@ -1,0 +1,578 @@
+//===- Interpreter.cpp - CPU reference for fuse functions -----------------===//
+//
+// Straightforward loops over row-major data: the point is to be obviously
+// right, not fast. Each op's result is rounded to its element type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Reference/Interpreter.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Runtime/HalfFloat.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse::reference {
+
+double roundTo(Type type, double v) {
+  if (type.isF32())
+    return static_cast<float>(v);
+  if (type.isBF16())
+    return decodeBF16(encodeBF16(static_cast<float>(v)));
+  if (type.isF16())
+    return decodeF16(encodeF16(static_cast<float>(v)));
+  if (type.isInteger(1))
+    return v != 0 ? 1 : 0;
+  if (std::isnan(v))
+    return 0;
+  if (type.isInteger(32))
+    return static_cast<int32_t>(static_cast<int64_t>(std::trunc(v)));
+  return static_cast<double>(static_cast<int64_t>(std::trunc(v)));
+}
+
+namespace {
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Linear index into `shape` (broadcast into `out`) of output index `i`.
+struct Broadcaster {
+  SmallVector<int64_t> outShape, strides;
+  Broadcaster(ArrayRef<int64_t> out, ArrayRef<int64_t> in) : outShape(out) {
+    strides.assign(out.size(), 0);
+    SmallVector<int64_t> inStrides = stridesOf(in);
+    int64_t offset = out.size() - in.size();
+    for (size_t d = 0; d < in.size(); ++d)
+      if (in[d] != 1)
+        strides[offset + d] = inStrides[d];
+  }
+  int64_t map(int64_t i) const {
+    int64_t index = 0;
+    for (int64_t d = outShape.size() - 1; d >= 0; --d) {
+      index += (i % outShape[d]) * strides[d];
+      i /= outShape[d];
+    }
+    return index;
+  }
+};
+
+class Interpreter {
+public:
+  explicit Interpreter(const Options &options) : options(options) {}
+
+  FailureOr<SmallVector<Tensor>> run(Block &block, ArrayRef<Tensor> args) {
+    for (auto [arg, value] : llvm::zip(block.getArguments(), args))
+      values[arg] = value;
+    for (Operation &op : block) {
+      if (isa<func::ReturnOp, YieldOp>(op)) {
+        SmallVector<Tensor> results;
+        for (Value v : op.getOperands())
+          results.push_back(values.lookup(v));
+        return results;
+      }
+      if (failed(eval(op)))
+        return failure();
+    }
+    return SmallVector<Tensor>{};
+  }
+
+private:
+  double accumulate(double v) const {
+    return options.f64Accumulation ? v : static_cast<float>(v);
+  }
+
+  Tensor make(Value result) {
+    auto type = cast<RankedTensorType>(result.getType());
+    Tensor t;
+    t.elementType = type.getElementType();
+    t.shape.assign(type.getShape().begin(), type.getShape().end());
+    t.data.assign(product(type.getShape()), 0.0);
+    return t;
+  }
+
+  void set(Value result, Tensor t) {
+    for (double &v : t.data)
+      v = roundTo(t.elementType, v);
+    values[result] = std::move(t);
+  }
+
+  const Tensor &get(Value v) { return values[v]; }
+
+  /// Elementwise with NumPy broadcasting of every operand.
+  void elementwise(Operation &op,
+                   llvm::function_ref<double(ArrayRef<double>)> fn) {
+    Tensor out = make(op.getResult(0));
+    SmallVector<Broadcaster> maps;
+    for (Value operand : op.getOperands())
+      maps.emplace_back(out.shape, get(operand).shape);
+    SmallVector<double> args(op.getNumOperands());
+    for (int64_t i = 0; i < out.size(); ++i) {
+      for (unsigned k = 0; k < op.getNumOperands(); ++k)
+        args[k] = get(op.getOperand(k)).data[maps[k].map(i)];
+      out.data[i] = fn(args);
+    }
+    set(op.getResult(0), std::move(out));
+  }
+
+  LogicalResult constant(ConstantOp op) {
+    Tensor out = make(op.getResult());
+    Type type = out.elementType;
+    if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue())) {
+      int64_t i = 0;
+      if (isa<FloatType>(type))
+        for (APFloat v : dense.getValues<APFloat>())
+          out.data[i++] = v.convertToDouble();
+      else
+        for (APInt v : dense.getValues<APInt>())
+          out.data[i++] = type.isInteger(1) ? double(v.getZExtValue())
+                                            : double(v.getSExtValue());
+      set(op.getResult(), std::move(out));
+      return success();
+    }
+    auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue());
+    AsmResourceBlob *blob =
+        resource ? resource.getRawHandle().getBlob() : nullptr;
+    if (!blob)
+      return op.emitError("the reference interpreter has no data for this "
+                          "constant");
+    ArrayRef<char> bytes = blob->getData();
+    const int64_t width = getElementByteSize(type);
+    if (static_cast<int64_t>(bytes.size()) < out.size() * width)
+      return op.emitError("resource holds ")
+             << bytes.size() << " bytes but the tensor needs "
+             << out.size() * width;
+    for (int64_t i = 0; i < out.size(); ++i) {
+      const char *p = bytes.data() + i * width;
+      if (type.isF32()) {
+        float v;
+        std::memcpy(&v, p, 4);
+        out.data[i] = v;
+      } else if (type.isBF16() || type.isF16()) {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        out.data[i] = type.isBF16() ? decodeBF16(v) : decodeF16(v);
+      } else if (type.isInteger(32)) {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out.data[i] = v;
+      } else if (type.isInteger(64)) {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out.data[i] = double(v);
+      } else {
+        out.data[i] = *p ? 1 : 0;
+      }
+    }
+    set(op.getResult(), std::move(out));
+    return success();
+  }
+
+  /// Sum, max or mean over `axes`.
+  void reduce(Operation &op, ArrayRef<int64_t> axes, int kind) {
+    const Tensor &in = get(op.getOperand(0));
+    Tensor out = make(op.getResult(0));
+    SmallVector<int64_t> keptShape(in.shape);
+    for (int64_t a : axes)
+      keptShape[a] = 1;
+    Broadcaster toOut(keptShape, keptShape); // identity strides on kept dims
+    SmallVector<int64_t> inStrides = stridesOf(in.shape);
+    SmallVector<int64_t> outStrides = stridesOf(keptShape);
+    std::vector<double> acc(out.size(),
+                            kind == 1 ? -std::numeric_limits<double>::infinity()
+                                      : 0.0);
+    for (int64_t i = 0; i < in.size(); ++i) {
+      int64_t o = 0, rest = i;
+      for (int64_t d = in.shape.size() - 1; d >= 0; --d) {
+        int64_t idx = rest % in.shape[d];
+        rest /= in.shape[d];
+        if (keptShape[d] != 1 || in.shape[d] == 1)
+          o += (keptShape[d] == 1 ? 0 : idx) * outStrides[d];
+      }
+      double v = in.data[i];
+      if (kind == 1)
+        acc[o] = (std::isnan(v) || v > acc[o]) ? v : acc[o];
+      else
+        acc[o] = accumulate(acc[o] + v);
+    }
+    const int64_t count = in.size() / std::max<int64_t>(out.size(), 1);
+    for (int64_t o = 0; o < out.size(); ++o)
+      out.data[o] = kind == 2 ? acc[o] / count : acc[o];
+    (void)toOut;
+    set(op.getResult(0), std::move(out));
+  }
+
+  /// Rows of `cols` elements: a normalisation over [axis, rank).
+  void normalize(Operation &op, Value inputValue, int64_t axis, Value scale,
+                 Value bias, double epsilon, bool rms) {
+    const Tensor &in = get(inputValue);
+    Tensor out = make(op.getResult(0));
+    const int64_t cols = product(ArrayRef<int64_t>(in.shape).drop_front(axis));
+    const int64_t rows = in.size() / cols;
+    for (int64_t r = 0; r < rows; ++r) {
+      const double *x = in.data.data() + r * cols;
+      double mean = 0, var = 0;
+      if (!rms) {
+        for (int64_t c = 0; c < cols; ++c)
+          mean = accumulate(mean + x[c]);
+        mean /= cols;
+      }
+      for (int64_t c = 0; c < cols; ++c)
+        var = accumulate(var + (x[c] - mean) * (x[c] - mean));
+      var /= cols;
+      const double inv = 1.0 / std::sqrt(var + epsilon);
+      for (int64_t c = 0; c < cols; ++c) {
+        double y = (x[c] - mean) * inv;
+        if (scale)
+          y *= get(scale).data[c];
+        if (bias)
+          y += get(bias).data[c];
+        out.data[r * cols + c] = y;
+      }
+    }
+    set(op.getResult(0), std::move(out));
+  }
+
+  LogicalResult eval(Operation &op);
+
+  const Options &options;
+  DenseMap<Value, Tensor> values;
+};
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+double gelu(double x, GeluApproximation kind) {
+  if (kind == GeluApproximation::tanh)
+    return 0.5 * x *
+           (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + std::erf(x * 0.7071067811865476));
+}
+
+bool compare(CompareDirection d, double a, double b) {
+  switch (d) {
+  case CompareDirection::eq:
+    return a == b;
+  case CompareDirection::ne:
+    return a != b;
+  case CompareDirection::lt:
+    return a < b;
+  case CompareDirection::le:
+    return a <= b;
+  case CompareDirection::gt:
+    return a > b;
+  case CompareDirection::ge:
+    return a >= b;
+  }
+  return false;
+}
+
+double fmaxNaN(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+}
+double fminNaN(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+}
+
+LogicalResult Interpreter::eval(Operation &op) {
+  using Args = ArrayRef<double>;
+  bool isInt = false;
+  if (op.getNumOperands() > 0)
+    if (auto t = dyn_cast<RankedTensorType>(op.getOperand(0).getType()))
+      isInt = isa<IntegerType>(t.getElementType());
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](ConstantOp c) { return constant(c); })
+      .Case([&](NegOp) { elementwise(op, [](Args a) { return -a[0]; }); return success(); })
+      .Case([&](AbsOp) { elementwise(op, [](Args a) { return std::fabs(a[0]); }); return success(); })
+      .Case([&](ExpOp) { elementwise(op, [](Args a) { return std::exp(a[0]); }); return success(); })
+      .Case([&](LogOp) { elementwise(op, [](Args a) { return std::log(a[0]); }); return success(); })
+      .Case([&](SqrtOp) { elementwise(op, [](Args a) { return std::sqrt(a[0]); }); return success(); })
+      .Case([&](RsqrtOp) { elementwise(op, [](Args a) { return 1.0 / std::sqrt(a[0]); }); return success(); })
+      .Case([&](TanhOp) { elementwise(op, [](Args a) { return std::tanh(a[0]); }); return success(); })
+      .Case([&](SigmoidOp) { elementwise(op, [](Args a) { return sigmoid(a[0]); }); return success(); })
+      .Case([&](SiluOp) { elementwise(op, [](Args a) { return a[0] * sigmoid(a[0]); }); return success(); })
+      .Case([&](ErfOp) { elementwise(op, [](Args a) { return std::erf(a[0]); }); return success(); })
+      .Case([&](ReciprocalOp) { elementwise(op, [](Args a) { return 1.0 / a[0]; }); return success(); })
+      .Case([&](ReluOp) { elementwise(op, [](Args a) { return std::isnan(a[0]) ? a[0] : std::max(a[0], 0.0); }); return success(); })
+      .Case([&](GeluOp g) {
+        GeluApproximation kind = g.getApproximate();
+        elementwise(op, [kind](Args a) { return gelu(a[0], kind); });
+        return success();
+      })
+      .Case([&](CastOp) { elementwise(op, [](Args a) { return a[0]; }); return success(); })
+      .Case([&](AddOp) { elementwise(op, [](Args a) { return a[0] + a[1]; }); return success(); })
+      .Case([&](SubOp) { elementwise(op, [](Args a) { return a[0] - a[1]; }); return success(); })
+      .Case([&](MulOp) { elementwise(op, [](Args a) { return a[0] * a[1]; }); return success(); })
+      .Case([&](DivOp) {
+        elementwise(op, [isInt](Args a) {
+          if (isInt)
+            return a[1] == 0 ? 0.0 : std::trunc(a[0] / a[1]);
+          return a[0] / a[1];
+        });
+        return success();
+      })
+      .Case([&](MaxOp) { elementwise(op, [](Args a) { return fmaxNaN(a[0], a[1]); }); return success(); })
+      .Case([&](MinOp) { elementwise(op, [](Args a) { return fminNaN(a[0], a[1]); }); return success(); })
+      .Case([&](PowOp) { elementwise(op, [](Args a) { return std::pow(a[0], a[1]); }); return success(); })
+      .Case([&](CompareOp c) {
+        CompareDirection d = c.getDirection();
+        elementwise(op, [d](Args a) { return compare(d, a[0], a[1]) ? 1.0 : 0.0; });
+        return success();
+      })
+      .Case([&](SelectOp) { elementwise(op, [](Args a) { return a[0] != 0 ? a[1] : a[2]; }); return success(); })
+      .Case([&](BroadcastToOp) { elementwise(op, [](Args a) { return a[0]; }); return success(); })
+      .Case([&](ReduceSumOp r) { reduce(op, r.getAxes(), 0); return success(); })
+      .Case([&](ReduceMaxOp r) { reduce(op, r.getAxes(), 1); return success(); })
+      .Case([&](ReduceMeanOp r) { reduce(op, r.getAxes(), 2); return success(); })
+      .Case([&](SoftmaxOp s) {
+        const Tensor &in = get(s.getInput());
+        Tensor out = make(s.getResult());
+        const int64_t axis = s.getAxis();
+        const int64_t n = in.shape[axis];
+        const int64_t inner = product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
+        const int64_t outer = in.size() / (n * inner);
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            auto at = [&](int64_t k) { return (o * n + k) * inner + i; };
+            double m = -std::numeric_limits<double>::infinity(), sum = 0;
+            for (int64_t k = 0; k < n; ++k)
+              m = std::max(m, in.data[at(k)]);
+            for (int64_t k = 0; k < n; ++k)
+              sum = accumulate(sum + std::exp(in.data[at(k)] - m));
+            for (int64_t k = 0; k < n; ++k)
+              out.data[at(k)] = std::exp(in.data[at(k)] - m) / sum;
+          }
+        set(s.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](LayerNormOp l) {
+        normalize(op, l.getInput(), l.getAxis(), l.getScale(), l.getBias(),
+                  l.getEpsilon().convertToDouble(), /*rms=*/false);
+        return success();
+      })
+      .Case([&](RmsNormOp r) {
+        normalize(op, r.getInput(), r.getAxis(), r.getScale(), Value(),
+                  r.getEpsilon().convertToDouble(), /*rms=*/true);
+        return success();
+      })
+      .Case([&](ReshapeOp r) {
+        Tensor out = get(r.getInput());
+        Tensor shaped = make(r.getResult());
+        shaped.data = std::move(out.data);
+        set(r.getResult(), std::move(shaped));
+        return success();
+      })
+      .Case([&](TransposeOp t) {
+        const Tensor &in = get(t.getInput());
+        Tensor out = make(t.getResult());
+        SmallVector<int64_t> inStrides = stridesOf(in.shape);
+        ArrayRef<int64_t> perm = t.getPermutation();
+        for (int64_t i = 0; i < out.size(); ++i) {
+          int64_t rest = i, src = 0;
+          for (int64_t d = out.shape.size() - 1; d >= 0; --d) {
+            src += (rest % out.shape[d]) * inStrides[perm[d]];
+            rest /= out.shape[d];
+          }
+          out.data[i] = in.data[src];
+        }
+        set(t.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](SliceOp s) {
+        const Tensor &in = get(s.getInput());
+        Tensor out = make(s.getResult());
+        SmallVector<int64_t> inStrides = stridesOf(in.shape);
+        for (int64_t i = 0; i < out.size(); ++i) {
+          int64_t rest = i, src = 0;
+          for (int64_t d = out.shape.size() - 1; d >= 0; --d) {
+            src += (s.getOffsets()[d] + (rest % out.shape[d]) * s.getStrides()[d]) *
+                   inStrides[d];
+            rest /= out.shape[d];
+          }
+          out.data[i] = in.data[src];
+        }
+        set(s.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](ConcatOp c) {
+        Tensor out = make(c.getResult());
+        const int64_t axis = c.getAxis();
+        const int64_t inner = product(ArrayRef<int64_t>(out.shape).drop_front(axis + 1));
+        const int64_t outer = product(ArrayRef<int64_t>(out.shape).take_front(axis));
+        int64_t base = 0;
+        for (Value v : c.getInputs()) {
+          const Tensor &in = get(v);
+          const int64_t n = in.shape[axis];
+          for (int64_t o = 0; o < outer; ++o)
+            for (int64_t k = 0; k < n * inner; ++k)
+              out.data[(o * out.shape[axis] + base) * inner + k] =
+                  in.data[o * n * inner + k];
+          base += n;
+        }
+        set(c.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](GatherOp g) -> LogicalResult {
+        const Tensor &data = get(g.getData());
+        const Tensor &indices = get(g.getIndices());
+        Tensor out = make(g.getResult());
+        const int64_t axis = g.getAxis();
+        const int64_t n = data.shape[axis];
+        const int64_t inner = product(ArrayRef<int64_t>(data.shape).drop_front(axis + 1));
+        const int64_t outer = product(ArrayRef<int64_t>(data.shape).take_front(axis));
+        const int64_t count = indices.size();
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t j = 0; j < count; ++j) {
+            int64_t index = static_cast<int64_t>(indices.data[j]);
+            if (index < 0 || index >= n)
+              return g.emitError("index ")
+                     << index << " at position " << j
+                     << " is out of range for a dimension of size " << n;
+            for (int64_t k = 0; k < inner; ++k)
+              out.data[(o * count + j) * inner + k] =
+                  data.data[(o * n + index) * inner + k];
+          }
+        set(g.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](MatmulOp m) {
+        const Tensor &a = get(m.getLhs());
+        const Tensor &b = get(m.getRhs());
+        Tensor out = make(m.getResult());
+        const int64_t r = out.shape.size();
+        const int64_t rows = out.shape[r - 2], cols = out.shape[r - 1];
+        const int64_t k = m.getContractionSize();
+        const int64_t batches = out.size() / (rows * cols);
+        SmallVector<int64_t> batchShape(out.shape.begin(), out.shape.end() - 2);
+        Broadcaster aBatch(batchShape, ArrayRef<int64_t>(a.shape).drop_back(2));
+        Broadcaster bBatch(batchShape, ArrayRef<int64_t>(b.shape).drop_back(2));
+        const bool ta = m.getTransposeA(), tb = m.getTransposeB();
+        for (int64_t batch = 0; batch < batches; ++batch) {
+          const double *pa = a.data.data() + aBatch.map(batch) * rows * k;
+          const double *pb = b.data.data() + bBatch.map(batch) * k * cols;
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+              double acc = 0;
+              for (int64_t x = 0; x < k; ++x)
+                acc = accumulate(acc + (ta ? pa[x * rows + i] : pa[i * k + x]) *
+                                           (tb ? pb[j * k + x] : pb[x * cols + j]));
+              out.data[(batch * rows + i) * cols + j] = acc;
+            }
+        }
+        set(m.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](Conv2DOp c) {
+        const Tensor &x = get(c.getInput());
+        const Tensor &w = get(c.getFilter());
+        Tensor out = make(c.getResult());
+        const int64_t N = x.shape[0], H = x.shape[1], W = x.shape[2], C = x.shape[3];
+        const int64_t F = w.shape[0], KH = w.shape[1], KW = w.shape[2], CG = w.shape[3];
+        const int64_t OH = out.shape[1], OW = out.shape[2];
+        const int64_t G = c.getGroups(), FG = F / G;
+        ArrayRef<int64_t> st = c.getStrides(), pad = c.getPadding(), dil = c.getDilation();
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t oh = 0; oh < OH; ++oh)
+            for (int64_t ow = 0; ow < OW; ++ow)
+              for (int64_t f = 0; f < F; ++f) {
+                const int64_t g = f / FG;
+                double acc = 0;
+                for (int64_t kh = 0; kh < KH; ++kh)
+                  for (int64_t kw = 0; kw < KW; ++kw) {
+                    const int64_t ih = oh * st[0] - pad[0] + kh * dil[0];
+                    const int64_t iw = ow * st[1] - pad[2] + kw * dil[1];
+                    if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                      continue;
+                    for (int64_t cg = 0; cg < CG; ++cg)
+                      acc = accumulate(
+                          acc + x.data[((n * H + ih) * W + iw) * C + g * CG + cg] *
+                                    w.data[((f * KH + kh) * KW + kw) * CG + cg]);
+                  }
+                out.data[((n * OH + oh) * OW + ow) * F + f] = acc;
+              }
+        set(c.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](AllReduceOp a) {
+        set(a.getResult(), get(a.getInput()));
+        return success();
+      })
+      .Case([&](AllGatherOp a) {
+        const Tensor &in = get(a.getInput());
+        Tensor out = make(a.getResult());
+        const int64_t axis = a.getAxis();
+        const int64_t n = in.shape[axis];
+        const int64_t inner = product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
+        for (int64_t i = 0; i < out.size(); ++i) {
+          int64_t o = i / (out.shape[axis] * inner);
+          int64_t k = (i / inner) % out.shape[axis] % n;
+          out.data[i] = in.data[(o * n + k) * inner + i % inner];
+        }
+        set(a.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](ReduceScatterOp r) {
+        const Tensor &in = get(r.getInput());
+        Tensor out = make(r.getResult());
+        const int64_t axis = r.getAxis();
+        const int64_t n = in.shape[axis], m = out.shape[axis];
+        const int64_t inner = product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
+        for (int64_t i = 0; i < out.size(); ++i) {
+          int64_t o = i / (m * inner);
+          int64_t k = (i / inner) % m;
+          out.data[i] = in.data[(o * n + k) * inner + i % inner];
+        }
+        set(r.getResult(), std::move(out));
+        return success();
+      })
+      .Case([&](GroupOp g) -> LogicalResult {
+        SmallVector<Tensor> inputs;
+        for (Value v : g.getInputs())
+          inputs.push_back(get(v));
+        Interpreter inner(options);
+        FailureOr<SmallVector<Tensor>> results =
+            inner.run(g.getBody().front(), inputs);
+        if (failed(results))
+          return failure();
+        for (auto [result, tensor] : llvm::zip(g.getResults(), *results))
+          values[result] = std::move(tensor);
+        return success();
+      })
+      .Default([&](Operation *other) {
+        return other->emitError("the reference interpreter cannot evaluate '")
+               << other->getName() << "'";
+      });
+}
+
+} // namespace
+
+FailureOr<SmallVector<Tensor>> interpret(func::FuncOp func,
+                                         ArrayRef<Tensor> arguments,
+                                         const Options &options) {
+  if (arguments.size() != func.getNumArguments())
+    return func.emitError("the reference interpreter got ")
+           << arguments.size() << " arguments for " << func.getNumArguments()
+           << " parameters";
+  Interpreter interpreter(options);
+  return interpreter.run(func.getBody().front(), arguments);
+}
+
+} // namespace opfuse::reference

@@ -1,0 +1,105 @@
+//===- opfuse-run.cpp - Run a compiled plan without the compiler ----------===//
+//
+// Loads PTX and a launch plan written by opt-fuse and runs or benchmarks
+// them with the runtime library alone (no MLIR linked).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Driver/ExitCodes.h"
+#include "opfuse/Runtime/Executor.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+using namespace opfuse;
+
+namespace {
+cl::OptionCategory category("opfuse-run options");
+cl::opt<std::string> ptxPath(cl::Positional, cl::desc("<kernels.ptx>"),
+                             cl::cat(category));
+cl::opt<std::string> planPath(cl::Positional, cl::desc("<plan.json>"),
+                              cl::cat(category));
+cl::opt<bool> bench("bench", cl::desc("Benchmark the plan"), cl::cat(category));
+cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
+                    cl::init(10), cl::cat(category));
+cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
+                        cl::cat(category));
+cl::opt<bool> json("json", cl::desc("Print the measurement as JSON"),
+                   cl::cat(category));
+cl::opt<unsigned long long> seed("seed",
+                                 cl::desc("Seed of the generated inputs (1)"),
+                                 cl::init(1), cl::cat(category));
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  std::string help =
+      std::string("opfuse-run: run opt-fuse's PTX and launch plan\n\n"
+                  "  opfuse-run model.ptx model.plan.json --bench\n\n") +
+      describeExitCodes();
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (!cl::ParseCommandLineOptions(argc, argv, help, &errorStream)) {
+    llvm::errs() << errorStream.str();
+    return ExitUsage;
+  }
+  if (ptxPath.empty() || planPath.empty()) {
+    llvm::errs() << "opfuse-run: error: expected a PTX file and a plan file "
+                    "(see --help)\n";
+    return ExitUsage;
+  }
+  auto ptx = llvm::MemoryBuffer::getFile(ptxPath);
+  auto planText = llvm::MemoryBuffer::getFile(planPath);
+  for (auto [path, buffer] : {std::pair{&ptxPath, &ptx}, {&planPath, &planText}})
+    if (!*buffer) {
+      llvm::errs() << "opfuse-run: error: cannot read '" << *path
+                   << "': " << buffer->getError().message() << "\n";
+      return ExitIO;
+    }
+  llvm::Expected<LaunchPlan> plan = parsePlanJson((*planText)->getBuffer());
+  if (!plan) {
+    llvm::errs() << "opfuse-run: error: " << planPath << ": "
+                 << llvm::toString(plan.takeError()) << "\n";
+    return ExitInvalidInput;
+  }
+  llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
+  if (!driver) {
+    bool unavailable = driver.errorIsA<cuda::UnavailableError>();
+    llvm::errs() << "opfuse-run: error: " << llvm::toString(driver.takeError())
+                 << "\n";
+    return unavailable ? ExitNoGpu : ExitGpuError;
+  }
+  BenchOptions options;
+  options.warmup = warmup;
+  options.iterations = bench ? int(iterations) : 0;
+  options.progress = bench && llvm::sys::Process::StandardErrIsDisplayed();
+  llvm::Expected<BenchResult> result =
+      runPlan(**driver, (*ptx)->getBuffer().str(), *plan,
+              generateInputs(*plan, seed), options);
+  if (!result) {
+    llvm::errs() << "opfuse-run: error: " << llvm::toString(result.takeError())
+                 << "\n";
+    return ExitGpuError;
+  }
+  if (bench) {
+    if (json)
+      printBenchJson(llvm::outs(), *plan, *result);
+    else
+      printBench(llvm::outs(), *plan, *result);
+  } else {
+    for (auto [index, output] : llvm::enumerate(result->outputs)) {
+      double sum = 0;
+      for (int64_t i = 0; i < output.elements(); ++i)
+        sum += output.get(i);
+      llvm::outs() << llvm::formatv("output #{0}: {1} elements, sum {2:e6}\n",
+                                    index, output.elements(), sum);
+    }
+  }
+  return ExitSuccess;
+}
