@@ -97,6 +97,12 @@ int runDriver(const DriverOptions &options) {
   if (!module)
     return exitCode;
 
+  if (options.checkFusion) {
+    int code = checkFusion(options, *module);
+    if (code != ExitSuccess || (!options.emit && !options.bench &&
+                                !options.check))
+      return code;
+  }
   const bool run = options.bench || options.check;
   std::optional<EmitKind> emit = options.emit;
   if (!emit && !run)

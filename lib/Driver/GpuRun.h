@@ -13,6 +13,10 @@ namespace opfuse {
 int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
              const std::string &ptx, const LaunchPlan &plan);
 
+/// Interprets `original` and its fused form on the same seeded inputs and
+/// compares the outputs bit for bit.
+int checkFusion(const DriverOptions &options, mlir::ModuleOp original);
+
 } // namespace opfuse
 
 #endif // OPFUSE_LIB_DRIVER_GPURUN_H

@@ -58,7 +58,10 @@ int64_t product(ArrayRef<int64_t> shape) {
 /// Linear index into `shape` (broadcast into `out`) of output index `i`.
 struct Broadcaster {
   SmallVector<int64_t> outShape, strides;
+  bool identity = false, scalar = false;
   Broadcaster(ArrayRef<int64_t> out, ArrayRef<int64_t> in) : outShape(out) {
+    identity = product(out) == product(in);
+    scalar = product(in) == 1;
     strides.assign(out.size(), 0);
     SmallVector<int64_t> inStrides = stridesOf(in);
     int64_t offset = out.size() - in.size();
@@ -67,6 +70,10 @@ struct Broadcaster {
         strides[offset + d] = inStrides[d];
   }
   int64_t map(int64_t i) const {
+    if (identity)
+      return i;
+    if (scalar)
+      return 0;
     int64_t index = 0;
     for (int64_t d = outShape.size() - 1; d >= 0; --d) {
       index += (i % outShape[d]) * strides[d];
@@ -83,6 +90,11 @@ public:
   FailureOr<SmallVector<Tensor>> run(Block &block, ArrayRef<Tensor> args) {
     for (auto [arg, value] : llvm::zip(block.getArguments(), args))
       values[arg] = value;
+    // Tensors of real models are large: drop each after its last use.
+    DenseMap<Value, Operation *> lastUse;
+    for (Operation &op : block)
+      for (Value operand : op.getOperands())
+        lastUse[operand] = &op;
     for (Operation &op : block) {
       if (isa<func::ReturnOp, YieldOp>(op)) {
         SmallVector<Tensor> results;
@@ -92,6 +104,9 @@ public:
       }
       if (failed(eval(op)))
         return failure();
+      for (Value operand : op.getOperands())
+        if (lastUse.lookup(operand) == &op)
+          values.erase(operand);
     }
     return SmallVector<Tensor>{};
   }
@@ -191,22 +206,21 @@ private:
   void reduce(Operation &op, ArrayRef<int64_t> axes, int kind) {
     const Tensor &in = get(op.getOperand(0));
     Tensor out = make(op.getResult(0));
-    SmallVector<int64_t> keptShape(in.shape);
+    // The output as the input's shape with reduced dimensions set to 1: the
+    // same row-major order with or without keepdims.
+    SmallVector<int64_t> kept(in.shape);
     for (int64_t a : axes)
-      keptShape[a] = 1;
-    Broadcaster toOut(keptShape, keptShape); // identity strides on kept dims
-    SmallVector<int64_t> inStrides = stridesOf(in.shape);
-    SmallVector<int64_t> outStrides = stridesOf(keptShape);
+      kept[a] = 1;
+    SmallVector<int64_t> keptStrides = stridesOf(kept);
     std::vector<double> acc(out.size(),
                             kind == 1 ? -std::numeric_limits<double>::infinity()
                                       : 0.0);
     for (int64_t i = 0; i < in.size(); ++i) {
       int64_t o = 0, rest = i;
       for (int64_t d = in.shape.size() - 1; d >= 0; --d) {
-        int64_t idx = rest % in.shape[d];
+        if (kept[d] != 1)
+          o += (rest % in.shape[d]) * keptStrides[d];
         rest /= in.shape[d];
-        if (keptShape[d] != 1 || in.shape[d] == 1)
-          o += (keptShape[d] == 1 ? 0 : idx) * outStrides[d];
       }
       double v = in.data[i];
       if (kind == 1)
@@ -217,7 +231,6 @@ private:
     const int64_t count = in.size() / std::max<int64_t>(out.size(), 1);
     for (int64_t o = 0; o < out.size(); ++o)
       out.data[o] = kind == 2 ? acc[o] / count : acc[o];
-    (void)toOut;
     set(op.getResult(0), std::move(out));
   }
 

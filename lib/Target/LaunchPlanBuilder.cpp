@@ -17,7 +17,6 @@ using namespace opfuse::fuse;
 
 namespace opfuse {
 
-namespace {
 std::optional<DType> toDType(Type type) {
   if (type.isF32())
     return DType::F32;
@@ -34,6 +33,7 @@ std::optional<DType> toDType(Type type) {
   return std::nullopt;
 }
 
+namespace {
 bool isKernelOp(Operation *op) {
   return !isa<ConstantOp, ReshapeOp, func::ReturnOp>(op);
 }

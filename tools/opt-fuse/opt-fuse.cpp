@@ -44,6 +44,11 @@ cl::opt<std::string> toolkit(
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
              "/usr/local/cuda), none (polynomial approximations) or a path"),
     cl::init("auto"), cl::cat(category));
+cl::opt<bool> checkFusion(
+    "check-fusion",
+    cl::desc("On the CPU: run the reference interpreter on the model before "
+             "and after fusion and require identical outputs"),
+    cl::cat(category));
 cl::opt<bool> bench("bench",
                     cl::desc("Run on the GPU: P50/P99/mean latency, per-kernel "
                              "P50, GB/s and % of a same-run copy"),
@@ -112,6 +117,7 @@ int main(int argc, char **argv) {
   options.explain = explain;
   options.chip = chip;
   options.cudaToolkit = toolkit;
+  options.checkFusion = checkFusion;
   options.bench = bench;
   options.check = check;
   options.warmup = warmup;

@@ -57,6 +57,9 @@ struct DriverOptions {
   bool explain = false;
   std::string chip = "sm_90";
   std::string cudaToolkit = "auto";
+  /// Run the model through the CPU reference before and after fusion and
+  /// require identical outputs (no GPU needed).
+  bool checkFusion = false;
   bool bench = false;
   bool check = false;
   int warmup = 10;

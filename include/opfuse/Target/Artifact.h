@@ -18,6 +18,9 @@
 
 namespace opfuse {
 
+/// The plan's name for an MLIR element type; nullopt when it has none.
+std::optional<DType> toDType(mlir::Type type);
+
 /// The PTX of gpu.binary @opfuse_kernels (format=isa). Fails, naming it,
 /// when a libdevice function was left unresolved.
 mlir::FailureOr<std::string> extractPtx(mlir::ModuleOp module);

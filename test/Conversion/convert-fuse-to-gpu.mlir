@@ -1,0 +1,80 @@
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+
+// An f32 kernel moves 16-byte vectors: 4 lanes. The full-shape input is
+// loaded at the vector's index, the row-vector bias contiguously at the
+// column index (one remainder by a constant per vector), and the group
+// records its kernel and launch configuration: 8192*64/4 vectors in
+// 512 blocks of 256 threads.
+// CHECK-LABEL: func.func @bias_tanh
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 512, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_tanh_k0}
+// CHECK: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90">]
+// CHECK: gpu.func @bias_tanh_k0(%[[X:.*]]: !llvm.ptr<1>, %[[B:.*]]: !llvm.ptr<1>, %[[Y:.*]]: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %c131072_i32
+// CHECK: scf.if %[[OK]]
+// CHECK: %[[BASE:.*]] = arith.muli %{{.*}}, %c4_i32
+// CHECK: llvm.getelementptr %[[X]][%[[BASE]]]
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: %[[COL:.*]] = arith.remui %[[BASE]], %c64_i32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-4: math.tanh
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @bias_tanh(%x: tensor<8192x64xf32>, %b: tensor<64xf32>) -> tensor<8192x64xf32> {
+  %0 = fuse.add %x, %b : (tensor<8192x64xf32>, tensor<64xf32>) -> tensor<8192x64xf32>
+  %1 = fuse.tanh %0 : tensor<8192x64xf32>
+  return %1 : tensor<8192x64xf32>
+}
+
+// -----
+
+// bf16 moves 8 lanes per vector and computes in f32; a column vector
+// ([4, 1]) is one scalar load per vector; a splat constant becomes an f32
+// constant; i1 is stored as bytes.
+// CHECK-LABEL: gpu.func @column_k0
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK-COUNT-8: arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[ROW:.*]] = arith.divui
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+// CHECK: arith.constant 2.000000e+00 : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<8xbf16>
+// CHECK: arith.extui %{{.*}} : i1 to i8
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<8xi8>
+func.func @column(%x: tensor<4x16xbf16>, %c: tensor<4x1xbf16>) -> (tensor<4x16xbf16>, tensor<4x16xi1>) {
+  %two = fuse.constant dense<2.0> : tensor<bf16>
+  %0 = fuse.mul %x, %c : (tensor<4x16xbf16>, tensor<4x1xbf16>) -> tensor<4x16xbf16>
+  %1 = fuse.add %0, %two : (tensor<4x16xbf16>, tensor<bf16>) -> tensor<4x16xbf16>
+  %2 = fuse.compare gt, %1, %x : (tensor<4x16xbf16>, tensor<4x16xbf16>) -> tensor<4x16xi1>
+  return %1, %2 : tensor<4x16xbf16>, tensor<4x16xi1>
+}
+
+// -----
+
+// A row length that does not split into vectors falls back to one element
+// per thread.
+// CHECK-LABEL: gpu.func @odd_k0
+// CHECK: arith.cmpi ult, %{{.*}}, %c21_i32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: vector<
+// CHECK: gpu.return
+func.func @odd(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
+  %0 = fuse.exp %x : tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+}
+
+// -----
+
+// Without fuse-elementwise every elementwise op is wrapped in a group of
+// one; reshapes need no kernel.
+// RUN: opfuse-opt %s -split-input-file -convert-fuse-to-gpu | FileCheck %s --check-prefix=UNFUSED
+// UNFUSED-LABEL: func.func @two_ops
+// UNFUSED: fuse.group{{.*}}fuse.kernel = @opfuse_kernels::@two_ops_k0
+// UNFUSED: fuse.reshape
+// UNFUSED: fuse.group{{.*}}fuse.kernel = @opfuse_kernels::@two_ops_k1
+// UNFUSED: gpu.func @two_ops_k0
+// UNFUSED: gpu.func @two_ops_k1
+func.func @two_ops(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %0 = fuse.exp %x : tensor<4x8xf32>
+  %1 = fuse.reshape %0 : tensor<4x8xf32> -> tensor<32xf32>
+  %2 = fuse.neg %1 : tensor<32xf32>
+  return %2 : tensor<32xf32>
+}
