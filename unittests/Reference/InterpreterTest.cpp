@@ -1,0 +1,309 @@
+//===- InterpreterTest.cpp - The CPU reference against hand-computed values ===//
+//
+// Small inputs whose results are worked out by hand (or with a calculator
+// for transcendentals) in the comments, one test per op family.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Dialect/FuseTestUtils.h"
+
+#include "opfuse/Reference/Interpreter.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace opfuse;
+using opfuse::reference::Tensor;
+
+namespace {
+
+class InterpreterTest : public opfuse::test::FuseTest {
+protected:
+  /// Parses `source`, runs its function on `inputs` (element type and
+  /// shape from the signature) and returns every output's data.
+  std::vector<std::vector<double>> run(llvm::StringRef source,
+                                       std::vector<std::vector<double>> inputs,
+                                       reference::Options options = {}) {
+    auto func = parseFirst<func::FuncOp>(source);
+    std::vector<std::vector<double>> outputs;
+    if (!func)
+      return outputs;
+    SmallVector<Tensor> args;
+    for (auto [type, data] : llvm::zip(func.getArgumentTypes(), inputs)) {
+      auto tensor = cast<RankedTensorType>(type);
+      Tensor t;
+      t.elementType = tensor.getElementType();
+      t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      t.data = data;
+      args.push_back(std::move(t));
+    }
+    FailureOr<SmallVector<Tensor>> results =
+        reference::interpret(func, args, options);
+    EXPECT_TRUE(succeeded(results));
+    if (succeeded(results))
+      for (Tensor &t : *results)
+        outputs.push_back(t.data);
+    return outputs;
+  }
+
+  static void expectNear(const std::vector<double> &got,
+                         const std::vector<double> &want, double tol = 1e-6) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+  }
+};
+
+TEST_F(InterpreterTest, RoundsToElementTypes) {
+  // 1 + 2^-9 is between bf16 neighbours 1 and 1 + 2^-7; nearest even is 1.
+  EXPECT_EQ(reference::roundTo(BFloat16Type::get(&context), 1.0 + 1.0 / 512),
+            1.0);
+  // 1 + 3*2^-9 rounds up to 1 + 2^-7 = 1.0078125.
+  EXPECT_EQ(reference::roundTo(BFloat16Type::get(&context), 1.0 + 3.0 / 512),
+            1.0078125);
+  // f16 has 10 fraction bits: 1 + 2^-11 ties to even (1).
+  EXPECT_EQ(reference::roundTo(Float16Type::get(&context), 1.0 + 1.0 / 2048),
+            1.0);
+  // i32 wraps and truncates toward zero.
+  EXPECT_EQ(reference::roundTo(IntegerType::get(&context, 32), -2.7), -2.0);
+  EXPECT_EQ(reference::roundTo(IntegerType::get(&context, 1), 0.5), 1.0);
+}
+
+TEST_F(InterpreterTest, BroadcastingBinaryOps) {
+  // [[1,2],[3,4]] + [10,20] = [[11,22],[13,24]]; * [[2],[3]] row-wise.
+  auto out = run(R"(
+    func.func @f(%x: tensor<2x2xf32>, %r: tensor<2xf32>, %c: tensor<2x1xf32>)
+        -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+      %0 = fuse.add %x, %r : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+      %1 = fuse.mul %x, %c : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+      %2 = fuse.max %x, %c : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+      return %0, %1, %2 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+    })",
+                 {{1, 2, 3, 4}, {10, 20}, {2, 3}});
+  ASSERT_EQ(out.size(), 3u);
+  expectNear(out[0], {11, 22, 13, 24});
+  expectNear(out[1], {2, 4, 9, 12});
+  expectNear(out[2], {2, 2, 3, 4});
+}
+
+TEST_F(InterpreterTest, UnaryActivations) {
+  // sigmoid(0) = 0.5; silu(1) = 1/(1+e^-1) = 0.7310586;
+  // gelu(1) exact = 0.5 * (1 + erf(1/sqrt2)) = 0.8413447;
+  // gelu(1) tanh = 0.5 * (1 + tanh(0.7978846 * 1.044715)) = 0.8411920.
+  auto out = run(R"(
+    func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+      %0 = fuse.sigmoid %x : tensor<2xf32>
+      %1 = fuse.silu %x : tensor<2xf32>
+      %2 = fuse.gelu %x approximate = none : tensor<2xf32>
+      %3 = fuse.gelu %x approximate = tanh : tensor<2xf32>
+      %4 = fuse.relu %x : tensor<2xf32>
+      return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+    })",
+                 {{0, 1}});
+  ASSERT_EQ(out.size(), 5u);
+  expectNear(out[0], {0.5, 0.7310586});
+  expectNear(out[1], {0, 0.7310586});
+  expectNear(out[2], {0, 0.8413447});
+  expectNear(out[3], {0, 0.8411920});
+  expectNear(out[4], {0, 1});
+}
+
+TEST_F(InterpreterTest, CastsRoundAndTruncate) {
+  // f32 -> bf16 rounds 1.00390625 (1 + 2^-8, a tie) to even: 1.0;
+  // f32 -> i32 truncates 2.9 to 2 and -2.9 to -2; x != 0 gives i1.
+  auto out = run(R"(
+    func.func @f(%x: tensor<3xf32>) -> (tensor<3xbf16>, tensor<3xi32>, tensor<3xi1>) {
+      %0 = fuse.cast %x : tensor<3xf32> to tensor<3xbf16>
+      %1 = fuse.cast %x : tensor<3xf32> to tensor<3xi32>
+      %2 = fuse.cast %x : tensor<3xf32> to tensor<3xi1>
+      return %0, %1, %2 : tensor<3xbf16>, tensor<3xi32>, tensor<3xi1>
+    })",
+                 {{1.00390625, 2.9, -2.9}});
+  ASSERT_EQ(out.size(), 3u);
+  expectNear(out[0], {1.0, 2.90625, -2.90625});
+  expectNear(out[1], {1, 2, -2});
+  expectNear(out[2], {1, 1, 1});
+}
+
+TEST_F(InterpreterTest, CompareSelectConstants) {
+  auto out = run(R"(
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %t = fuse.constant dense<0.5> : tensor<f32>
+      %k = fuse.constant dense<[10.0, 20.0, 30.0, 40.0]> : tensor<4xf32>
+      %m = fuse.compare gt, %x, %t : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+      %y = fuse.select %m, %k, %x : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      return %y : tensor<4xf32>
+    })",
+                 {{0, 1, 0.25, 2}});
+  ASSERT_EQ(out.size(), 1u);
+  expectNear(out[0], {0, 20, 0.25, 40});
+}
+
+TEST_F(InterpreterTest, Reductions) {
+  // [[1,2,3],[4,5,6]]: row sums 6, 15; column max 4,5,6; mean of all 3.5.
+  auto out = run(R"(
+    func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<3xf32>, tensor<f32>) {
+      %0 = fuse.reduce_sum %x axes = [1] keepdims : tensor<2x3xf32> -> tensor<2x1xf32>
+      %1 = fuse.reduce_max %x axes = [0] : tensor<2x3xf32> -> tensor<3xf32>
+      %2 = fuse.reduce_mean %x axes = [0, 1] : tensor<2x3xf32> -> tensor<f32>
+      return %0, %1, %2 : tensor<2x1xf32>, tensor<3xf32>, tensor<f32>
+    })",
+                 {{1, 2, 3, 4, 5, 6}});
+  ASSERT_EQ(out.size(), 3u);
+  expectNear(out[0], {6, 15});
+  expectNear(out[1], {4, 5, 6});
+  expectNear(out[2], {3.5});
+}
+
+TEST_F(InterpreterTest, SoftmaxSubtractsTheMaximum) {
+  // softmax([0, ln 3]) = [1/4, 3/4]; a row of 1e4 and 1e4 + ln 3 gives the
+  // same, which a naive exp would overflow.
+  auto out = run(R"(
+    func.func @f(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+      %0 = fuse.softmax %x axis = 1 : tensor<2x2xf32>
+      return %0 : tensor<2x2xf32>
+    })",
+                 {{0, std::log(3.0), 1e4, 1e4 + std::log(3.0)}});
+  ASSERT_EQ(out.size(), 1u);
+  expectNear(out[0], {0.25, 0.75, 0.25, 0.75}, 1e-3);
+}
+
+TEST_F(InterpreterTest, LayerNormAndRmsNorm) {
+  // Row [1, 3]: mean 2, variance 1, normalised [-1, 1]; scale [2, 3] and
+  // bias [10, 20] give [8, 23]. rms([3, 4]) = sqrt(12.5): [0.8485, 1.1314].
+  auto out = run(R"(
+    func.func @f(%x: tensor<1x2xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>, %y: tensor<1x2xf32>)
+        -> (tensor<1x2xf32>, tensor<1x2xf32>) {
+      %0 = fuse.layer_norm %x scale %g bias %b axis = 1 epsilon = 0.0
+          : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+      %1 = fuse.rms_norm %y axis = 1 epsilon = 0.0 : (tensor<1x2xf32>) -> tensor<1x2xf32>
+      return %0, %1 : tensor<1x2xf32>, tensor<1x2xf32>
+    })",
+                 {{1, 3}, {2, 3}, {10, 20}, {3, 4}});
+  ASSERT_EQ(out.size(), 2u);
+  expectNear(out[0], {8, 23});
+  expectNear(out[1], {0.8485281, 1.1313708});
+}
+
+TEST_F(InterpreterTest, DataMovement) {
+  // x = [[0,1,2],[3,4,5]].
+  auto out = run(R"(
+    func.func @f(%x: tensor<2x3xf32>, %i: tensor<2xi32>)
+        -> (tensor<3x2xf32>, tensor<2x1xf32>, tensor<2x5xf32>, tensor<2x2xf32>, tensor<6xf32>, tensor<2x2x3xf32>) {
+      %0 = fuse.transpose %x permutation = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+      %1 = fuse.slice %x offsets = [0, 1] sizes = [2, 1] strides = [1, 1] : tensor<2x3xf32> -> tensor<2x1xf32>
+      %s = fuse.slice %x offsets = [0, 0] sizes = [2, 2] strides = [1, 2] : tensor<2x3xf32> -> tensor<2x2xf32>
+      %2 = fuse.concat %x, %s axis = 1 : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+      %3 = fuse.gather %x, %i axis = 1 : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+      %4 = fuse.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+      %5 = fuse.broadcast_to %x : tensor<2x3xf32> -> tensor<2x2x3xf32>
+      return %0, %1, %2, %3, %4, %5 : tensor<3x2xf32>, tensor<2x1xf32>, tensor<2x5xf32>, tensor<2x2xf32>, tensor<6xf32>, tensor<2x2x3xf32>
+    })",
+                 {{0, 1, 2, 3, 4, 5}, {2, 0}});
+  ASSERT_EQ(out.size(), 6u);
+  expectNear(out[0], {0, 3, 1, 4, 2, 5});
+  expectNear(out[1], {1, 4});
+  expectNear(out[2], {0, 1, 2, 0, 2, 3, 4, 5, 3, 5});
+  expectNear(out[3], {2, 0, 5, 3});
+  expectNear(out[4], {0, 1, 2, 3, 4, 5});
+  expectNear(out[5], {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5});
+}
+
+TEST_F(InterpreterTest, MatmulAndTransposes) {
+  // [[1,2],[3,4]] @ [[5,6],[7,8]] = [[19,22],[43,50]]; with transpose_b the
+  // rhs is read as [[5,7],[6,8]]: [[17,23],[39,53]].
+  auto out = run(R"(
+    func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+      %0 = fuse.matmul %a, %b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      %1 = fuse.matmul %a, %b transpose_b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
+    })",
+                 {{1, 2, 3, 4}, {5, 6, 7, 8}});
+  ASSERT_EQ(out.size(), 2u);
+  expectNear(out[0], {19, 22, 43, 50});
+  expectNear(out[1], {17, 23, 39, 53});
+}
+
+TEST_F(InterpreterTest, Conv2D) {
+  // A 3x3 single-channel image [[1..9]] with a 3x3 all-ones filter, padding
+  // 1: each output sums its neighbourhood; the centre sums all nine (45),
+  // the corner 1+2+4+5 = 12.
+  auto out = run(R"(
+    func.func @f(%x: tensor<1x3x3x1xf32>, %w: tensor<1x3x3x1xf32>) -> tensor<1x3x3x1xf32> {
+      %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+          : (tensor<1x3x3x1xf32>, tensor<1x3x3x1xf32>) -> tensor<1x3x3x1xf32>
+      return %0 : tensor<1x3x3x1xf32>
+    })",
+                 {{1, 2, 3, 4, 5, 6, 7, 8, 9}, std::vector<double>(9, 1.0)});
+  ASSERT_EQ(out.size(), 1u);
+  expectNear(out[0], {12, 21, 16, 27, 45, 33, 24, 39, 28});
+}
+
+TEST_F(InterpreterTest, CollectivesActAsOneDeviceOfIdenticalData) {
+  auto out = run(R"(
+    func.func @f(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x4xf32>, tensor<1x2xf32>) {
+      %0 = fuse.all_reduce sum, %x devices = 4 : tensor<2x2xf32>
+      %1 = fuse.all_gather %x axis = 1 devices = 2 : tensor<2x2xf32> -> tensor<2x4xf32>
+      %2 = fuse.reduce_scatter sum, %x axis = 0 devices = 2 : tensor<2x2xf32> -> tensor<1x2xf32>
+      return %0, %1, %2 : tensor<2x2xf32>, tensor<2x4xf32>, tensor<1x2xf32>
+    })",
+                 {{1, 2, 3, 4}});
+  ASSERT_EQ(out.size(), 3u);
+  expectNear(out[0], {1, 2, 3, 4});
+  expectNear(out[1], {1, 2, 1, 2, 3, 4, 3, 4});
+  expectNear(out[2], {1, 2});
+}
+
+TEST_F(InterpreterTest, GroupsEvaluateTheirBody) {
+  auto out = run(R"(
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = fuse.group (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+      ^bb0(%a: tensor<2xf32>):
+        %k = fuse.constant dense<3.0> : tensor<f32>
+        %m = fuse.mul %a, %k : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+        fuse.yield %m : tensor<2xf32>
+      }
+      return %0 : tensor<2xf32>
+    })",
+                 {{1, -2}});
+  ASSERT_EQ(out.size(), 1u);
+  expectNear(out[0], {3, -6});
+}
+
+TEST_F(InterpreterTest, Bf16ResultsRoundEveryOp) {
+  // In bf16, 1 + 2^-9 rounds to 1 after the add, so subtracting 1 gives 0;
+  // in f32 the same ops keep 2^-9.
+  auto out = run(R"(
+    func.func @f(%x: tensor<1xbf16>, %e: tensor<1xbf16>, %y: tensor<1xf32>, %d: tensor<1xf32>) -> (tensor<1xbf16>, tensor<1xf32>) {
+      %0 = fuse.add %x, %e : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+      %1 = fuse.sub %0, %x : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+      %2 = fuse.add %y, %d : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+      %3 = fuse.sub %2, %y : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+      return %1, %3 : tensor<1xbf16>, tensor<1xf32>
+    })",
+                 {{1.0}, {1.0 / 512}, {1.0}, {1.0 / 512}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0][0], 0.0);
+  EXPECT_EQ(out[1][0], 1.0 / 512);
+}
+
+TEST_F(InterpreterTest, GatherOutOfRangeIsAnError) {
+  auto func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%x: tensor<3xf32>, %i: tensor<1xi32>) -> tensor<1xf32> {
+      %0 = fuse.gather %x, %i axis = 0 : (tensor<3xf32>, tensor<1xi32>) -> tensor<1xf32>
+      return %0 : tensor<1xf32>
+    })");
+  ASSERT_TRUE(func);
+  Tensor x{Float32Type::get(&context), {3}, {1, 2, 3}};
+  Tensor i{IntegerType::get(&context, 32), {1}, {7}};
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(reference::interpret(func, {x, i})));
+  EXPECT_EQ(message,
+            "index 7 at position 0 is out of range for a dimension of size 3");
+}
+
+} // namespace
