@@ -82,17 +82,36 @@ func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor
 
 // -----
 
-// A cheap shared producer whose input the kernel reads anyway is recomputed
-// inside the kernel; its own kernel still feeds the matmul.
+// A cheap shared producer whose other users are kernels too is recomputed
+// in each (its input is read there anyway): it never reaches memory.
 // CHECK-LABEL: func.func @recompute
-// CHECK: %[[E:.*]] = fuse.group(%[[X:.*]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
-// CHECK: fuse.exp
-// CHECK: fuse.matmul %[[E]]
-// CHECK: fuse.group(%[[X]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK: fuse.group(%[[X:.*]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<64x64xf32>):
-// CHECK-NEXT: %[[R:.*]] = fuse.exp %[[A]]
-// CHECK-NEXT: fuse.mul %[[R]], %[[A]]
-func.func @recompute(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+// CHECK-NEXT: %[[E1:.*]] = fuse.exp %[[A]]
+// CHECK-NEXT: fuse.mul %[[E1]], %[[A]]
+// CHECK: fuse.group(%[[X]]) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK-NEXT: ^bb0(%[[B:.*]]: tensor<64x64xf32>):
+// CHECK-NEXT: %[[E2:.*]] = fuse.exp %[[B]]
+// CHECK-NEXT: fuse.add %[[E2]], %[[B]]
+func.func @recompute(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %e = fuse.exp %x : tensor<64x64xf32>
+  %y = fuse.mul %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %z = fuse.add %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %y, %z : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// A producer a matmul needs in memory is written once, as an extra output
+// of the kernel that also uses it, rather than recomputed by a kernel of its
+// own.
+// CHECK-LABEL: func.func @needed_in_memory
+// CHECK: %[[G:.*]]:2 = fuse.group(%{{.*}}) : (tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>)
+// CHECK: fuse.exp
+// CHECK: fuse.mul
+// CHECK: fuse.matmul %[[G]]#0
+// CHECK-NOT: fuse.group
+func.func @needed_in_memory(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
   %e = fuse.exp %x : tensor<64x64xf32>
   %m = fuse.matmul %e, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %y = fuse.mul %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>

@@ -198,73 +198,94 @@ private:
       return;
     }
 
-    // A shared producer: recompute it here, or read it, or write it as an
-    // extra output of this kernel.
+    // A shared producer: recompute it here, write it as an extra output of
+    // this kernel, or leave it to be read.
     auto cost = cast<CostInterface>(producer);
-    const int64_t producerElements = getNumElements(producer->getResultTypes()[0]);
+    auto producerType = cast<RankedTensorType>(producer->getResultTypes()[0]);
+    const int64_t producerElements = getNumElements(producerType);
     const int64_t extraFlops =
         producerElements == 0
             ? 0
             : cost.getFlops() / producerElements * getNumElements(cluster.shape);
     const int64_t extraBytes = newInputBytes(producer, k);
-    const int64_t readBytes = getByteSize(producer->getResultTypes()[0]);
-    const bool recompute =
+    const int64_t readBytes = getByteSize(producerType);
+    const bool cheap =
         static_cast<double>(extraFlops) / flopsPerByte + extraBytes <=
         static_cast<double>(readBytes);
     std::string costs = (Twine(extraFlops) + " extra FLOPs and " +
                          Twine(extraBytes) + " extra bytes to recompute, " +
                          Twine(readBytes) + " bytes to read")
                             .str();
+    // A user that no kernel can recompute it for (a matmul, the return)
+    // needs it in memory anyway: then writing it from here costs nothing
+    // extra and is tried first; otherwise recomputing may keep it out of
+    // memory altogether.
+    Operation *needsMemory = nullptr;
+    for (Operation *user : producer->getUsers())
+      if (!inCluster(user, k) && !isFusible(user)) {
+        needsMemory = user;
+        break;
+      }
+    const bool sameShape =
+        producerType == cluster.shape.clone(producerType.getElementType());
 
-    if (recompute) {
+    auto tryRecompute = [&]() -> bool {
+      if (!cheap)
+        return false;
       OpBuilder builder(producer->getContext());
       builder.setInsertionPointAfter(producer);
       Operation *copy = builder.clone(*producer);
       producer->getResult(0).replaceUsesWithIf(
           copy->getResult(0),
           [&](OpOperand &use) { return inCluster(use.getOwner(), k); });
-      if (!createsCycle(copy, k)) {
-        add(copy, k);
-        worklist.push_back(copy);
-        remark(producer, k, "recomputed in the kernel: " + costs);
-        return;
+      if (createsCycle(copy, k)) {
+        copy->getResult(0).replaceAllUsesWith(producer->getResult(0));
+        copy->erase();
+        return false;
       }
-      copy->getResult(0).replaceAllUsesWith(producer->getResult(0));
-      copy->erase();
-    }
+      add(copy, k);
+      worklist.push_back(copy);
+      remark(producer, k, "recomputed in the kernel: " + costs);
+      return true;
+    };
+    bool cycle = false;
+    auto tryExtraOutput = [&]() -> bool {
+      if (!sameShape)
+        return false;
+      if (createsCycle(producer, k)) {
+        cycle = true;
+        return false;
+      }
+      add(producer, k);
+      worklist.push_back(producer);
+      if (needsMemory)
+        remark(producer, k,
+               "kept as an extra output of the kernel: " +
+                   describe(needsMemory) + " needs it in memory");
+      else
+        remark(producer, k,
+               "kept as an extra output of the kernel: recomputing costs "
+               "more than reading, " +
+                   costs);
+      return true;
+    };
+    if (needsMemory ? (tryExtraOutput() || tryRecompute())
+                    : (tryRecompute() || tryExtraOutput()))
+      return;
 
-    if (cast<RankedTensorType>(producer->getResultTypes()[0]) !=
-        cluster.shape.clone(
-            cast<RankedTensorType>(producer->getResultTypes()[0])
-                .getElementType())) {
-      remark(producer, k,
-             "not fused: its shape " +
-                 formatShape(cast<RankedTensorType>(
-                                 producer->getResultTypes()[0])
-                                 .getShape()) +
-                 " differs from the kernel's " +
-                 formatShape(cluster.shape.getShape()) +
-                 ", so it cannot be an extra output, and " +
-                 (recompute ? "recomputing it would form a cycle"
-                            : "recomputing it costs more than reading it: " +
-                                  costs));
-      return;
-    }
-    if (createsCycle(producer, k)) {
-      remark(producer, k,
-             "not fused: as an extra output a path would leave the kernel "
-             "and come back, and " +
-                 (recompute ? Twine("recomputing it would form a cycle")
-                            : "recomputing it costs more than reading it: " +
-                                  costs));
-      return;
-    }
-    add(producer, k);
-    worklist.push_back(producer);
+    std::string output =
+        !sameShape ? "its shape " + formatShape(producerType.getShape()) +
+                         " differs from the kernel's " +
+                         formatShape(cluster.shape.getShape()) +
+                         ", so it cannot be an extra output"
+        : cycle ? std::string("as an extra output a path would leave the "
+                              "kernel and come back")
+                : std::string("it cannot be an extra output");
     remark(producer, k,
-           "kept as an extra output of the kernel: recomputing costs more "
-           "than reading, " +
-               costs);
+           "not fused: " + output + ", and " +
+               (cheap ? std::string("recomputing it would form a cycle")
+                      : "recomputing it costs more than reading it: " +
+                            costs));
   }
 
   Block &block;

@@ -30,12 +30,17 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     through another group.
 
     A producer with users outside the group is either recomputed inside the
-    group or kept as an extra group output (a multi-output kernel). It is
-    recomputed when the extra work is cheaper than reading its result:
+    group or kept as an extra group output (a multi-output kernel). Recomputing
+    is cheap when the extra work costs less than reading the result:
     `extra_flops / flops-per-byte + extra_input_bytes <= result_bytes`,
     where `flops-per-byte` is the machine balance of the target (the default
     is the H200's f32 rate over its HBM bandwidth, 67 TFLOP/s / 4.8 TB/s).
-    Otherwise it joins as an extra output when its shape is the group's.
+    When some outside user is not elementwise (a matmul, the function's
+    return) the value must reach memory anyway, so an extra output (same
+    shape, no cycle) is tried first and recomputation second; when all
+    outside users are elementwise kernels, cheap recomputation comes first,
+    since then the value may never be written at all. Otherwise the group
+    reads it.
 
     With `fuse-explain`, every decision about a producer that has users
     outside the group (recomputed, extra output, refused) is reported as a
