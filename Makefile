@@ -1,5 +1,6 @@
 # opfuse: the two commands of the README, and the steps they are made of.
-#   make demo   install dependencies if missing, configure, build, run an example
+#   make demo   install dependencies if missing, configure, build, show an example
+#               model and its fusion summary (kernels before -> after, PTX size)
 #   make check  the same setup, then every test suite through ctest
 # The build uses Ninja, and ccache when present (scripts/install-deps.sh
 # installs both).
@@ -39,9 +40,13 @@ build: configure
 check: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
+# The verified model, then what fusion makes of it: kernels and bytes before
+# and after, and the size of the PTX.
 demo: build
 	@echo "== opt-fuse $(DEMO_MODEL)"
 	@$(BUILD_DIR)/bin/opt-fuse $(DEMO_MODEL)
+	@echo "== opt-fuse $(DEMO_MODEL) --emit=summary"
+	@$(BUILD_DIR)/bin/opt-fuse $(DEMO_MODEL) --emit=summary
 
 # Refresh the generated dialect reference under docs/dialect/.
 docs: build
