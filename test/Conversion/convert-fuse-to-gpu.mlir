@@ -78,3 +78,20 @@ func.func @two_ops(%x: tensor<4x8xf32>) -> tensor<32xf32> {
   %2 = fuse.neg %1 : tensor<32xf32>
   return %2 : tensor<32xf32>
 }
+
+// -----
+
+// Through a reshape: the full-size input is read linearly, the row bias in
+// the [64, 32] layout (remainder by 32) and the bias after the reshape in the
+// [64, 4, 8] layout (remainder by 8), each with 4-lane vectors.
+// CHECK-LABEL: gpu.func @reshaped_k0
+// CHECK-DAG: arith.remui %{{.*}}, %c32_i32
+// CHECK-DAG: arith.remui %{{.*}}, %c8_i32
+// CHECK-NOT: vector<1x
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>
+func.func @reshaped(%x: tensor<64x32xf32>, %rowb: tensor<32xf32>, %b: tensor<8xf32>) -> tensor<64x4x8xf32> {
+  %0 = fuse.add %x, %rowb : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
+  %1 = fuse.reshape %0 : tensor<64x32xf32> -> tensor<64x4x8xf32>
+  %2 = fuse.mul %1, %b : (tensor<64x4x8xf32>, tensor<8xf32>) -> tensor<64x4x8xf32>
+  return %2 : tensor<64x4x8xf32>
+}

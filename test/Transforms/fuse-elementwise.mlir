@@ -162,17 +162,49 @@ func.func @mlp(%x: tensor<8x16xbf16>, %w1: tensor<16x32xbf16>, %b1: tensor<32xbf
 
 // -----
 
-// A lone elementwise op becomes a group of one; reshapes and other ops stay.
+// A lone elementwise op becomes a group of one.
 // CHECK-LABEL: func.func @single
-// CHECK: fuse.reshape
 // CHECK: fuse.group
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: fuse.relu
 // CHECK-NEXT: fuse.yield
-func.func @single(%x: tensor<4x8xf32>) -> tensor<32xf32> {
-  %r = fuse.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
-  %y = fuse.relu %r : tensor<32xf32>
+func.func @single(%x: tensor<32xf32>) -> tensor<32xf32> {
+  %y = fuse.relu %x : tensor<32xf32>
   return %y : tensor<32xf32>
+}
+
+// -----
+
+// Reshapes only relabel row-major data: a chain through them is one kernel,
+// and a bias broadcast after the reshape is read in the reshaped layout.
+// CHECK-LABEL: func.func @through_reshape
+// CHECK: fuse.group(%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<2xf32>) -> tensor<16x2xf32>
+// CHECK: fuse.exp
+// CHECK: fuse.reshape {{.*}} : tensor<4x8xf32> -> tensor<16x2xf32>
+// CHECK: fuse.add
+// CHECK-NOT: fuse.group
+func.func @through_reshape(%x: tensor<4x8xf32>, %b: tensor<2xf32>) -> tensor<16x2xf32> {
+  %0 = fuse.exp %x : tensor<4x8xf32>
+  %1 = fuse.reshape %0 : tensor<4x8xf32> -> tensor<16x2xf32>
+  %2 = fuse.add %1, %b : (tensor<16x2xf32>, tensor<2xf32>) -> tensor<16x2xf32>
+  return %2 : tensor<16x2xf32>
+}
+
+// -----
+
+// A reshape whose result is also used outside the kernel stays outside,
+// where it is free: the kernel reads the reshaped buffer.
+// CHECK-LABEL: func.func @shared_reshape
+// CHECK: %[[E:.*]] = fuse.group
+// CHECK: fuse.exp
+// CHECK: %[[R:.*]] = fuse.reshape %[[E]]
+// CHECK: fuse.group(%[[R]])
+// CHECK: fuse.neg
+func.func @shared_reshape(%x: tensor<4x8xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  %0 = fuse.exp %x : tensor<4x8xf32>
+  %1 = fuse.reshape %0 : tensor<4x8xf32> -> tensor<32xf32>
+  %2 = fuse.neg %1 : tensor<32xf32>
+  return %1, %2 : tensor<32xf32>, tensor<32xf32>
 }
 
 // -----

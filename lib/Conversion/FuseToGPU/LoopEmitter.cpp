@@ -21,7 +21,7 @@ namespace opfuse {
 namespace {
 
 bool isSplatConstant(Operation *op) {
-  auto constant = dyn_cast<ConstantOp>(op);
+  auto constant = dyn_cast_if_present<ConstantOp>(op);
   if (!constant)
     return false;
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -162,8 +162,8 @@ private:
 } // namespace
 
 bool isLoopEmittable(Operation *op) {
-  return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op) ||
-         isSplatConstant(op) || isa<YieldOp>(op);
+  return op->hasTrait<BroadcastElementwise>() ||
+         isa<BroadcastToOp, ReshapeOp, YieldOp>(op) || isSplatConstant(op);
 }
 
 FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
@@ -176,37 +176,88 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   if (group.getNumResults() == 0)
     return group.emitError("a fuse.group without results has no kernel");
 
-  // The iteration space: the common shape of all outputs.
+  // The iteration space: the outputs' elements in row-major order. Outputs
+  // (and every value with as many elements, across reshapes) are addressed
+  // by the linear index alone.
   auto first = cast<RankedTensorType>(group.getResultTypes()[0]);
-  ArrayRef<int64_t> space = first.getShape();
+  const int64_t elements = getNumElements(first);
   for (auto [index, type] : llvm::enumerate(group.getResultTypes()))
-    if (cast<RankedTensorType>(type).getShape() != space)
+    if (getNumElements(type) != elements)
       return group.emitError("result #")
              << index << " has shape "
              << formatShape(cast<RankedTensorType>(type).getShape())
-             << " but result #0 has " << formatShape(space)
+             << " but result #0 has " << formatShape(first.getShape())
              << "; a kernel's outputs share one shape";
-  SmallVector<InputAccess> accesses;
-  for (auto [index, input] : llvm::enumerate(group.getInputs())) {
-    FailureOr<InputAccess> access = analyzeInput(
-        group, cast<RankedTensorType>(input.getType()), space, index);
-    if (failed(access))
-      return failure();
-    accesses.push_back(*access);
+  auto isFull = [&](Value value) {
+    return getNumElements(value.getType()) == elements;
+  };
+
+  // A smaller value (a bias, a column, a scalar) is read at the broadcast
+  // index of the full-size shape it is combined with: its layout context.
+  // Contexts flow from users to operands; a reshape changes them.
+  SmallVector<SmallVector<int64_t>> contexts;
+  auto intern = [&](ArrayRef<int64_t> shape) -> int {
+    for (auto [id, known] : llvm::enumerate(contexts))
+      if (ArrayRef<int64_t>(known) == shape)
+        return id;
+    contexts.emplace_back(shape.begin(), shape.end());
+    return contexts.size() - 1;
+  };
+  DenseMap<Value, SmallVector<int>> contextsOf;
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    Value result = op.getResult(0);
+    SmallVector<int> ctx;
+    if (isFull(result))
+      ctx.push_back(intern(cast<RankedTensorType>(result.getType()).getShape()));
+    else
+      ctx = contextsOf.lookup(result);
+    for (Value operand : op.getOperands())
+      if (!isFull(operand))
+        for (int c : ctx)
+          if (!llvm::is_contained(contextsOf[operand], c))
+            contextsOf[operand].push_back(c);
   }
 
-  // Lanes per thread: 16 bytes of the widest stored element, when rows
-  // split evenly into such vectors.
+  // One access per (input, context); full-size inputs read linearly.
+  struct Access {
+    unsigned input;
+    int context; // -1: linear
+    InputAccess access;
+  };
+  SmallVector<Access> accesses;
+  for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
+    auto type = cast<RankedTensorType>(argument.getType());
+    if (isFull(argument)) {
+      InputAccess linear;
+      linear.isFull = true;
+      accesses.push_back({static_cast<unsigned>(index), -1, linear});
+      continue;
+    }
+    for (int c : contextsOf.lookup(argument)) {
+      FailureOr<InputAccess> access =
+          analyzeInput(group, type, contexts[c], index);
+      if (failed(access))
+        return failure();
+      accesses.push_back({static_cast<unsigned>(index), c, *access});
+    }
+  }
+
+  // Lanes per thread: 16 bytes of the widest stored element, when the
+  // elements split evenly and no broadcast read crosses a row of its layout.
   int64_t widest = 1;
   for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
                                            group.getResultTypes()))
     widest = std::max(widest,
                       getElementByteSize(getStorageType(
                           cast<RankedTensorType>(type).getElementType())));
-  const int64_t elements = getNumElements(first);
   int64_t vec = 16 / widest;
-  if (space.empty() || space.back() % vec != 0)
+  if (first.getRank() == 0 || elements % vec != 0)
     vec = 1;
+  for (const Access &access : accesses)
+    if (access.context >= 0 && !access.access.isScalar &&
+        (contexts[access.context].empty() ||
+         contexts[access.context].back() % vec != 0))
+      vec = 1;
   const int64_t vectors = elements / vec;
 
   MLIRContext *context = group.getContext();
@@ -242,61 +293,72 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   b.setInsertionPointToStart(&guard.getThenRegion().front());
 
   Value base = arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
-  // Per-dimension index of the vector's first element, computed lazily:
-  // only broadcast inputs need it, and divisors are compile-time constants.
-  SmallVector<Value> dimIndex;
-  auto indexOf = [&](int64_t d) -> Value {
-    if (dimIndex.empty()) {
-      dimIndex.resize(space.size());
+  // Per-dimension index of the vector's first element in a layout context,
+  // computed once and only where a broadcast input needs it; divisors are
+  // compile-time constants.
+  DenseMap<int, SmallVector<Value>> dimIndices;
+  auto indexOf = [&](int c, int64_t d) -> Value {
+    SmallVector<Value> &dims = dimIndices[c];
+    ArrayRef<int64_t> shape = contexts[c];
+    if (dims.empty()) {
+      dims.resize(shape.size());
       Value rest = base;
-      for (int64_t i = space.size() - 1; i >= 0; --i) {
-        dimIndex[i] =
-            i == 0 ? rest
-                   : arith::RemUIOp::create(b, loc, rest, kb.constant(space[i]));
+      for (int64_t i = shape.size() - 1; i >= 0; --i) {
+        dims[i] = i == 0 ? rest
+                         : arith::RemUIOp::create(b, loc, rest,
+                                                  kb.constant(shape[i]));
         if (i > 0)
-          rest = arith::DivUIOp::create(b, loc, rest, kb.constant(space[i]));
+          rest = arith::DivUIOp::create(b, loc, rest, kb.constant(shape[i]));
       }
     }
-    return dimIndex[d];
+    return dims[d];
   };
 
-  // Load every input once per vector.
-  SmallVector<SmallVector<Value>> inputLanes;
-  for (auto [index, input] : llvm::enumerate(group.getInputs())) {
-    const InputAccess &access = accesses[index];
-    Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
-    Value pointer = entry.getArgument(index);
+  // Load every (input, context) once per vector.
+  using Key = std::pair<Value, int>;
+  DenseMap<Key, SmallVector<Value>> loaded;
+  for (const Access &access : accesses) {
+    Value argument = body.getArgument(access.input);
+    Type elementType =
+        cast<RankedTensorType>(argument.getType()).getElementType();
+    Value pointer = entry.getArgument(access.input);
     SmallVector<Value> lanes;
-    if (access.isFull) {
+    if (access.access.isFull) {
       lanes = kb.load(pointer, elementType, base, vec);
     } else {
       Value offset = kb.constant(0);
-      if (!access.isScalar)
-        for (auto [d, stride] : llvm::enumerate(access.strides))
+      if (!access.access.isScalar)
+        for (auto [d, stride] : llvm::enumerate(access.access.strides))
           if (stride != 0)
             offset = arith::AddIOp::create(
                 b, loc, offset,
-                arith::MulIOp::create(b, loc, indexOf(d),
+                arith::MulIOp::create(b, loc, indexOf(access.context, d),
                                       kb.constant(stride)));
-      if (access.innerContiguous && vec > 1) {
+      if (access.access.innerContiguous && vec > 1) {
         lanes = kb.load(pointer, elementType, offset, vec);
       } else {
         SmallVector<Value> one = kb.load(pointer, elementType, offset, 1);
         lanes.assign(vec, one.front());
       }
     }
-    inputLanes.push_back(std::move(lanes));
+    loaded[{argument, access.context}] = std::move(lanes);
   }
 
-  // Run the group's ops lane by lane on scalars.
+  // Run the group's ops lane by lane on scalars: a full-size value once, a
+  // smaller one once per layout context it is used in.
   auto yield = cast<YieldOp>(body.getTerminator());
   SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
   for (int64_t lane = 0; lane < vec; ++lane) {
-    IRMapping scalars;
-    for (auto [index, argument] : llvm::enumerate(body.getArguments()))
-      scalars.map(argument, inputLanes[index][lane]);
+    DenseMap<Key, Value> scalars;
+    for (auto &[key, lanes] : loaded)
+      scalars[key] = lanes[lane];
+    auto lookup = [&](Value value, int c) {
+      if (isFull(value) || isSplatConstant(value.getDefiningOp()))
+        return scalars.lookup({value, -1});
+      return scalars.lookup({value, c});
+    };
     for (Operation &op : body.without_terminator()) {
-      Value result;
+      Value result = op.getResult(0);
       if (auto constant = dyn_cast<ConstantOp>(op)) {
         auto splat = cast<DenseElementsAttr>(constant.getValue());
         Type elementType = splat.getElementType();
@@ -308,20 +370,30 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
         else
           value = b.getIntegerAttr(computeType,
                                    splat.getSplatValue<APInt>().getSExtValue());
-        result = arith::ConstantOp::create(b, op.getLoc(), value);
-      } else {
+        scalars[{result, -1}] = arith::ConstantOp::create(b, op.getLoc(), value);
+        continue;
+      }
+      SmallVector<int> ctx;
+      if (isFull(result))
+        ctx.push_back(-1);
+      else
+        ctx = contextsOf.lookup(result);
+      for (int c : ctx) {
+        // A full-size op broadcasts its smaller operands in its own layout.
+        int operandContext =
+            c >= 0 ? c
+                   : intern(cast<RankedTensorType>(result.getType()).getShape());
         SmallVector<Value> operands;
         for (Value operand : op.getOperands())
-          operands.push_back(scalars.lookup(operand));
+          operands.push_back(lookup(operand, operandContext));
         FailureOr<Value> scalar = emitScalarOp(b, &op, operands);
         if (failed(scalar))
           return failure();
-        result = *scalar;
+        scalars[{result, c}] = *scalar;
       }
-      scalars.map(op.getResult(0), result);
     }
     for (auto [index, value] : llvm::enumerate(yield.getOperands()))
-      outputLanes[index].push_back(scalars.lookup(value));
+      outputLanes[index].push_back(lookup(value, -1));
   }
 
   const unsigned numInputs = group.getNumOperands();

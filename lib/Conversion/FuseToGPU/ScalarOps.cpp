@@ -214,6 +214,7 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
                                        operands[2]);
       })
       .Case([&](BroadcastToOp) -> Value { return x; })
+      .Case([&](ReshapeOp) -> Value { return x; })
       .Default([&](Operation *other) -> FailureOr<Value> {
         return other->emitError("'")
                << other->getName() << "' is not yet supported for GPU emission";

@@ -22,14 +22,18 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     The loop emitter gives each thread a vector of consecutive output
     elements: 16 bytes of the widest element type in the kernel (4 f32 or 8
     bf16) when the innermost dimension is a multiple of that, otherwise one.
-    Every input is loaded once per vector: contiguously when its innermost
-    dimension matches the output's, as one broadcast scalar when it is 1 (a
-    column or a scalar), after one index computation per vector with
-    compile-time divisors. f16 and bf16 values are computed in f32 and
+    An input with as many elements as the output is loaded at the vector's
+    linear index (a reshape inside the group changes nothing for it). A
+    smaller input is read in the layout of the full-size value it is
+    combined with: contiguously when its innermost dimension matches that
+    layout's, as one broadcast scalar when it is 1 (a column or a scalar),
+    after one index computation per vector and layout with compile-time
+    divisors. f16 and bf16 values are computed in f32 and
     rounded when stored, or where a `fuse.cast` asks for it. Kernel
     arguments are bare global pointers, inputs first, then outputs.
 
-    `fuse.reshape` needs no kernel (its result aliases its input); every
+    A `fuse.reshape` outside a group needs no kernel (its result aliases its
+    input); every
     other op (matmul, conv2d, reductions, normalisations, transpose, slice,
     concat, gather, collectives, constants outside groups) fails with
     `'<op>' is not yet supported for GPU emission` at its location.

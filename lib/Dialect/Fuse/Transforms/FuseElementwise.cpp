@@ -35,9 +35,16 @@ bool isSplatConstant(Operation *op) {
   return dense && dense.isSplat();
 }
 
-/// Ops the loop emitter evaluates per element.
+/// Ops the loop emitter evaluates per element; they can root a kernel.
 bool isFusible(Operation *op) {
   return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op);
+}
+
+/// Ops that can join a kernel through their users. A reshape only relabels
+/// row-major data: inside a kernel it costs nothing, and outside one it is
+/// free too (its result aliases its input), so it never roots a kernel.
+bool isFusibleProducer(Operation *op) {
+  return isFusible(op) || isa<ReshapeOp>(op);
 }
 
 /// "'fuse.add' at 12:8" for remarks.
@@ -80,7 +87,7 @@ public:
         for (Value operand : member->getOperands()) {
           Operation *producer = operand.getDefiningOp();
           if (producer && producer->getBlock() == &block &&
-              isFusible(producer) && !clusterOf.count(producer))
+              isFusibleProducer(producer) && !clusterOf.count(producer))
             consider(producer, k, worklist);
         }
       }
@@ -186,6 +193,16 @@ private:
     Cluster &cluster = clusters[k];
     bool allUsersInside = llvm::all_of(
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
+    if (isa<ReshapeOp>(producer) &&
+        (!allUsersInside ||
+         getNumElements(producer->getResultTypes()[0]) !=
+             getNumElements(cluster.shape))) {
+      remark(producer, k,
+             "not fused: a reshape joins a kernel only when all its users "
+             "are inside and it spans the kernel's whole iteration space; "
+             "outside a kernel it is free (its result aliases its input)");
+      return;
+    }
     if (allUsersInside) {
       if (createsCycle(producer, k)) {
         remark(producer, k,

@@ -14,9 +14,13 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Group elementwise and broadcast chains into fuse.group kernels";
   let description = [{
     Groups producer-consumer chains of elementwise ops (every op with the
-    `BroadcastElementwise` trait: unary, binary, compare, select, cast) and
-    `fuse.broadcast_to` into `fuse.group` regions, each of which becomes one
-    GPU kernel. Every such op ends up in a group, a lone op in a group of one.
+    `BroadcastElementwise` trait: unary, binary, compare, select, cast),
+    `fuse.broadcast_to`, and the `fuse.reshape`s between them into
+    `fuse.group` regions, each of which becomes one GPU kernel. Every
+    elementwise op ends up in a group, a lone op in a group of one. A reshape
+    only relabels row-major data: it joins a group when all its users are
+    inside and it spans the group's whole iteration space, and otherwise
+    stays outside, where it costs nothing (its result aliases its input).
 
     Groups grow from the last op of the function backwards through operands.
     A kernel iterates over the shape of its outputs, so every output of a
