@@ -9,8 +9,6 @@
 #include "GpuRun.h"
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
-#include "opfuse/Reference/Interpreter.h"
-#include "opfuse/Runtime/Executor.h"
 #include "opfuse/Target/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,16 +44,8 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
     signature.inputs.push_back(buffer.id);
     signature.buffers.push_back(buffer);
   }
-  SmallVector<reference::Tensor> arguments;
-  for (auto [type, input] : llvm::zip(before.getArgumentTypes(),
-                                      generateInputs(signature, options.seed))) {
-    reference::Tensor tensor;
-    tensor.elementType = cast<RankedTensorType>(type).getElementType();
-    tensor.shape.assign(input.shape.begin(), input.shape.end());
-    for (int64_t i = 0; i < input.elements(); ++i)
-      tensor.data.push_back(input.get(i));
-    arguments.push_back(std::move(tensor));
-  }
+  SmallVector<reference::Tensor> arguments =
+      toReferenceTensors(before, generateInputs(signature, options.seed));
 
   FailureOr<SmallVector<reference::Tensor>> unfusedOut =
       reference::interpret(before, arguments);

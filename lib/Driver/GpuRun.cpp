@@ -9,8 +9,6 @@
 
 #include "GpuRun.h"
 
-#include "opfuse/Reference/Interpreter.h"
-#include "opfuse/Runtime/Executor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -44,41 +42,12 @@ Tolerance toleranceFor(DType dtype) {
   }
 }
 
-Type elementTypeOf(MLIRContext *context, DType dtype) {
-  Builder b(context);
-  switch (dtype) {
-  case DType::F32:
-    return b.getF32Type();
-  case DType::F16:
-    return b.getF16Type();
-  case DType::BF16:
-    return b.getBF16Type();
-  case DType::I32:
-    return b.getI32Type();
-  case DType::I64:
-    return b.getI64Type();
-  case DType::I1:
-    return b.getI1Type();
-  }
-  return {};
-}
-
 /// Compares every output; prints one line each; true when all pass.
 bool checkOutputs(func::FuncOp func, const LaunchPlan &plan,
                   const std::vector<HostBuffer> &inputs,
                   const std::vector<HostBuffer> &outputs) {
-  SmallVector<reference::Tensor> arguments;
-  for (const HostBuffer &input : inputs) {
-    reference::Tensor tensor;
-    tensor.elementType = elementTypeOf(func.getContext(), input.dtype);
-    tensor.shape.assign(input.shape.begin(), input.shape.end());
-    tensor.data.resize(input.elements());
-    for (int64_t i = 0; i < input.elements(); ++i)
-      tensor.data[i] = input.get(i);
-    arguments.push_back(std::move(tensor));
-  }
   FailureOr<SmallVector<reference::Tensor>> expected =
-      reference::interpret(func, arguments);
+      reference::interpret(func, toReferenceTensors(func, inputs));
   if (failed(expected))
     return false;
   bool allPass = true;
@@ -133,6 +102,21 @@ bool checkOutputs(func::FuncOp func, const LaunchPlan &plan,
 }
 
 } // namespace
+
+SmallVector<reference::Tensor>
+toReferenceTensors(func::FuncOp func, const std::vector<HostBuffer> &buffers) {
+  SmallVector<reference::Tensor> tensors;
+  for (auto [type, buffer] : llvm::zip(func.getArgumentTypes(), buffers)) {
+    reference::Tensor tensor;
+    tensor.elementType = cast<RankedTensorType>(type).getElementType();
+    tensor.shape.assign(buffer.shape.begin(), buffer.shape.end());
+    tensor.data.resize(buffer.elements());
+    for (int64_t i = 0; i < buffer.elements(); ++i)
+      tensor.data[i] = buffer.get(i);
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
 
 int runOnGpu(const DriverOptions &options, ModuleOp original,
              const std::string &ptx, const LaunchPlan &plan) {

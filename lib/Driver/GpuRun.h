@@ -4,9 +4,17 @@
 #define OPFUSE_LIB_DRIVER_GPURUN_H
 
 #include "opfuse/Driver/Driver.h"
+#include "opfuse/Reference/Interpreter.h"
+#include "opfuse/Runtime/Executor.h"
 #include "opfuse/Runtime/LaunchPlan.h"
 
 namespace opfuse {
+
+/// The reference interpreter's view of seeded host inputs, typed by the
+/// function's arguments.
+llvm::SmallVector<reference::Tensor>
+toReferenceTensors(mlir::func::FuncOp func,
+                   const std::vector<HostBuffer> &buffers);
 
 /// Runs the compiled plan on the GPU: benchmarks it with --bench, compares
 /// its outputs with the reference interpreter on `original` with --check.

@@ -31,14 +31,6 @@ using namespace opfuse::fuse;
 
 namespace {
 
-bool isSplatConstant(Operation *op) {
-  auto constant = dyn_cast_if_present<ConstantOp>(op);
-  if (!constant)
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return dense && dense.isSplat();
-}
-
 /// Puts a lone elementwise op into a group of one, its splat constants
 /// copied inside.
 void wrapInGroup(Operation *op) {
@@ -99,7 +91,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
     if (func.isExternal())
       continue;
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
-      if (op.hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op))
+      if (isElementwise(&op))
         wrapInGroup(&op);
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
       if (isSplatConstant(&op) && op.use_empty())

@@ -20,14 +20,6 @@ namespace opfuse {
 
 namespace {
 
-bool isSplatConstant(Operation *op) {
-  auto constant = dyn_cast_if_present<ConstantOp>(op);
-  if (!constant)
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return dense && dense.isSplat();
-}
-
 /// How device memory stores an element: i1 as a byte.
 Type getStorageType(Type type) {
   if (type.isInteger(1))
@@ -162,8 +154,8 @@ private:
 } // namespace
 
 bool isLoopEmittable(Operation *op) {
-  return op->hasTrait<BroadcastElementwise>() ||
-         isa<BroadcastToOp, ReshapeOp, YieldOp>(op) || isSplatConstant(op);
+  return isElementwise(op) || isa<ReshapeOp, YieldOp>(op) ||
+         isSplatConstant(op);
 }
 
 FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,

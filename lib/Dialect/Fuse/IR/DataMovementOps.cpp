@@ -15,6 +15,18 @@ namespace opfuse::fuse {
 // constant
 //===----------------------------------------------------------------------===//
 
+bool isSplatConstant(Operation *op) {
+  auto constant = dyn_cast_if_present<ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+bool isElementwise(Operation *op) {
+  return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op);
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 int64_t ConstantOp::getFlops() { return 0; }
 int64_t ConstantOp::getBytesRead() { return 0; }

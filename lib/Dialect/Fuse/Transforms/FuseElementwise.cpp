@@ -27,24 +27,11 @@ using namespace opfuse::fuse;
 
 namespace {
 
-bool isSplatConstant(Operation *op) {
-  auto constant = dyn_cast_if_present<ConstantOp>(op);
-  if (!constant)
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  return dense && dense.isSplat();
-}
-
-/// Ops the loop emitter evaluates per element; they can root a kernel.
-bool isFusible(Operation *op) {
-  return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op);
-}
-
 /// Ops that can join a kernel through their users. A reshape only relabels
 /// row-major data: inside a kernel it costs nothing, and outside one it is
 /// free too (its result aliases its input), so it never roots a kernel.
 bool isFusibleProducer(Operation *op) {
-  return isFusible(op) || isa<ReshapeOp>(op);
+  return isElementwise(op) || isa<ReshapeOp>(op);
 }
 
 /// "'fuse.add' at 12:8" for remarks.
@@ -75,7 +62,7 @@ public:
     for (Operation &op : llvm::reverse(block.without_terminator()))
       order.push_back(&op);
     for (Operation *op : order) {
-      if (!isFusible(op) || clusterOf.count(op))
+      if (!isElementwise(op) || clusterOf.count(op))
         continue;
       int k = clusters.size();
       clusters.push_back(
@@ -239,7 +226,7 @@ private:
     // memory altogether.
     Operation *needsMemory = nullptr;
     for (Operation *user : producer->getUsers())
-      if (!inCluster(user, k) && !isFusible(user)) {
+      if (!inCluster(user, k) && !isElementwise(user)) {
         needsMemory = user;
         break;
       }

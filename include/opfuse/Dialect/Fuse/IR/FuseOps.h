@@ -27,4 +27,16 @@
 #define GET_OP_CLASSES
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h.inc"
 
+namespace opfuse::fuse {
+
+/// A fuse.constant holding one repeated value (false for null): kernels
+/// copy it in and read it as a scalar.
+bool isSplatConstant(mlir::Operation *op);
+
+/// Ops a kernel evaluates element by element after broadcasting: every op
+/// with the BroadcastElementwise trait, and broadcast_to.
+bool isElementwise(mlir::Operation *op);
+
+} // namespace opfuse::fuse
+
 #endif // OPFUSE_DIALECT_FUSE_IR_FUSEOPS_H
