@@ -14,6 +14,7 @@
 #include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Target/Artifact.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -82,12 +83,44 @@ void writeSummary(llvm::raw_ostream &os, const UnfusedCost &before,
                         kernel.block[0], kernel.bytes, kernel.flops);
   os << llvm::formatv("PTX: {0} bytes\n", ptx.size());
 }
+/// Keeps only the function to compile: `name`, or the only one.
+LogicalResult selectFunction(ModuleOp module, llvm::StringRef name) {
+  SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+  func::FuncOp chosen = functions.size() == 1 && name.empty() ? functions[0]
+                                                              : nullptr;
+  for (func::FuncOp func : functions)
+    if (func.getSymName() == name)
+      chosen = func;
+  if (!chosen) {
+    std::string names;
+    for (func::FuncOp func : functions)
+      names += (names.empty() ? "@" : ", @") + func.getSymName().str();
+    if (name.empty())
+      llvm::errs() << "opt-fuse: error: the model holds " << functions.size()
+                   << " functions (" << names
+                   << "); choose the one to compile with --function\n";
+    else
+      llvm::errs() << "opt-fuse: error: no function @" << name
+                   << " in the model (it holds " << names << ")\n";
+    return failure();
+  }
+  for (func::FuncOp func : functions)
+    if (func != chosen)
+      func.erase();
+  return success();
+}
 } // namespace
 
 int runDriver(const DriverOptions &options) {
+  if (std::optional<std::string> error = checkCudaToolkit(options.cudaToolkit)) {
+    llvm::errs() << "opt-fuse: error: " << *error << "\n";
+    return ExitUsage;
+  }
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics point at the model's source; dumping the IR is noise here.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 
@@ -97,21 +130,29 @@ int runDriver(const DriverOptions &options) {
   if (!module)
     return exitCode;
 
-  if (options.checkFusion) {
-    int code = checkFusion(options, *module);
-    if (code != ExitSuccess || (!options.emit && !options.bench &&
-                                !options.check))
-      return code;
-  }
   const bool run = options.bench || options.check;
   std::optional<EmitKind> emit = options.emit;
   if (!emit && !run)
     emit = EmitKind::Mlir;
-  if (emit == EmitKind::Mlir && !run)
+  const bool compile = run || emit != EmitKind::Mlir;
+  auto writeModule = [&] {
     return writeOutput(options, [&](llvm::raw_ostream &os) {
       module->print(os);
       os << "\n";
     });
+  };
+  if (!compile && !options.checkFusion)
+    return writeModule();
+
+  if (failed(selectFunction(*module, options.function)))
+    return ExitUsage;
+  if (options.checkFusion) {
+    int code = checkFusion(options, *module);
+    if (code != ExitSuccess)
+      return code;
+    if (!compile)
+      return options.emit ? writeModule() : ExitSuccess;
+  }
 
   OwningOpRef<ModuleOp> original = module->clone();
   UnfusedCost before = measureUnfused(*module);

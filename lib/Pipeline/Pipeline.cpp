@@ -50,6 +50,14 @@ std::string resolveCudaToolkit(llvm::StringRef request) {
   return "";
 }
 
+std::optional<std::string> checkCudaToolkit(llvm::StringRef request) {
+  if (request == "auto" || request == "none" || hasLibdevice(request))
+    return std::nullopt;
+  return ("--cuda-toolkit=" + request + ": no nvvm/libdevice/libdevice.10.bc "
+          "under it (give the CUDA root, 'auto' or 'none')")
+      .str();
+}
+
 void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   if (options.fuse) {

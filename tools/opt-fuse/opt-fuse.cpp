@@ -29,6 +29,10 @@ cl::opt<std::string> emit(
              "(after fusion and kernel emission), ptx, plan (launch plan "
              "JSON), summary (kernels and bytes before and after fusion)"),
     cl::value_desc("kind"), cl::cat(category));
+cl::opt<std::string> function(
+    "function",
+    cl::desc("The function to compile when the model holds several"),
+    cl::value_desc("name"), cl::cat(category));
 cl::opt<bool> noFuse("no-fuse",
                      cl::desc("Compile one kernel per op (the unfused "
                               "baseline)"),
@@ -113,6 +117,7 @@ int main(int argc, char **argv) {
   }
   options.inputPath = inputPath;
   options.outputPath = outputPath;
+  options.function = function;
   options.fuse = !noFuse;
   options.explain = explain;
   options.chip = chip;

@@ -53,6 +53,8 @@ struct DriverOptions {
   std::string outputPath = "-";
   /// Unset: mlir, unless --bench or --check asked for a run instead.
   std::optional<EmitKind> emit;
+  /// The function to compile; may stay empty when the model holds one.
+  std::string function;
   bool fuse = true;
   bool explain = false;
   std::string chip = "sm_90";

@@ -11,6 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
 #include <string>
 
 namespace opfuse {
@@ -42,6 +43,10 @@ struct FusePipelineOptions
 /// The CUDA toolkit root holding nvvm/libdevice/libdevice.10.bc, following
 /// `request` ("auto", "none" or a path); empty when none is used.
 std::string resolveCudaToolkit(llvm::StringRef request);
+
+/// Why `request` cannot serve as --cuda-toolkit (a path without
+/// nvvm/libdevice/libdevice.10.bc), or nullopt when it can.
+std::optional<std::string> checkCudaToolkit(llvm::StringRef request);
 
 /// canonicalize, fuse-elementwise, convert-fuse-to-gpu and, with
 /// `emit-binary`, the NVVM lowering and serialisation to PTX.
