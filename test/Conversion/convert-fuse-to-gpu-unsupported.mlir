@@ -48,3 +48,14 @@ func.func @outputs_of_two_shapes(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (ten
   }
   return %0#0, %0#1 : tensor<4x8xf32>, tensor<8xf32>
 }
+
+// -----
+
+func.func @no_results(%x: tensor<4xf32>) {
+  // expected-error@+1 {{a fuse.group without results has no kernel}}
+  fuse.group (%x) : (tensor<4xf32>) -> () {
+  ^bb0(%a: tensor<4xf32>):
+    fuse.yield
+  }
+  return
+}
