@@ -161,6 +161,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.fuse = options.fuse;
   pipeline.explain = options.explain;
   pipeline.chip = options.chip;
+  pipeline.vectorsPerThread = options.vectorsPerThread;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
   buildFusePipeline(pm, pipeline);

@@ -67,6 +67,7 @@ void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
   }
   ConvertFuseToGPUOptions emission;
   emission.chip = options.chip;
+  emission.vectorsPerThread = options.vectorsPerThread;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

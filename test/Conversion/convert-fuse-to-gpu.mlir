@@ -1,4 +1,5 @@
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu=vectors-per-thread=1 | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=TWO
 
 // An f32 kernel moves 16-byte vectors: 4 lanes. The full-shape input is
 // loaded at the vector's index, the row-vector bias contiguously at the
@@ -18,6 +19,19 @@
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK-COUNT-4: math.tanh
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// With two vectors per thread (the default) a block covers 512 vectors:
+// 256 blocks, no bounds guard (the vectors fill whole blocks), and both
+// vectors' loads come before any arithmetic.
+// TWO-LABEL: func.func @bias_tanh
+// TWO: fuse.grid = array<i64: 256, 1, 1>
+// TWO-LABEL: gpu.func @bias_tanh_k0
+// TWO-NOT: scf.if
+// TWO: arith.muli %{{.*}}, %c512_i32
+// TWO: %[[V1:.*]] = arith.addi %{{.*}}, %c256_i32
+// TWO-COUNT-4: llvm.load
+// TWO: math.tanh
+// TWO-COUNT-2: llvm.store
+// TWO: gpu.return
 func.func @bias_tanh(%x: tensor<8192x64xf32>, %b: tensor<64xf32>) -> tensor<8192x64xf32> {
   %0 = fuse.add %x, %b : (tensor<8192x64xf32>, tensor<64xf32>) -> tensor<8192x64xf32>
   %1 = fuse.tanh %0 : tensor<8192x64xf32>
@@ -72,6 +86,7 @@ func.func @odd(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
 // UNFUSED: fuse.group{{.*}}fuse.kernel = @opfuse_kernels::@two_ops_k1
 // UNFUSED: gpu.func @two_ops_k0
 // UNFUSED: gpu.func @two_ops_k1
+// TWO-LABEL: func.func @two_ops
 func.func @two_ops(%x: tensor<4x8xf32>) -> tensor<32xf32> {
   %0 = fuse.exp %x : tensor<4x8xf32>
   %1 = fuse.reshape %0 : tensor<4x8xf32> -> tensor<32xf32>

@@ -43,6 +43,11 @@ cl::opt<bool> explain("fuse-explain",
                       cl::cat(category));
 cl::opt<std::string> chip("chip", cl::desc("SM architecture (default sm_90)"),
                           cl::init("sm_90"), cl::cat(category));
+cl::opt<int> vectorsPerThread(
+    "vectors-per-thread",
+    cl::desc("16-byte vectors each thread of an elementwise kernel owns "
+             "(1, 2 or 4; default 2)"),
+    cl::init(2), cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -111,6 +116,12 @@ int main(int argc, char **argv) {
     }
     options.emit = kind;
   }
+  if (vectorsPerThread != 1 && vectorsPerThread != 2 &&
+      vectorsPerThread != 4) {
+    llvm::errs() << "opt-fuse: error: --vectors-per-thread must be 1, 2 or "
+                    "4\n";
+    return opfuse::ExitUsage;
+  }
   if (warmup < 0 || iterations < 1) {
     llvm::errs() << "opt-fuse: error: --warmup must be >= 0 and --iters >= 1\n";
     return opfuse::ExitUsage;
@@ -121,6 +132,7 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.explain = explain;
   options.chip = chip;
+  options.vectorsPerThread = vectorsPerThread;
   options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;
   options.bench = bench;

@@ -58,6 +58,7 @@ struct DriverOptions {
   bool fuse = true;
   bool explain = false;
   std::string chip = "sm_90";
+  int64_t vectorsPerThread = 2;
   std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
   /// require identical outputs (no GPU needed).

@@ -34,6 +34,10 @@ struct FusePipelineOptions
                      "CUDA_ROOT, CUDA_HOME, CUDA_PATH and /usr/local/cuda; "
                      "'none' uses MLIR's polynomial approximations"),
       llvm::cl::init("auto")};
+  Option<int64_t> vectorsPerThread{
+      *this, "vectors-per-thread",
+      llvm::cl::desc("Vectors each thread of an elementwise kernel owns"),
+      llvm::cl::init(2)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

@@ -111,7 +111,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
       FailureOr<LaunchConfig> config =
-          emitLoopKernel(group, kernels, name, blockSize);
+          emitLoopKernel(group, kernels, name, blockSize, vectorsPerThread);
       if (failed(config)) {
         failedAny = true;
         continue;

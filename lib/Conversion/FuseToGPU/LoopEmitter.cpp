@@ -159,7 +159,8 @@ bool isLoopEmittable(Operation *op) {
 }
 
 FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
-                                       StringRef name, int64_t blockSize) {
+                                       StringRef name, int64_t blockSize,
+                                       int64_t vectorsPerThread) {
   Block &body = group.getBody().front();
   for (Operation &op : body)
     if (!isLoopEmittable(&op))
@@ -270,31 +271,55 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   b.setInsertionPointToStart(&entry);
   KernelBuilder kb(b, loc, indexType, vec);
 
-  // Thread id -> vector id, guarded against the last partial block.
+  // Each thread owns `unroll` vectors, a block's width apart so that a warp
+  // stays coalesced; all their loads are issued before any arithmetic, which
+  // keeps more bytes in flight per thread. Unrolling needs the vectors to
+  // fill whole blocks; otherwise one guarded vector per thread.
+  const int64_t unroll =
+      vectorsPerThread > 1 && vectors % (blockSize * vectorsPerThread) == 0
+          ? vectorsPerThread
+          : 1;
   Value thread = arith::IndexCastUIOp::create(
       b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Value block = arith::IndexCastUIOp::create(
       b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value vectorId = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, block, kb.constant(blockSize)),
+  Value firstVector = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block, kb.constant(blockSize * unroll)),
       thread);
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        vectorId, kb.constant(vectors));
-  auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-  gpu::ReturnOp::create(b, loc);
-  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  if (unroll == 1) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          firstVector, kb.constant(vectors));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    gpu::ReturnOp::create(b, loc);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  } else {
+    gpu::ReturnOp::create(b, loc);
+    b.setInsertionPoint(entry.getTerminator());
+  }
 
-  Value base = arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
-  // Per-dimension index of the vector's first element in a layout context,
-  // computed once and only where a broadcast input needs it; divisors are
-  // compile-time constants.
-  DenseMap<int, SmallVector<Value>> dimIndices;
-  auto indexOf = [&](int c, int64_t d) -> Value {
-    SmallVector<Value> &dims = dimIndices[c];
+  using Key = std::pair<Value, int>;
+  struct Vector {
+    Value base;
+    // Per-dimension index of the vector's first element in a layout
+    // context, computed only where a broadcast input needs it, with
+    // compile-time divisors.
+    DenseMap<int, SmallVector<Value>> dimIndices;
+    DenseMap<Key, SmallVector<Value>> loaded;
+  };
+  SmallVector<Vector> vectorsOfThread(unroll);
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value vectorId = arith::AddIOp::create(b, loc, firstVector,
+                                           kb.constant(u * blockSize));
+    vectorsOfThread[u].base =
+        arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
+  }
+  auto indexOf = [&](Vector &v, int c, int64_t d) -> Value {
+    SmallVector<Value> &dims = v.dimIndices[c];
     ArrayRef<int64_t> shape = contexts[c];
     if (dims.empty()) {
       dims.resize(shape.size());
-      Value rest = base;
+      Value rest = v.base;
       for (int64_t i = shape.size() - 1; i >= 0; --i) {
         dims[i] = i == 0 ? rest
                          : arith::RemUIOp::create(b, loc, rest,
@@ -307,97 +332,100 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   };
 
   // Load every (input, context) once per vector.
-  using Key = std::pair<Value, int>;
-  DenseMap<Key, SmallVector<Value>> loaded;
-  for (const Access &access : accesses) {
-    Value argument = body.getArgument(access.input);
-    Type elementType =
-        cast<RankedTensorType>(argument.getType()).getElementType();
-    Value pointer = entry.getArgument(access.input);
-    SmallVector<Value> lanes;
-    if (access.access.isFull) {
-      lanes = kb.load(pointer, elementType, base, vec);
-    } else {
-      Value offset = kb.constant(0);
-      if (!access.access.isScalar)
-        for (auto [d, stride] : llvm::enumerate(access.access.strides))
-          if (stride != 0)
-            offset = arith::AddIOp::create(
-                b, loc, offset,
-                arith::MulIOp::create(b, loc, indexOf(access.context, d),
-                                      kb.constant(stride)));
-      if (access.access.innerContiguous && vec > 1) {
-        lanes = kb.load(pointer, elementType, offset, vec);
+  for (Vector &v : vectorsOfThread) {
+    for (const Access &access : accesses) {
+      Value argument = body.getArgument(access.input);
+      Type elementType =
+          cast<RankedTensorType>(argument.getType()).getElementType();
+      Value pointer = entry.getArgument(access.input);
+      SmallVector<Value> lanes;
+      if (access.access.isFull) {
+        lanes = kb.load(pointer, elementType, v.base, vec);
       } else {
-        SmallVector<Value> one = kb.load(pointer, elementType, offset, 1);
-        lanes.assign(vec, one.front());
+        Value offset = kb.constant(0);
+        if (!access.access.isScalar)
+          for (auto [d, stride] : llvm::enumerate(access.access.strides))
+            if (stride != 0)
+              offset = arith::AddIOp::create(
+                  b, loc, offset,
+                  arith::MulIOp::create(b, loc, indexOf(v, access.context, d),
+                                        kb.constant(stride)));
+        if (access.access.innerContiguous && vec > 1) {
+          lanes = kb.load(pointer, elementType, offset, vec);
+        } else {
+          SmallVector<Value> one = kb.load(pointer, elementType, offset, 1);
+          lanes.assign(vec, one.front());
+        }
       }
+      v.loaded[{argument, access.context}] = std::move(lanes);
     }
-    loaded[{argument, access.context}] = std::move(lanes);
   }
 
   // Run the group's ops lane by lane on scalars: a full-size value once, a
   // smaller one once per layout context it is used in.
   auto yield = cast<YieldOp>(body.getTerminator());
-  SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
-  for (int64_t lane = 0; lane < vec; ++lane) {
-    DenseMap<Key, Value> scalars;
-    for (auto &[key, lanes] : loaded)
-      scalars[key] = lanes[lane];
-    auto lookup = [&](Value value, int c) {
-      if (isFull(value) || isSplatConstant(value.getDefiningOp()))
-        return scalars.lookup({value, -1});
-      return scalars.lookup({value, c});
-    };
-    for (Operation &op : body.without_terminator()) {
-      Value result = op.getResult(0);
-      if (auto constant = dyn_cast<ConstantOp>(op)) {
-        auto splat = cast<DenseElementsAttr>(constant.getValue());
-        Type elementType = splat.getElementType();
-        Type computeType = getComputeType(elementType);
-        TypedAttr value;
-        if (isa<FloatType>(elementType))
-          value = b.getFloatAttr(
-              computeType, splat.getSplatValue<APFloat>().convertToDouble());
-        else
-          value = b.getIntegerAttr(computeType,
-                                   splat.getSplatValue<APInt>().getSExtValue());
-        scalars[{result, -1}] = arith::ConstantOp::create(b, op.getLoc(), value);
-        continue;
-      }
-      SmallVector<int> ctx;
-      if (isFull(result))
-        ctx.push_back(-1);
-      else
-        ctx = contextsOf.lookup(result);
-      for (int c : ctx) {
-        // A full-size op broadcasts its smaller operands in its own layout.
-        int operandContext =
-            c >= 0 ? c
-                   : intern(cast<RankedTensorType>(result.getType()).getShape());
-        SmallVector<Value> operands;
-        for (Value operand : op.getOperands())
-          operands.push_back(lookup(operand, operandContext));
-        FailureOr<Value> scalar = emitScalarOp(b, &op, operands);
-        if (failed(scalar))
-          return failure();
-        scalars[{result, c}] = *scalar;
-      }
-    }
-    for (auto [index, value] : llvm::enumerate(yield.getOperands()))
-      outputLanes[index].push_back(lookup(value, -1));
-  }
-
   const unsigned numInputs = group.getNumOperands();
-  for (auto [index, lanes] : llvm::enumerate(outputLanes))
-    kb.store(entry.getArgument(numInputs + index),
-             cast<RankedTensorType>(group.getResultTypes()[index])
-                 .getElementType(),
-             base, lanes);
+  for (Vector &v : vectorsOfThread) {
+    SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
+    for (int64_t lane = 0; lane < vec; ++lane) {
+      DenseMap<Key, Value> scalars;
+      for (auto &[key, lanes] : v.loaded)
+        scalars[key] = lanes[lane];
+      auto lookup = [&](Value value, int c) {
+        if (isFull(value) || isSplatConstant(value.getDefiningOp()))
+          return scalars.lookup({value, -1});
+        return scalars.lookup({value, c});
+      };
+      for (Operation &op : body.without_terminator()) {
+        Value result = op.getResult(0);
+        if (auto constant = dyn_cast<ConstantOp>(op)) {
+          auto splat = cast<DenseElementsAttr>(constant.getValue());
+          Type elementType = splat.getElementType();
+          Type computeType = getComputeType(elementType);
+          TypedAttr value;
+          if (isa<FloatType>(elementType))
+            value = b.getFloatAttr(
+                computeType, splat.getSplatValue<APFloat>().convertToDouble());
+          else
+            value = b.getIntegerAttr(
+                computeType, splat.getSplatValue<APInt>().getSExtValue());
+          scalars[{result, -1}] =
+              arith::ConstantOp::create(b, op.getLoc(), value);
+          continue;
+        }
+        SmallVector<int> ctx;
+        if (isFull(result))
+          ctx.push_back(-1);
+        else
+          ctx = contextsOf.lookup(result);
+        for (int c : ctx) {
+          // A full-size op broadcasts its smaller operands in its own layout.
+          int operandContext =
+              c >= 0 ? c
+                     : intern(cast<RankedTensorType>(result.getType())
+                                  .getShape());
+          SmallVector<Value> operands;
+          for (Value operand : op.getOperands())
+            operands.push_back(lookup(operand, operandContext));
+          FailureOr<Value> scalar = emitScalarOp(b, &op, operands);
+          if (failed(scalar))
+            return failure();
+          scalars[{result, c}] = *scalar;
+        }
+      }
+      for (auto [index, value] : llvm::enumerate(yield.getOperands()))
+        outputLanes[index].push_back(lookup(value, -1));
+    }
+    for (auto [index, lanes] : llvm::enumerate(outputLanes))
+      kb.store(entry.getArgument(numInputs + index),
+               cast<RankedTensorType>(group.getResultTypes()[index])
+                   .getElementType(),
+               v.base, lanes);
+  }
 
   LaunchConfig config;
   config.block = blockSize;
-  config.grid = (vectors + blockSize - 1) / blockSize;
+  config.grid = (vectors + blockSize * unroll - 1) / (blockSize * unroll);
   return config;
 }
 

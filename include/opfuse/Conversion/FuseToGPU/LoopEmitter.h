@@ -24,12 +24,15 @@ struct LaunchConfig {
 /// Whether the loop emitter can compile `op` (inside a group or alone).
 bool isLoopEmittable(mlir::Operation *op);
 
-/// Emits `group` as the kernel `name` in `module`; reports an unsupported
-/// op or shape at its location and fails.
+/// Emits `group` as the kernel `name` in `module`, `blockSize` threads a
+/// block, each thread owning `vectorsPerThread` vectors when they fill whole
+/// blocks (one otherwise); reports an unsupported op or shape at its
+/// location and fails.
 mlir::FailureOr<LaunchConfig> emitLoopKernel(fuse::GroupOp group,
                                              mlir::gpu::GPUModuleOp module,
                                              llvm::StringRef name,
-                                             int64_t blockSize);
+                                             int64_t blockSize,
+                                             int64_t vectorsPerThread);
 
 /// The type a value of element type `type` is computed in: f32 for every
 /// float, the type itself otherwise.
