@@ -18,7 +18,6 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace opfuse {
 #define GEN_PASS_DEF_CONVERTFUSETOGPU
@@ -30,32 +29,6 @@ using namespace opfuse;
 using namespace opfuse::fuse;
 
 namespace {
-
-/// Puts a lone elementwise op into a group of one, its splat constants
-/// copied inside.
-void wrapInGroup(Operation *op) {
-  OpBuilder builder(op);
-  SmallVector<Value> inputs;
-  for (Value operand : op->getOperands())
-    if (!isSplatConstant(operand.getDefiningOp()) &&
-        !llvm::is_contained(inputs, operand))
-      inputs.push_back(operand);
-  auto group = GroupOp::create(builder, op->getLoc(), op->getResultTypes(),
-                               inputs);
-  Block *body = new Block();
-  group.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value input : inputs)
-    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-  OpBuilder inner = OpBuilder::atBlockBegin(body);
-  for (Value operand : op->getOperands())
-    if (isSplatConstant(operand.getDefiningOp()) && !mapping.contains(operand))
-      inner.clone(*operand.getDefiningOp(), mapping);
-  Operation *copy = inner.clone(*op, mapping);
-  YieldOp::create(inner, op->getLoc(), copy->getResults());
-  op->replaceAllUsesWith(group.getResults());
-  op->erase();
-}
 
 struct ConvertFuseToGPUPass
     : public opfuse::impl::ConvertFuseToGPUBase<ConvertFuseToGPUPass> {
@@ -92,7 +65,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
       continue;
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
       if (isElementwise(&op))
-        wrapInGroup(&op);
+        outlineIntoGroup({&op}); // a lone op becomes a kernel of one
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
       if (isSplatConstant(&op) && op.use_empty())
         op.erase();

@@ -7,6 +7,10 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
 using namespace mlir;
 
 namespace opfuse::fuse {
@@ -49,6 +53,71 @@ int64_t GroupOp::getFlops() {
     if (auto cost = dyn_cast<CostInterface>(op))
       flops += cost.getFlops();
   return flops;
+}
+
+GroupOp outlineIntoGroup(ArrayRef<Operation *> unordered) {
+  SmallVector<Operation *> ops(unordered.begin(), unordered.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  llvm::SmallPtrSet<Operation *, 16> members(ops.begin(), ops.end());
+  auto inside = [&](Operation *op) { return members.contains(op); };
+
+  llvm::SetVector<Value> inputs, outputs;
+  llvm::SetVector<Operation *> splats;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && inside(def))
+        continue;
+      if (isSplatConstant(def))
+        splats.insert(def);
+      else
+        inputs.insert(operand);
+    }
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *u) { return !inside(u); }))
+        outputs.insert(result);
+  }
+  if (outputs.empty()) {
+    // Nothing outside uses them: the ops are pure and dead.
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
+    return nullptr;
+  }
+
+  OpBuilder builder(ops.back()->getContext());
+  builder.setInsertionPointAfter(ops.back());
+  SmallVector<Type> resultTypes;
+  for (Value output : outputs)
+    resultTypes.push_back(output.getType());
+  Location loc = ops.back()->getLoc();
+  auto group = GroupOp::create(builder, loc, resultTypes, inputs.getArrayRef());
+  Block *body = new Block();
+  group.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  for (Operation *splat : splats)
+    inner.clone(*splat, mapping);
+  for (Operation *op : ops)
+    inner.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value output : outputs)
+    yielded.push_back(mapping.lookup(output));
+  YieldOp::create(inner, loc, yielded);
+
+  for (auto [index, output] : llvm::enumerate(outputs)) {
+    Value value = output;
+    value.replaceUsesWithIf(group.getResult(index), [&](OpOperand &use) {
+      return !inside(use.getOwner());
+    });
+  }
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  return group;
 }
 
 } // namespace opfuse::fuse

@@ -13,7 +13,6 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -297,74 +296,6 @@ private:
   bool explain;
 };
 
-/// Replaces the ops of `cluster` with one fuse.group.
-void materialize(Cluster &cluster, const DenseMap<Operation *, int> &clusterOf,
-                 int k) {
-  auto inside = [&](Operation *op) {
-    auto it = clusterOf.find(op);
-    return it != clusterOf.end() && it->second == k;
-  };
-  SmallVector<Operation *> ops(cluster.ops.begin(), cluster.ops.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
-
-  llvm::SetVector<Value> inputs, outputs;
-  llvm::SetVector<Operation *> splats;
-  for (Operation *op : ops) {
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (def && inside(def))
-        continue;
-      if (isSplatConstant(def))
-        splats.insert(def);
-      else
-        inputs.insert(operand);
-    }
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(),
-                       [&](Operation *u) { return !inside(u); }))
-        outputs.insert(result);
-  }
-  if (outputs.empty()) {
-    // Nothing outside uses it: the ops are pure and dead.
-    for (Operation *op : llvm::reverse(ops))
-      op->erase();
-    return;
-  }
-
-  OpBuilder builder(ops.back());
-  builder.setInsertionPointAfter(ops.back());
-  SmallVector<Type> resultTypes;
-  for (Value output : outputs)
-    resultTypes.push_back(output.getType());
-  auto group = GroupOp::create(builder, cluster.root->getLoc(), resultTypes,
-                               inputs.getArrayRef());
-  Block *body = new Block();
-  group.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value input : inputs)
-    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-  OpBuilder inner = OpBuilder::atBlockBegin(body);
-  for (Operation *splat : splats)
-    inner.clone(*splat, mapping);
-  for (Operation *op : ops)
-    inner.clone(*op, mapping);
-  SmallVector<Value> yielded;
-  for (Value output : outputs)
-    yielded.push_back(mapping.lookup(output));
-  YieldOp::create(inner, cluster.root->getLoc(), yielded);
-
-  for (auto [index, output] : llvm::enumerate(outputs)) {
-    Value value = output;
-    value.replaceUsesWithIf(group.getResult(index), [&](OpOperand &use) {
-      return !inside(use.getOwner());
-    });
-  }
-  for (Operation *op : llvm::reverse(ops))
-    op->erase();
-}
-
 struct FuseElementwisePass
     : public opfuse::fuse::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
@@ -377,8 +308,8 @@ void FuseElementwisePass::runOnOperation() {
   for (Block &block : getOperation().getBody()) {
     Clustering clustering(block, flopsPerByte, explain);
     clustering.run();
-    for (auto [k, cluster] : llvm::enumerate(clustering.clusters))
-      materialize(cluster, clustering.clusterOf, k);
+    for (Cluster &cluster : clustering.clusters)
+      outlineIntoGroup(cluster.ops.getArrayRef());
     // Splat constants now live inside the groups that use them.
     for (Operation &op : llvm::make_early_inc_range(block))
       if (isSplatConstant(&op) && op.use_empty())

@@ -37,6 +37,14 @@ bool isSplatConstant(mlir::Operation *op);
 /// with the BroadcastElementwise trait, and broadcast_to.
 bool isElementwise(mlir::Operation *op);
 
+/// Moves `ops` (of one block, in any order) into a new fuse.group placed
+/// after the last of them: operands defined outside become the group's
+/// inputs (splat constants are copied in instead), results used outside
+/// become its results. Returns null, erasing the ops, when nothing outside
+/// uses them. The block may need a topological sort afterwards when an
+/// extra result is used before the group's position.
+GroupOp outlineIntoGroup(llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace opfuse::fuse
 
 #endif // OPFUSE_DIALECT_FUSE_IR_FUSEOPS_H
