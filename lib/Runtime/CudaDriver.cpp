@@ -26,6 +26,7 @@ struct Driver::Api {
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
                                  void **);
+  CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
@@ -85,6 +86,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
             bind(l, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
             bind(l, "cuCtxSynchronize", a.cuCtxSynchronize) &&
             bind(l, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
+            bind(l, "cuModuleUnload", a.cuModuleUnload) &&
             bind(l, "cuModuleGetFunction", a.cuModuleGetFunction) &&
             bind(l, "cuMemAlloc_v2", a.cuMemAlloc) &&
             bind(l, "cuMemFree_v2", a.cuMemFree) &&
@@ -150,6 +152,11 @@ llvm::Expected<CUmodule> Driver::loadModule(const std::string &ptx) {
                                 std::string("PTX JIT log: ") + log));
   }
   return module;
+}
+
+void Driver::unloadModule(CUmodule module) {
+  if (module)
+    api->cuModuleUnload(module);
 }
 
 llvm::Expected<CUfunction> Driver::getFunction(CUmodule module,

@@ -45,6 +45,12 @@ struct DeviceBuffers {
   }
 };
 
+struct LoadedModule {
+  cuda::Driver &driver;
+  cuda::CUmodule module = nullptr;
+  ~LoadedModule() { driver.unloadModule(module); }
+};
+
 struct Events {
   cuda::Driver &driver;
   cuda::CUevent start = nullptr, end = nullptr;
@@ -97,14 +103,15 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
                                     const BenchOptions &options) {
   BenchResult result;
   result.device = driver.deviceName();
-  llvm::Expected<cuda::CUmodule> module = driver.loadModule(ptx);
-  if (!module)
-    return module.takeError();
+  llvm::Expected<cuda::CUmodule> loaded = driver.loadModule(ptx);
+  if (!loaded)
+    return loaded.takeError();
+  LoadedModule module{driver, *loaded};
 
   std::vector<cuda::CUfunction> functions;
   for (const PlanKernel &kernel : plan.kernels) {
     llvm::Expected<cuda::CUfunction> function =
-        driver.getFunction(*module, kernel.name);
+        driver.getFunction(module.module, kernel.name);
     if (!function)
       return function.takeError();
     functions.push_back(*function);

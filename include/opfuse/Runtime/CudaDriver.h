@@ -52,6 +52,7 @@ public:
   std::string deviceName() const { return name; }
 
   llvm::Expected<CUmodule> loadModule(const std::string &ptx);
+  void unloadModule(CUmodule module);
   llvm::Expected<CUfunction> getFunction(CUmodule module,
                                          const std::string &name);
   llvm::Expected<CUdeviceptr> allocate(size_t bytes);
