@@ -1,12 +1,15 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise=fuse-explain -verify-diagnostics -o /dev/null
 
-// With fuse-explain every decision about a shared producer is a remark with
-// its reason and the numbers behind it. (Expected-remark comments live in
+// With fuse-explain every decision about a shared producer, and every edge
+// where a kernel stops at an op that is not elementwise, is a remark with its
+// reason and the numbers behind it. (Expected-remark comments live in
 // their own file: see MLIR22-NOTES.)
 
 func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
-  // expected-remark@+1 {{fuse-elementwise: not fused: as an extra output a path would leave the kernel and come back, and recomputing it costs more than reading it: 256 extra FLOPs and 1024 extra bytes to recompute, 1024 bytes to read (kernel of 'fuse.div' at 11:8)}}
+  // expected-remark@+2 {{fuse-elementwise: not fused: as an extra output a path would leave the kernel and come back, and recomputing it costs more than reading it: 256 extra FLOPs and 1024 extra bytes to recompute, 1024 bytes to read (kernel of 'fuse.div' at 14:8)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.reduce_sum' at 13:8: that op is not elementwise, so this kernel writes its result to memory (kernel of 'fuse.exp' at 11:8)}}
   %a = fuse.exp %x : tensor<4x64xf32>
+  // expected-remark@+1 {{fuse-elementwise: not fused: it is not elementwise, so the kernel reads its result from memory (kernel of 'fuse.div' at 14:8)}}
   %s = fuse.reduce_sum %a axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
   %d = fuse.div %a, %s : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
   return %d : tensor<4x64xf32>
@@ -15,7 +18,7 @@ func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
 // -----
 
 func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
-  // expected-remark@+1 {{fuse-elementwise: kept as an extra output of the kernel: 'fuse.matmul' at 21:8 needs it in memory (kernel of 'fuse.silu' at 20:8)}}
+  // expected-remark@+1 {{fuse-elementwise: kept as an extra output of the kernel: 'fuse.matmul' at 24:8 needs it in memory (kernel of 'fuse.silu' at 23:8)}}
   %g = fuse.gelu %x approximate = tanh : tensor<64x64xf32>
   %h = fuse.silu %g : tensor<64x64xf32>
   %m = fuse.matmul %g, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -25,7 +28,7 @@ func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor
 // -----
 
 func.func @recompute(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
-  // expected-remark@+1 {{fuse-elementwise: recomputed in the kernel: 4096 extra FLOPs and 0 extra bytes to recompute, 16384 bytes to read (kernel of 'fuse.add' at 31:8)}}
+  // expected-remark@+1 {{fuse-elementwise: recomputed in the kernel: 4096 extra FLOPs and 0 extra bytes to recompute, 16384 bytes to read (kernel of 'fuse.add' at 34:8)}}
   %e = fuse.exp %x : tensor<64x64xf32>
   %y = fuse.mul %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %z = fuse.add %e, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -37,10 +40,25 @@ func.func @recompute(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64x
 // A bias transform shared by two kernels of another shape cannot be an extra
 // output of either.
 func.func @shape(%x: tensor<16x64xf32>, %b: tensor<64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
-  // expected-remark@+2 {{fuse-elementwise: not fused: its shape [64] differs from the kernel's [16, 64], so it cannot be an extra output, and recomputing it costs more than reading it: 1024 extra FLOPs and 256 extra bytes to recompute, 256 bytes to read (kernel of 'fuse.mul' at 44:8)}}
-  // expected-remark@+1 {{fuse-elementwise: not fused: its shape [64] differs from the kernel's [16, 64], so it cannot be an extra output, and recomputing it costs more than reading it: 1024 extra FLOPs and 256 extra bytes to recompute, 256 bytes to read (kernel of 'fuse.add' at 43:8)}}
+  // expected-remark@+2 {{fuse-elementwise: not fused: its shape [64] differs from the kernel's [16, 64], so it cannot be an extra output, and recomputing it costs more than reading it: 1024 extra FLOPs and 256 extra bytes to recompute, 256 bytes to read (kernel of 'fuse.mul' at 47:8)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused: its shape [64] differs from the kernel's [16, 64], so it cannot be an extra output, and recomputing it costs more than reading it: 1024 extra FLOPs and 256 extra bytes to recompute, 256 bytes to read (kernel of 'fuse.add' at 46:8)}}
   %t = fuse.exp %b : tensor<64xf32>
   %y = fuse.add %x, %t : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
   %z = fuse.mul %x, %t : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
   return %y, %z : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// Kernels stop at ops that are not elementwise; the remarks say where.
+func.func @boundaries(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %b: tensor<32xbf16>) -> tensor<256xbf16> {
+  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.matmul' at 58:8: that op is not elementwise, so this kernel writes its result to memory (kernel of 'fuse.relu' at 56:8)}}
+  %r = fuse.relu %x : tensor<8x16xbf16>
+  // expected-remark@+1 {{fuse-elementwise: not fused: it is not elementwise, so the kernel reads its result from memory (kernel of 'fuse.gelu' at 60:8)}}
+  %m = fuse.matmul %r, %w : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
+  %a = fuse.add %m, %b : (tensor<8x32xbf16>, tensor<32xbf16>) -> tensor<8x32xbf16>
+  %g = fuse.gelu %a approximate = tanh : tensor<8x32xbf16>
+  // A reshape after the last kernel is free: no remark.
+  %s = fuse.reshape %g : tensor<8x32xbf16> -> tensor<256xbf16>
+  return %s : tensor<256xbf16>
 }

@@ -38,8 +38,8 @@ cl::opt<bool> noFuse("no-fuse",
                               "baseline)"),
                      cl::cat(category));
 cl::opt<bool> explain("fuse-explain",
-                      cl::desc("Remark on every fusion decision about a "
-                               "shared producer, refusals included"),
+                      cl::desc("Remark on every fusion decision and every "
+                               "edge where a kernel stops, with its reason"),
                       cl::cat(category));
 cl::opt<std::string> chip("chip", cl::desc("SM architecture (default sm_90)"),
                           cl::init("sm_90"), cl::cat(category));

@@ -67,13 +67,18 @@ public:
       clusters.push_back(
           {op, cast<RankedTensorType>(op->getResult(0).getType()), {}, op});
       add(op, k);
+      explainBoundaries(op, k, /*asProducer=*/false);
       SmallVector<Operation *> worklist = {op};
       while (!worklist.empty()) {
         Operation *member = worklist.pop_back_val();
         for (Value operand : member->getOperands()) {
           Operation *producer = operand.getDefiningOp();
-          if (producer && producer->getBlock() == &block &&
-              isFusibleProducer(producer) && !clusterOf.count(producer))
+          if (!producer || producer->getBlock() != &block ||
+              isSplatConstant(producer))
+            continue;
+          if (!isFusibleProducer(producer))
+            explainBoundaries(producer, k, /*asProducer=*/true);
+          else if (!clusterOf.count(producer))
             consider(producer, k, worklist);
         }
       }
@@ -171,6 +176,28 @@ private:
       producer->emitRemark() << "fuse-elementwise: " << message
                              << " (kernel of " << describe(clusters[k].root)
                              << ")";
+  }
+
+  /// Remarks on the edges where kernel `k` must stop because the op on the
+  /// other side is not elementwise: `op` is either a producer feeding the
+  /// kernel or the kernel's root, whose non-elementwise users read it.
+  void explainBoundaries(Operation *op, int k, bool asProducer) {
+    if (!explain)
+      return;
+    if (asProducer) {
+      if (explained.insert({op, k}).second)
+        remark(op, k,
+               "not fused: it is not elementwise, so the kernel reads its "
+               "result from memory");
+      return;
+    }
+    for (Operation *user : op->getUsers())
+      if (user->getBlock() == &block && !isFusibleProducer(user) &&
+          !user->hasTrait<OpTrait::IsTerminator>())
+        remark(op, k,
+               "not fused into " + describe(user) +
+                   ": that op is not elementwise, so this kernel writes its "
+                   "result to memory");
   }
 
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
@@ -294,6 +321,7 @@ private:
   Block &block;
   double flopsPerByte;
   bool explain;
+  DenseSet<std::pair<Operation *, int>> explained;
 };
 
 struct FuseElementwisePass

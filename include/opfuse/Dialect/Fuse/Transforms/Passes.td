@@ -47,8 +47,10 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     reads it.
 
     With `fuse-explain`, every decision about a producer that has users
-    outside the group (recomputed, extra output, refused) is reported as a
-    remark naming the reason.
+    outside the group (recomputed, extra output, refused), every refused
+    reshape, and every edge where a kernel stops at an op that is not
+    elementwise (a matmul, a reduction) is reported as a remark naming the
+    reason.
 
     Example:
 
@@ -67,8 +69,8 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"explain", "fuse-explain", "bool", /*default=*/"false",
-           "Emit a remark for every fusion decision about a shared producer, "
-           "refusals included, with its reason">,
+           "Emit a remark, with its reason, for every fusion decision about "
+           "a shared producer and every edge where a kernel stops">,
     Option<"flopsPerByte", "flops-per-byte", "double", /*default=*/"14.0",
            "Machine balance (FLOP/s over bytes/s) used to weigh "
            "recomputation against reading a result">,
