@@ -126,6 +126,11 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     buffers.pointers.push_back(*pointer);
     result.bytesAllocated += buffer.bytes();
   }
+  for (const PlanBuffer &buffer : plan.buffers)
+    if (buffer.role == BufferRole::Constant)
+      if (llvm::Error error = driver.copyToDevice(
+              buffers.pointers[buffer.id], buffer.data.data(), buffer.data.size()))
+        return std::move(error);
   for (auto [position, id] : llvm::enumerate(plan.inputs))
     if (llvm::Error error =
             driver.copyToDevice(buffers.pointers[id], inputs[position].bytes.data(),

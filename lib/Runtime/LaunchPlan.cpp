@@ -3,6 +3,7 @@
 #include "opfuse/Runtime/LaunchPlan.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
 
 namespace json = llvm::json;
@@ -62,6 +63,8 @@ llvm::StringRef roleName(BufferRole role) {
     return "output";
   case BufferRole::Intermediate:
     return "intermediate";
+  case BufferRole::Constant:
+    return "constant";
   }
   llvm_unreachable("unknown role");
 }
@@ -75,15 +78,19 @@ int64_t PlanBuffer::elements() const {
 
 void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
   json::Array buffers, kernels;
-  for (const PlanBuffer &buffer : plan.buffers)
-    buffers.push_back(json::Object{
+  for (const PlanBuffer &buffer : plan.buffers) {
+    json::Object object{
         {"id", buffer.id},
         {"name", buffer.name},
         {"dtype", dtypeName(buffer.dtype)},
         {"shape", json::Array(buffer.shape)},
         {"bytes", buffer.bytes()},
         {"role", roleName(buffer.role)},
-    });
+    };
+    if (buffer.role == BufferRole::Constant)
+      object["data"] = llvm::encodeBase64(buffer.data);
+    buffers.push_back(std::move(object));
+  }
   for (const PlanKernel &kernel : plan.kernels)
     kernels.push_back(json::Object{
         {"name", kernel.name},
@@ -165,9 +172,20 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
                        " needs id (its position), dtype, shape and role");
     buffer.id = *id;
     buffer.dtype = *parseDType(*dtype);
-    buffer.role = *role == "input"    ? BufferRole::Input
-                  : *role == "output" ? BufferRole::Output
-                                      : BufferRole::Intermediate;
+    buffer.role = *role == "input"      ? BufferRole::Input
+                  : *role == "output"   ? BufferRole::Output
+                  : *role == "constant" ? BufferRole::Constant
+                                        : BufferRole::Intermediate;
+    if (buffer.role == BufferRole::Constant) {
+      std::optional<llvm::StringRef> data = object->getString("data");
+      std::vector<char> decoded;
+      if (!data || llvm::decodeBase64(*data, decoded) ||
+          static_cast<int64_t>(decoded.size()) != buffer.bytes())
+        return planError("constant buffer #" + llvm::Twine(*id) +
+                         " needs \"data\": base64 of its " +
+                         llvm::Twine(buffer.bytes()) + " bytes");
+      buffer.data.assign(decoded.begin(), decoded.end());
+    }
     if (auto name = object->getString("name"))
       buffer.name = name->str();
     plan.buffers.push_back(std::move(buffer));

@@ -10,7 +10,10 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "opfuse/Runtime/Executor.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace opfuse::fuse;
@@ -34,6 +37,37 @@ std::optional<DType> toDType(Type type) {
 }
 
 namespace {
+/// The device bytes of a constant: dense literals element by element,
+/// resources as stored.
+FailureOr<std::vector<uint8_t>> encodeConstant(ConstantOp constant) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  HostBuffer buffer = makeHostBuffer(
+      *toDType(type.getElementType()),
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+  Type elementType = type.getElementType();
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+    int64_t i = 0;
+    if (isa<FloatType>(elementType))
+      for (APFloat v : dense.getValues<APFloat>())
+        buffer.set(i++, v.convertToDouble());
+    else
+      for (APInt v : dense.getValues<APInt>())
+        buffer.set(i++, elementType.isInteger(1) ? double(v.getZExtValue())
+                                                 : double(v.getSExtValue()));
+    return buffer.bytes;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || static_cast<int64_t>(blob->getData().size()) <
+                   static_cast<int64_t>(buffer.bytes.size()))
+    return constant.emitError("the constant has no data of ")
+           << buffer.bytes.size() << " bytes to put on the device";
+  ArrayRef<char> bytes = blob->getData();
+  std::copy(bytes.begin(), bytes.begin() + buffer.bytes.size(),
+            buffer.bytes.begin());
+  return buffer.bytes;
+}
+
 bool isKernelOp(Operation *op) {
   return !isa<ConstantOp, ReshapeOp, func::ReturnOp>(op);
 }
@@ -75,6 +109,18 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   }
 
   for (Operation &op : func.getBody().getOps()) {
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      FailureOr<int> id = addBuffer(
+          constant.getResult(),
+          ("const" + Twine(plan.buffers.size())).str(), BufferRole::Constant);
+      if (failed(id))
+        return failure();
+      FailureOr<std::vector<uint8_t>> data = encodeConstant(constant);
+      if (failed(data))
+        return failure();
+      plan.buffers[*id].data = std::move(*data);
+      continue;
+    }
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       bufferOf[reshape.getResult()] = bufferOf.lookup(reshape.getInput());
       continue;

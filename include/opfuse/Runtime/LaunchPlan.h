@@ -28,7 +28,7 @@ std::optional<DType> parseDType(llvm::StringRef name);
 /// Bytes one element takes in device memory (i1 takes a byte).
 int64_t dtypeBytes(DType dtype);
 
-enum class BufferRole { Input, Output, Intermediate };
+enum class BufferRole { Input, Output, Intermediate, Constant };
 llvm::StringRef roleName(BufferRole role);
 
 struct PlanBuffer {
@@ -38,6 +38,8 @@ struct PlanBuffer {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   BufferRole role = BufferRole::Intermediate;
+  /// The contents of a constant buffer, as stored on the device.
+  std::vector<uint8_t> data;
   int64_t elements() const;
   int64_t bytes() const { return elements() * dtypeBytes(dtype); }
 };

@@ -67,12 +67,13 @@ void ConvertFuseToGPUPass::runOnOperation() {
       if (isElementwise(&op))
         outlineIntoGroup({&op}); // a lone op becomes a kernel of one
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
-      if (isSplatConstant(&op) && op.use_empty())
+      if (isa<ConstantOp>(op) && op.use_empty())
         op.erase();
 
     int kernelIndex = 0;
     for (Operation &op : func.getBody().getOps()) {
-      if (isa<func::ReturnOp, ReshapeOp>(op))
+      // Reshapes alias their input; constants become initialised buffers.
+      if (isa<func::ReturnOp, ReshapeOp, ConstantOp>(op))
         continue;
       auto group = dyn_cast<GroupOp>(op);
       if (!group) {
