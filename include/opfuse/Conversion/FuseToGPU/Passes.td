@@ -39,9 +39,9 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     arguments are bare global pointers, inputs first, then outputs.
 
     A `fuse.reshape` outside a group needs no kernel (its result aliases its
-    input); every
-    other op (matmul, conv2d, reductions, normalisations, transpose, slice,
-    concat, gather, collectives, constants outside groups) fails with
+    input), and a dense or resource `fuse.constant` becomes an initialised
+    buffer of the launch plan. Every other op (matmul, conv2d, reductions,
+    normalisations, transpose, slice, concat, gather, collectives) fails with
     `'<op>' is not yet supported for GPU emission` at its location.
 
     ```mlir
