@@ -68,8 +68,8 @@ FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
 /// Builds the kernel body; owns the builder state of one gpu.func.
 class KernelBuilder {
 public:
-  KernelBuilder(OpBuilder &b, Location loc, Type indexType, int64_t vec)
-      : b(b), loc(loc), indexType(indexType), vec(vec) {}
+  KernelBuilder(OpBuilder &b, Location loc, Type indexType)
+      : b(b), loc(loc), indexType(indexType) {}
 
   Value constant(int64_t value) {
     return arith::ConstantOp::create(b, loc,
@@ -148,7 +148,6 @@ private:
   OpBuilder &b;
   Location loc;
   Type indexType;
-  int64_t vec;
 };
 
 } // namespace
@@ -269,7 +268,7 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
       b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
-  KernelBuilder kb(b, loc, indexType, vec);
+  KernelBuilder kb(b, loc, indexType);
 
   // Each thread owns `unroll` vectors, a block's width apart so that a warp
   // stays coalesced; all their loads are issued before any arithmetic, which
