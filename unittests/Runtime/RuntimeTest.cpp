@@ -1,0 +1,133 @@
+//===- RuntimeTest.cpp - Runtime pieces that need no GPU ------------------===//
+//
+// Half-float encoding (what the GPU and the reference both see), latency
+// percentiles, seeded inputs and the launch-plan JSON round trip.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Runtime/Executor.h"
+#include "opfuse/Runtime/HalfFloat.h"
+#include "opfuse/Runtime/LaunchPlan.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace opfuse;
+
+namespace {
+
+TEST(HalfFloatTest, Bf16RoundsToNearestEven) {
+  EXPECT_EQ(encodeBF16(1.0f), 0x3f80);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1.0).
+  EXPECT_EQ(encodeBF16(1.0f + 1.0f / 256), 0x3f80);
+  // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: ties to even.
+  EXPECT_EQ(encodeBF16(1.0f + 3.0f / 256), 0x3f82);
+  EXPECT_EQ(decodeBF16(0xc000), -2.0f);
+  EXPECT_TRUE(std::isnan(decodeBF16(encodeBF16(NAN))));
+  EXPECT_EQ(decodeBF16(encodeBF16(INFINITY)), INFINITY);
+}
+
+TEST(HalfFloatTest, F16CoversNormalsSubnormalsAndOverflow) {
+  EXPECT_EQ(encodeF16(1.0f), 0x3c00);
+  EXPECT_EQ(encodeF16(-2.5f), 0xc100);
+  EXPECT_EQ(encodeF16(65504.0f), 0x7bff); // the largest f16
+  EXPECT_EQ(encodeF16(1e6f), 0x7c00);     // overflows to infinity
+  // 2^-24 is the smallest subnormal; half of it ties to even (zero).
+  EXPECT_EQ(encodeF16(std::ldexp(1.0f, -24)), 0x0001);
+  EXPECT_EQ(encodeF16(std::ldexp(1.0f, -25)), 0x0000);
+  EXPECT_EQ(decodeF16(0x0001), std::ldexp(1.0f, -24));
+  // 1 + 2^-11 ties to even (1.0); 1 + 3 * 2^-11 rounds up to 1 + 2^-9.
+  EXPECT_EQ(encodeF16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  EXPECT_EQ(encodeF16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_TRUE(std::isnan(decodeF16(encodeF16(NAN))));
+}
+
+TEST(LatencyStatsTest, PercentilesAreNearestRank) {
+  std::vector<double> samples;
+  for (int i = 100; i >= 1; --i)
+    samples.push_back(i);
+  LatencyStats stats = summarize(samples);
+  EXPECT_EQ(stats.p50, 50);
+  EXPECT_EQ(stats.p99, 99);
+  EXPECT_EQ(stats.min, 1);
+  EXPECT_DOUBLE_EQ(stats.mean, 50.5);
+  // One sample is every percentile.
+  stats = summarize({7.5});
+  EXPECT_EQ(stats.p50, 7.5);
+  EXPECT_EQ(stats.p99, 7.5);
+}
+
+LaunchPlan samplePlan() {
+  LaunchPlan plan;
+  plan.function = "f";
+  plan.buffers = {{0, "arg0", DType::BF16, {4, 8}, BufferRole::Input, {}},
+                  {1, "const1", DType::I32, {2}, BufferRole::Constant,
+                   {1, 0, 0, 0, 2, 0, 0, 0}},
+                  {2, "f_k0.out0", DType::BF16, {4, 8}, BufferRole::Output, {}}};
+  PlanKernel kernel;
+  kernel.name = "f_k0";
+  kernel.grid = {3, 1, 1};
+  kernel.block = {256, 1, 1};
+  kernel.args = {0, 1, 2};
+  kernel.numInputs = 2;
+  kernel.bytes = 136;
+  kernel.flops = 32;
+  kernel.numOps = 2;
+  plan.kernels = {kernel};
+  plan.inputs = {0};
+  plan.outputs = {2};
+  return plan;
+}
+
+TEST(LaunchPlanTest, JsonRoundTrip) {
+  LaunchPlan plan = samplePlan();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  ASSERT_EQ(parsed->buffers.size(), 3u);
+  EXPECT_EQ(parsed->buffers[0].dtype, DType::BF16);
+  EXPECT_EQ(parsed->buffers[0].bytes(), 64);
+  EXPECT_EQ(parsed->buffers[1].role, BufferRole::Constant);
+  EXPECT_EQ(parsed->buffers[1].data, plan.buffers[1].data);
+  EXPECT_EQ(parsed->buffers[2].role, BufferRole::Output);
+  ASSERT_EQ(parsed->kernels.size(), 1u);
+  EXPECT_EQ(parsed->kernels[0].name, "f_k0");
+  EXPECT_EQ(parsed->kernels[0].grid[0], 3);
+  EXPECT_EQ(parsed->kernels[0].args, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(parsed->kernels[0].numInputs, 2);
+  EXPECT_EQ(parsed->inputs, (std::vector<int>{0}));
+  EXPECT_EQ(parsed->outputs, (std::vector<int>{2}));
+}
+
+TEST(LaunchPlanTest, RejectsIdsOutOfPlace) {
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(
+      R"({"format": "opfuse-launch-plan", "version": 1, "buffers": [
+            {"id": 3, "dtype": "f32", "shape": [1], "role": "input"}],
+          "kernels": [], "inputs": [], "outputs": []})");
+  ASSERT_FALSE(bool(parsed));
+  EXPECT_EQ(llvm::toString(parsed.takeError()),
+            "invalid launch plan: buffer #0 needs id (its position), dtype, "
+            "shape and role");
+}
+
+TEST(InputGeneratorTest, SeededAndInRange) {
+  LaunchPlan plan = samplePlan();
+  std::vector<HostBuffer> a = generateInputs(plan, 1);
+  std::vector<HostBuffer> b = generateInputs(plan, 1);
+  std::vector<HostBuffer> c = generateInputs(plan, 2);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].bytes, b[0].bytes);
+  EXPECT_NE(a[0].bytes, c[0].bytes);
+  for (int64_t i = 0; i < a[0].elements(); ++i) {
+    EXPECT_GE(a[0].get(i), -2.0);
+    EXPECT_LE(a[0].get(i), 2.0);
+  }
+}
+
+} // namespace
