@@ -24,12 +24,14 @@ using namespace mlir;
 namespace {
 struct ApproximateMathPass
     : public opfuse::impl::ApproximateMathBase<ApproximateMathPass> {
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    math::populateExpansionPatterns(patterns);
-    populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-  }
+  void runOnOperation() override;
 };
 } // namespace
+
+void ApproximateMathPass::runOnOperation() {
+  RewritePatternSet patterns(&getContext());
+  math::populateExpansionPatterns(patterns);
+  populateMathPolynomialApproximationPatterns(patterns);
+  if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    return signalPassFailure();
+}
