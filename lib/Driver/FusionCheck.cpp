@@ -8,12 +8,11 @@
 
 #include "GpuRun.h"
 
-#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+#include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Target/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -26,26 +25,23 @@ namespace opfuse {
 int checkFusion(const DriverOptions &options, ModuleOp original) {
   OwningOpRef<ModuleOp> fused = original.clone();
   PassManager pm(original.getContext());
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise());
+  buildFusionPasses(pm, FusePipelineOptions());
   if (failed(pm.run(*fused)))
     return ExitUnsupported;
   func::FuncOp before = *original.getOps<func::FuncOp>().begin();
   func::FuncOp after = *fused->getOps<func::FuncOp>().begin();
 
   // Seeded inputs as the GPU run would get them.
-  LaunchPlan signature;
+  std::vector<PlanBuffer> specs;
   for (Type type : before.getArgumentTypes()) {
     auto tensor = cast<RankedTensorType>(type);
-    PlanBuffer buffer;
-    buffer.id = signature.buffers.size();
-    buffer.dtype = *toDType(tensor.getElementType());
-    buffer.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-    signature.inputs.push_back(buffer.id);
-    signature.buffers.push_back(buffer);
+    PlanBuffer spec;
+    spec.dtype = *toDType(tensor.getElementType());
+    spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    specs.push_back(std::move(spec));
   }
   SmallVector<reference::Tensor> arguments =
-      toReferenceTensors(before, generateInputs(signature, options.seed));
+      toReferenceTensors(before, generateInputs(specs, options.seed));
 
   FailureOr<SmallVector<reference::Tensor>> unfusedOut =
       reference::interpret(before, arguments);

@@ -9,7 +9,6 @@
 
 #include "GpuRun.h"
 
-
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
@@ -43,8 +42,7 @@ Tolerance toleranceFor(DType dtype) {
 }
 
 /// Compares every output; prints one line each; true when all pass.
-bool checkOutputs(func::FuncOp func, const LaunchPlan &plan,
-                  const std::vector<HostBuffer> &inputs,
+bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
                   const std::vector<HostBuffer> &outputs) {
   FailureOr<SmallVector<reference::Tensor>> expected =
       reference::interpret(func, toReferenceTensors(func, inputs));
@@ -97,7 +95,6 @@ bool checkOutputs(func::FuncOp func, const LaunchPlan &plan,
     if (nanMismatch)
       llvm::outs() << "  NaN in one result where the other has a number\n";
   }
-  (void)plan;
   return allPass;
 }
 
@@ -147,7 +144,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original,
   }
   if (options.check) {
     auto functions = original.getOps<func::FuncOp>();
-    if (!checkOutputs(*functions.begin(), plan, inputs, result->outputs))
+    if (!checkOutputs(*functions.begin(), inputs, result->outputs))
       return ExitCheckFailed;
   }
   return ExitSuccess;

@@ -58,13 +58,17 @@ std::optional<std::string> checkCudaToolkit(llvm::StringRef request) {
       .str();
 }
 
-void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
+void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   if (options.fuse) {
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
     pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
   }
+}
+
+void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
+  buildFusionPasses(pm, options);
   ConvertFuseToGPUOptions emission;
   emission.chip = options.chip;
   emission.vectorsPerThread = options.vectorsPerThread;

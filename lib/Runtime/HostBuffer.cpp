@@ -111,9 +111,16 @@ HostBuffer makeHostBuffer(DType dtype, const std::vector<int64_t> &shape) {
 }
 
 std::vector<HostBuffer> generateInputs(const LaunchPlan &plan, uint64_t seed) {
+  std::vector<PlanBuffer> specs;
+  for (int id : plan.inputs)
+    specs.push_back(plan.buffers[id]);
+  return generateInputs(specs, seed);
+}
+
+std::vector<HostBuffer> generateInputs(llvm::ArrayRef<PlanBuffer> specs,
+                                       uint64_t seed) {
   std::vector<HostBuffer> inputs;
-  for (auto [position, id] : llvm::enumerate(plan.inputs)) {
-    const PlanBuffer &spec = plan.buffers[id];
+  for (auto [position, spec] : llvm::enumerate(specs)) {
     HostBuffer buffer = makeHostBuffer(spec.dtype, spec.shape);
     Random random{seed * 1000003ULL + position};
     for (int64_t i = 0, e = buffer.elements(); i < e; ++i) {

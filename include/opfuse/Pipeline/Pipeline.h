@@ -52,7 +52,12 @@ std::string resolveCudaToolkit(llvm::StringRef request);
 /// nvvm/libdevice/libdevice.10.bc), or nullopt when it can.
 std::optional<std::string> checkCudaToolkit(llvm::StringRef request);
 
-/// canonicalize, fuse-elementwise, convert-fuse-to-gpu and, with
+/// The graph-level part: canonicalize, then fuse-elementwise when
+/// `options.fuse`. --check-fusion compares the model before and after it.
+void buildFusionPasses(mlir::OpPassManager &pm,
+                       const FusePipelineOptions &options);
+
+/// buildFusionPasses, convert-fuse-to-gpu and, with
 /// `emit-binary`, the NVVM lowering and serialisation to PTX.
 void buildFusePipeline(mlir::OpPassManager &pm,
                        const FusePipelineOptions &options);

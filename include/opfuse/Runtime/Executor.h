@@ -35,8 +35,13 @@ struct HostBuffer {
 
 HostBuffer makeHostBuffer(DType dtype, const std::vector<int64_t> &shape);
 
-/// The plan's inputs filled deterministically from `seed`: floats uniform in
-/// [-2, 2), integers in [-8, 8], booleans at random.
+/// Buffers of `specs` (dtype and shape) filled deterministically from
+/// `seed`: floats uniform in [-2, 2), integers in [-8, 8], booleans at
+/// random. The i-th buffer's values depend only on `seed`, `i` and its spec.
+std::vector<HostBuffer> generateInputs(llvm::ArrayRef<PlanBuffer> specs,
+                                       uint64_t seed);
+
+/// The same for the plan's input buffers, in order.
 std::vector<HostBuffer> generateInputs(const LaunchPlan &plan, uint64_t seed);
 
 struct BenchOptions {

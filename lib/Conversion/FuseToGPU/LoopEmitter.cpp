@@ -27,16 +27,18 @@ Type getStorageType(Type type) {
   return type;
 }
 
-/// A group input's shape seen from the kernel's iteration space.
+/// A smaller group input seen from the layout (a full-size shape) it is
+/// broadcast into.
 struct InputAccess {
-  /// Element stride of each iteration dimension in the input (0 where the
+  /// Element stride of each layout dimension in the input (0 where the
   /// input broadcasts).
   SmallVector<int64_t> strides;
-  bool isScalar = false;   // one element for the whole kernel
-  bool isFull = false;     // the same shape as the iteration space
+  bool isScalar = false;        // one element for the whole kernel
   bool innerContiguous = false; // its innermost dimension is not broadcast
 };
 
+/// The op verifiers already guarantee that inputs broadcast; the errors
+/// here guard hand-written groups of foreign shape.
 FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
                                     ArrayRef<int64_t> space, unsigned index) {
   InputAccess access;
@@ -59,8 +61,6 @@ FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
     stride *= dim;
   }
   access.isScalar = getNumElements(input) == 1;
-  access.isFull = getNumElements(input) == getNumElements(RankedTensorType::get(
-                                               space, input.getElementType()));
   access.innerContiguous = rank > 0 && access.strides[rank - 1] == 1;
   return access;
 }
@@ -220,9 +220,7 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
     auto type = cast<RankedTensorType>(argument.getType());
     if (isFull(argument)) {
-      InputAccess linear;
-      linear.isFull = true;
-      accesses.push_back({static_cast<unsigned>(index), -1, linear});
+      accesses.push_back({static_cast<unsigned>(index), -1, InputAccess()});
       continue;
     }
     for (int c : contextsOf.lookup(argument)) {
@@ -338,7 +336,7 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
           cast<RankedTensorType>(argument.getType()).getElementType();
       Value pointer = entry.getArgument(access.input);
       SmallVector<Value> lanes;
-      if (access.access.isFull) {
+      if (access.context < 0) {
         lanes = kb.load(pointer, elementType, v.base, vec);
       } else {
         Value offset = kb.constant(0);
