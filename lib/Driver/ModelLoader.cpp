@@ -10,9 +10,11 @@
 #include "opfuse/Driver/Driver.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -61,6 +63,26 @@ LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   return success();
 }
 
+/// A dense_resource weight must come with its bytes in the file.
+LogicalResult checkResourceData(fuse::ConstantOp constant) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  if (!resource)
+    return success();
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  const int64_t needed = fuse::getByteSize(constant.getType());
+  if (!blob)
+    return constant.emitError("dense_resource<")
+           << resource.getRawHandle().getKey()
+           << "> has no data: the file's dialect_resources section does not "
+              "define it";
+  if (static_cast<int64_t>(blob->getData().size()) < needed)
+    return constant.emitError("dense_resource<")
+           << resource.getRawHandle().getKey() << "> holds "
+           << blob->getData().size() << " bytes but "
+           << constant.getType() << " needs " << needed;
+  return success();
+}
+
 /// A model function: static tensor signature, only fuse ops and a return.
 LogicalResult checkFunction(func::FuncOp func) {
   auto checkTypes = [&](TypeRange types, StringRef what) -> LogicalResult {
@@ -86,6 +108,9 @@ LogicalResult checkFunction(func::FuncOp func) {
       failed(checkTypes(func.getResultTypes(), "result")))
     return failure();
   WalkResult walk = func.getBody().walk([](Operation *op) {
+    if (auto constant = dyn_cast<fuse::ConstantOp>(op))
+      if (failed(checkResourceData(constant)))
+        return WalkResult::interrupt();
     if (isa<fuse::FuseDialect>(op->getDialect()) || isa<func::ReturnOp>(op))
       return WalkResult::advance();
     op->emitError("'")
