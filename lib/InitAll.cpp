@@ -7,6 +7,7 @@
 
 #include "opfuse/InitAll.h"
 
+#include "opfuse/Analysis/Passes.h"
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
@@ -77,6 +78,7 @@ void opfuse::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void opfuse::registerAllPasses() {
+  registerFuseAnalysisPasses();
   fuse::registerFuseTransformsPasses();
   registerFuseToGPUPasses();
   registerFusePipeline();

@@ -63,6 +63,7 @@ void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
   if (options.fuse) {
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
+    fusion.target = options.target;
     pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
   }
 }

@@ -1,4 +1,7 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file "-fuse-elementwise=target=%S/Inputs/slow-fp32.json" | FileCheck %s --check-prefix=SLOW
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise=target=b200 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// BADTARGET: error: fuse-elementwise: unknown target 'b200' (expected one of a100, h100, h200, or a target file ending in .json)
 
 // A chain with scalar constants and a row-vector bias is one kernel; the
 // splat constants are copied into it.
@@ -216,4 +219,33 @@ func.func @shared_reshape(%x: tensor<4x8xf32>) -> (tensor<32xf32>, tensor<32xf32
 func.func @dead(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = fuse.exp %x : tensor<8xf32>
   return %x : tensor<8xf32>
+}
+
+// -----
+
+// The cost model decides recomputation. On the H200 a tanh-GELU shared by
+// two kernels is recomputed in both: its 9 FLOPs per element hide under
+// the kernels' memory time. On a target whose FP32 rate is 10 GFLOP/s
+// (Inputs/slow-fp32.json) recomputing would make the kernel compute-bound,
+// so the GELU is written once as an extra output and read by the other.
+// CHECK-LABEL: func.func @roofline_decides
+// CHECK: fuse.group(%[[X:.*]], %{{.*}}) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+// CHECK: fuse.gelu
+// CHECK: fuse.add
+// CHECK: fuse.group(%[[X]], %{{.*}}) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+// CHECK: fuse.gelu
+// CHECK: fuse.mul
+// SLOW-LABEL: func.func @roofline_decides
+// SLOW: %[[G:.*]]:2 = fuse.group
+// SLOW: %[[GELU:.*]] = fuse.gelu
+// SLOW: %[[MUL:.*]] = fuse.mul %[[GELU]]
+// SLOW: fuse.yield %[[GELU]], %[[MUL]]
+// SLOW: fuse.group(%[[G]]#0, %{{.*}})
+// SLOW-NOT: fuse.gelu
+// SLOW: fuse.add
+func.func @roofline_decides(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>, %z: tensor<256x256xf32>) -> (tensor<256x256xf32>, tensor<256x256xf32>) {
+  %g = fuse.gelu %x approximate = tanh : tensor<256x256xf32>
+  %a = fuse.add %g, %y : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %b = fuse.mul %g, %z : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %a, %b : tensor<256x256xf32>, tensor<256x256xf32>
 }

@@ -25,6 +25,11 @@ struct FusePipelineOptions
   Option<bool> explain{*this, "fuse-explain",
                        llvm::cl::desc("Remark on every fusion decision"),
                        llvm::cl::init(false)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("GPU target of the cost model: a100, h100, h200 or a "
+                     "target JSON file"),
+      llvm::cl::init("h200")};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("SM architecture of the kernels"),
                            llvm::cl::init("sm_90")};

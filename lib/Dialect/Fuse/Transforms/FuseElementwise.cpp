@@ -2,19 +2,22 @@
 //
 // Forms clusters of elementwise and broadcast ops, latest op first, growing
 // each through its operands; then turns every cluster into a fuse.group.
-// Shared producers are recomputed or kept as extra outputs by a bytes-vs-FLOPs
-// rule; a producer joins only when the grouped graph stays acyclic.
+// Shared producers are recomputed or kept as extra outputs as the roofline
+// cost model (opfuse/Analysis/CostModel.h) predicts is faster; a producer
+// joins only when the grouped graph stays acyclic.
 //
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace opfuse::fuse {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
@@ -53,8 +56,8 @@ struct Cluster {
 /// Builds the clusters of one block.
 class Clustering {
 public:
-  Clustering(Block &block, double flopsPerByte, bool explain)
-      : block(block), flopsPerByte(flopsPerByte), explain(explain) {}
+  Clustering(Block &block, const opfuse::CostModel &model, bool explain)
+      : block(block), model(model), explain(explain) {}
 
   void run() {
     SmallVector<Operation *> order;
@@ -155,6 +158,31 @@ private:
            reaches(producers, k, /*forward=*/false);
   }
 
+  /// What cluster `k` does as it stands: its ops' FLOPs, and the bytes of
+  /// the values that cross its boundary (read once, or written because a
+  /// user outside needs them).
+  opfuse::Work clusterWork(int k) {
+    opfuse::Work work;
+    DenseSet<Value> inputs;
+    for (Operation *op : clusters[k].ops) {
+      opfuse::Work own = model.work(op);
+      work.flops += own.flops;
+      work.computeSeconds += own.computeSeconds;
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && (inCluster(def, k) || isSplatConstant(def)))
+          continue;
+        if (inputs.insert(operand).second)
+          work.bytes += getByteSize(operand.getType());
+      }
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *u) { return !inCluster(u, k); }))
+          work.bytes += getByteSize(result.getType());
+    }
+    return work;
+  }
+
   /// Bytes of `op`'s operands the cluster does not read or compute yet.
   int64_t newInputBytes(Operation *op, int k) {
     int64_t bytes = 0;
@@ -239,23 +267,39 @@ private:
             : cost.getFlops() / producerElements * getNumElements(cluster.shape);
     const int64_t extraBytes = newInputBytes(producer, k);
     const int64_t readBytes = getByteSize(producerType);
-    const bool cheap =
-        static_cast<double>(extraFlops) / flopsPerByte + extraBytes <=
-        static_cast<double>(readBytes);
-    std::string costs = (Twine(extraFlops) + " extra FLOPs and " +
-                         Twine(extraBytes) + " extra bytes to recompute, " +
-                         Twine(readBytes) + " bytes to read")
-                            .str();
+    // Compare what the kernel would take with the producer recomputed in it
+    // against with its result read: on the roofline, extra FLOPs in a
+    // memory-bound kernel cost nothing until compute becomes the bound.
+    const opfuse::Work base = clusterWork(k);
+    opfuse::Work recomputed = base, read = base;
+    recomputed.flops += extraFlops;
+    recomputed.computeSeconds += extraFlops / model.flopsCeiling(producer);
+    recomputed.bytes += extraBytes;
+    read.bytes += readBytes;
+    const double baseSeconds = model.workSeconds(base);
+    const double recomputeCost = model.workSeconds(recomputed) - baseSeconds;
+    const double readCost = model.workSeconds(read) - baseSeconds;
     // A user that no kernel can recompute it for (a matmul, the return)
-    // needs it in memory anyway: then writing it from here costs nothing
-    // extra and is tried first; otherwise recomputing may keep it out of
-    // memory altogether.
+    // needs it in memory anyway: then recomputing must be strictly faster
+    // to be worth the work. Otherwise a tie goes to recomputing, since when
+    // every user recomputes it the producer's own kernel disappears.
     Operation *needsMemory = nullptr;
     for (Operation *user : producer->getUsers())
       if (!inCluster(user, k) && !isElementwise(user)) {
         needsMemory = user;
         break;
       }
+    const bool cheap =
+        needsMemory ? recomputeCost < readCost : recomputeCost <= readCost;
+    std::string costs =
+        llvm::formatv("recomputing adds {0} FLOPs and {1} bytes (+{2:F2} ns "
+                      "predicted), reading adds {3} bytes (+{4:F2} ns) on {5}",
+                      extraFlops, extraBytes, recomputeCost * 1e9, readBytes,
+                      readCost * 1e9, model.target().name)
+            .str();
+    // When it must reach memory anyway, writing it from here costs nothing
+    // extra and is tried first; otherwise recomputing may keep it out of
+    // memory altogether.
     const bool sameShape =
         producerType == cluster.shape.clone(producerType.getElementType());
 
@@ -295,7 +339,7 @@ private:
       else
         remark(producer, k,
                "kept as an extra output of the kernel: recomputing costs "
-               "more than reading, " +
+               "more than reading: " +
                    costs);
       return true;
     };
@@ -314,12 +358,12 @@ private:
     remark(producer, k,
            "not fused: " + output + ", and " +
                (cheap ? std::string("recomputing it would form a cycle")
-                      : "recomputing it costs more than reading it: " +
+                      : "recomputing it is not faster than reading it: " +
                             costs));
   }
 
   Block &block;
-  double flopsPerByte;
+  const opfuse::CostModel &model;
   bool explain;
   DenseSet<std::pair<Operation *, int>> explained;
 };
@@ -327,14 +371,26 @@ private:
 struct FuseElementwisePass
     : public opfuse::fuse::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
+  LogicalResult initialize(MLIRContext *context) override;
   void runOnOperation() override;
+
+  std::optional<opfuse::CostModel> model;
 };
 
 } // namespace
 
+LogicalResult FuseElementwisePass::initialize(MLIRContext *context) {
+  llvm::Expected<opfuse::GpuTarget> loaded = opfuse::loadTarget(target);
+  if (!loaded)
+    return emitError(UnknownLoc::get(context))
+           << "fuse-elementwise: " << llvm::toString(loaded.takeError());
+  model.emplace(std::move(*loaded));
+  return success();
+}
+
 void FuseElementwisePass::runOnOperation() {
   for (Block &block : getOperation().getBody()) {
-    Clustering clustering(block, flopsPerByte, explain);
+    Clustering clustering(block, *model, explain);
     clustering.run();
     for (Cluster &cluster : clustering.clusters)
       outlineIntoGroup(cluster.ops.getArrayRef());

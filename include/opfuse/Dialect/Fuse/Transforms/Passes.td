@@ -34,11 +34,13 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     through another group.
 
     A producer with users outside the group is either recomputed inside the
-    group or kept as an extra group output (a multi-output kernel). Recomputing
-    is cheap when the extra work costs less than reading the result:
-    `extra_flops / flops-per-byte + extra_input_bytes <= result_bytes`,
-    where `flops-per-byte` is the machine balance of the target (the default
-    is the H200's f32 rate over its HBM bandwidth, 67 TFLOP/s / 4.8 TB/s).
+    group or kept as an extra group output (a multi-output kernel). The
+    roofline cost model of the `target` (docs/cost-model.md) decides whether
+    recomputing is cheap: the group's predicted time with the producer
+    recomputed (its FLOPs at every element of the group, plus its inputs the
+    group does not read yet) against with its result read from memory. In a
+    memory-bound group extra FLOPs cost nothing until compute becomes the
+    bound, so cheap producers are recomputed and expensive ones read.
     When some outside user is not elementwise (a matmul, the function's
     return) the value must reach memory anyway, so an extra output (same
     shape, no cycle) is tried first and recomputation second; when all
@@ -71,9 +73,10 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     Option<"explain", "fuse-explain", "bool", /*default=*/"false",
            "Emit a remark, with its reason, for every fusion decision about "
            "a shared producer and every edge where a kernel stops">,
-    Option<"flopsPerByte", "flops-per-byte", "double", /*default=*/"14.0",
-           "Machine balance (FLOP/s over bytes/s) used to weigh "
-           "recomputation against reading a result">,
+    Option<"target", "target", "std::string", /*default=*/"\"h200\"",
+           "GPU target whose cost model weighs recomputation against "
+           "reading: a built-in name (a100, h100, h200) or a target JSON "
+           "file">,
   ];
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }

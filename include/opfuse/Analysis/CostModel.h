@@ -1,0 +1,122 @@
+//===- CostModel.h - Roofline cost of ops and kernels -----------*- C++ -*-===//
+//
+// Turns the FLOPs and bytes of CostInterface into predicted time on a
+// GpuTarget: per kernel max(compute, memory, link) time plus the launch
+// overhead, and the bound kind that max picks. A library API: a pass asks
+// CostModel what a kernel would cost with or without an op; the driver's
+// report and `fuse-print-cost` use the same calls. docs/cost-model.md
+// derives each formula.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_ANALYSIS_COSTMODEL_H
+#define OPFUSE_ANALYSIS_COSTMODEL_H
+
+#include "opfuse/Analysis/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Operation.h"
+
+#include <string>
+#include <vector>
+
+namespace opfuse {
+
+/// What limits a kernel on the roofline.
+enum class BoundKind { Compute, Memory, Communication };
+llvm::StringRef boundName(BoundKind kind);
+
+/// The work of an op or kernel in roofline terms.
+struct Work {
+  double flops = 0;
+  /// Each op's FLOPs over its own ceiling (CUDA cores or tensor cores),
+  /// already scaled by the efficiency factor.
+  double computeSeconds = 0;
+  /// Device-memory bytes read and written.
+  int64_t bytes = 0;
+  /// Bytes each device sends over its links (collectives).
+  int64_t linkBytes = 0;
+
+  Work &operator+=(const Work &other);
+  /// FLOPs per byte of device memory; 0 when nothing is moved.
+  double intensity() const { return bytes ? flops / bytes : 0; }
+};
+
+/// Predicted seconds of one kernel, part by part.
+struct Prediction {
+  double computeSeconds = 0, memorySeconds = 0, linkSeconds = 0;
+  double launchSeconds = 0;
+  /// Whether the bytes were costed at L2 rather than HBM bandwidth.
+  bool fitsInL2 = false;
+  BoundKind bound = BoundKind::Memory;
+  double seconds() const;
+};
+
+class CostModel {
+public:
+  explicit CostModel(GpuTarget target) : target_(std::move(target)) {}
+  const GpuTarget &target() const { return target_; }
+
+  /// The FLOP/s `op` reaches: tensor cores (FP16/BF16) for a matmul or
+  /// conv2d on 16-bit floats, the CUDA cores' FP32 rate otherwise (f32
+  /// matmuls stay in FP32: TF32 would break the f32 tolerance).
+  double flopsCeiling(mlir::Operation *op) const;
+
+  /// The work of `op` run as a kernel of its own; a fuse.group sums the
+  /// compute of its ops and moves only its inputs and results.
+  Work work(mlir::Operation *op) const;
+
+  /// Bytes per second for a kernel moving `bytes`: L2 bandwidth when they
+  /// fit in half the L2 (an SM reaches its near partition), HBM otherwise.
+  double bandwidthFor(int64_t bytes) const;
+
+  /// Time without the launch overhead: what a pass compares when it asks
+  /// what adding work to a kernel costs.
+  double workSeconds(const Work &work) const;
+
+  /// The whole prediction for a kernel doing `work`.
+  Prediction predict(const Work &work) const;
+
+  /// The ridge point for `op`'s ceiling: FLOP per byte where compute time
+  /// equals memory time at HBM bandwidth.
+  double ridge(mlir::Operation *op) const;
+
+private:
+  GpuTarget target_;
+};
+
+/// Whether `op` runs as a kernel: everything but constants (initialised
+/// buffers), reshapes (aliases) and the return.
+bool launchesKernel(mlir::Operation *op);
+
+/// One kernel of a function.
+struct KernelAnalysis {
+  /// "<function>_k<index>", the name convert-fuse-to-gpu gives it.
+  std::string name;
+  /// "file:line:col" of the op or group.
+  std::string location;
+  /// The fuse ops it computes, in order ("mul", "tanh", ...).
+  std::vector<std::string> ops;
+  /// The operator classes of those ops by trait, e.g. "memory".
+  std::string opClass;
+  Work work;
+  Prediction prediction;
+};
+
+/// The kernels of a function in launch order, and their sums.
+struct GraphAnalysis {
+  std::string function;
+  std::vector<KernelAnalysis> kernels;
+  int64_t bytes() const;
+  double flops() const;
+  /// The sum along the schedule: kernels run one after another.
+  double seconds() const;
+};
+
+/// Analyses `func` as it stands: before fusion every op is a kernel, after
+/// it every fuse.group is one.
+GraphAnalysis analyzeFunction(mlir::func::FuncOp func, const CostModel &model);
+
+} // namespace opfuse
+
+#endif // OPFUSE_ANALYSIS_COSTMODEL_H

@@ -1,0 +1,191 @@
+//===- CostModel.cpp - Roofline cost of ops and kernels -------------------===//
+//
+// Compute time sums each op's FLOPs over its own ceiling, so a kernel that
+// fuses a matmul with an elementwise epilogue costs the matmul at tensor-core
+// rate and the epilogue at CUDA-core rate. Memory, compute and link transfers
+// overlap (the max), the launch does not (the sum).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Analysis/CostModel.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/FuseTraits.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+llvm::StringRef boundName(BoundKind kind) {
+  switch (kind) {
+  case BoundKind::Compute:
+    return "compute";
+  case BoundKind::Memory:
+    return "memory";
+  case BoundKind::Communication:
+    return "communication";
+  }
+  llvm_unreachable("unknown bound kind");
+}
+
+Work &Work::operator+=(const Work &other) {
+  flops += other.flops;
+  computeSeconds += other.computeSeconds;
+  bytes += other.bytes;
+  linkBytes += other.linkBytes;
+  return *this;
+}
+
+double Prediction::seconds() const {
+  return std::max({computeSeconds, memorySeconds, linkSeconds}) +
+         launchSeconds;
+}
+
+double CostModel::flopsCeiling(Operation *op) const {
+  if (isa<MatmulOp, Conv2DOp>(op)) {
+    Type element =
+        cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+    if (element.isF16() || element.isBF16())
+      return target_.fp16TensorFlops * target_.tensorEfficiency;
+  }
+  return target_.fp32Flops * target_.computeEfficiency;
+}
+
+Work CostModel::work(Operation *op) const {
+  Work result;
+  auto cost = dyn_cast<CostInterface>(op);
+  if (!cost)
+    return result;
+  result.bytes = cost.getBytesRead() + cost.getBytesWritten();
+  result.linkBytes = cost.getCommunicationBytes();
+  result.flops = static_cast<double>(cost.getFlops());
+  if (auto group = dyn_cast<GroupOp>(op)) {
+    for (Operation &inner : group.getBody().front())
+      if (auto innerCost = dyn_cast<CostInterface>(inner))
+        result.computeSeconds +=
+            innerCost.getFlops() / flopsCeiling(&inner);
+    return result;
+  }
+  result.computeSeconds = result.flops / flopsCeiling(op);
+  return result;
+}
+
+double CostModel::bandwidthFor(int64_t bytes) const {
+  if (bytes * 2 <= target_.l2Bytes)
+    return target_.l2Bandwidth * target_.memoryEfficiency;
+  return target_.hbmBandwidth * target_.memoryEfficiency;
+}
+
+double CostModel::workSeconds(const Work &work) const {
+  Prediction prediction = predict(work);
+  return prediction.seconds() - prediction.launchSeconds;
+}
+
+Prediction CostModel::predict(const Work &work) const {
+  Prediction prediction;
+  prediction.computeSeconds = work.computeSeconds;
+  prediction.memorySeconds = work.bytes / bandwidthFor(work.bytes);
+  prediction.fitsInL2 = work.bytes * 2 <= target_.l2Bytes;
+  prediction.linkSeconds =
+      work.linkBytes ? work.linkBytes / target_.linkBandwidth : 0;
+  prediction.launchSeconds = target_.launchOverhead;
+  prediction.bound = BoundKind::Memory;
+  if (prediction.computeSeconds > prediction.memorySeconds)
+    prediction.bound = BoundKind::Compute;
+  if (prediction.linkSeconds >
+      std::max(prediction.computeSeconds, prediction.memorySeconds))
+    prediction.bound = BoundKind::Communication;
+  return prediction;
+}
+
+double CostModel::ridge(Operation *op) const {
+  return flopsCeiling(op) / (target_.hbmBandwidth * target_.memoryEfficiency);
+}
+
+bool launchesKernel(Operation *op) {
+  return !isa<ConstantOp, ReshapeOp, func::ReturnOp>(op);
+}
+
+int64_t GraphAnalysis::bytes() const {
+  int64_t total = 0;
+  for (const KernelAnalysis &kernel : kernels)
+    total += kernel.work.bytes;
+  return total;
+}
+
+double GraphAnalysis::flops() const {
+  double total = 0;
+  for (const KernelAnalysis &kernel : kernels)
+    total += kernel.work.flops;
+  return total;
+}
+
+double GraphAnalysis::seconds() const {
+  double total = 0;
+  for (const KernelAnalysis &kernel : kernels)
+    total += kernel.prediction.seconds();
+  return total;
+}
+
+namespace {
+std::string formatLocation(Location loc) {
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    return (fileLoc.getFilename().getValue() + ":" +
+            llvm::Twine(fileLoc.getLine()) + ":" +
+            llvm::Twine(fileLoc.getColumn()))
+        .str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = formatLocation(inner); !text.empty())
+        return text;
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return formatLocation(named.getChildLoc());
+  return "";
+}
+
+/// "fuse.mul" -> "mul".
+std::string shortName(Operation *op) {
+  return op->getName().stripDialect().str();
+}
+} // namespace
+
+GraphAnalysis analyzeFunction(func::FuncOp func, const CostModel &model) {
+  GraphAnalysis graph;
+  graph.function = func.getSymName().str();
+  for (Operation &op : func.getBody().getOps()) {
+    if (!launchesKernel(&op))
+      continue;
+    KernelAnalysis kernel;
+    kernel.name =
+        (graph.function + "_k" + llvm::Twine(graph.kernels.size())).str();
+    kernel.location = formatLocation(op.getLoc());
+    std::set<std::string> classes;
+    auto record = [&](Operation *member) {
+      if (isa<ConstantOp, YieldOp>(member))
+        return;
+      kernel.ops.push_back(shortName(member));
+      if (std::optional<OperatorClass> cls = getOperatorClass(member))
+        classes.insert(stringifyOperatorClass(*cls).str());
+    };
+    if (auto group = dyn_cast<GroupOp>(op))
+      for (Operation &inner : group.getBody().front())
+        record(&inner);
+    else
+      record(&op);
+    for (const std::string &cls : classes)
+      kernel.opClass += (kernel.opClass.empty() ? "" : "+") + cls;
+    kernel.work = model.work(&op);
+    kernel.prediction = model.predict(kernel.work);
+    graph.kernels.push_back(std::move(kernel));
+  }
+  return graph;
+}
+
+} // namespace opfuse
