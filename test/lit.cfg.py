@@ -10,6 +10,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 
@@ -40,6 +41,7 @@ config.substitutions.append(
     ("%examples", os.path.join(config.opfuse_src_root, "examples")))
 config.substitutions.append(
     ("%inputs", os.path.join(config.test_source_root, "opt-fuse", "Inputs")))
+config.substitutions.append(("%python", sys.executable))
 
 llvm_config.with_system_environment(
     ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "LD_LIBRARY_PATH",

@@ -10,6 +10,8 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -183,7 +185,16 @@ llvm::Expected<GpuTarget> loadTarget(llvm::StringRef spec) {
   return parseTargetJson((*file)->getBuffer(), spec);
 }
 
-void writeTargetJson(const GpuTarget &target, llvm::raw_ostream &os) {
+namespace {
+/// Six significant digits: a unit conversion must not print 1.9999999999.
+double rounded(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  return std::strtod(text, nullptr);
+}
+} // namespace
+
+llvm::json::Value targetToJson(const GpuTarget &target) {
   llvm::json::Object object{{"format", kFormat}, {"version", kVersion}};
   for (const Field &field : fields()) {
     switch (field.kind) {
@@ -195,11 +206,38 @@ void writeTargetJson(const GpuTarget &target, llvm::raw_ostream &os) {
       break;
     case FieldKind::Rate:
     case FieldKind::Fraction:
-      object[field.key] = target.*field.number / field.scale;
+      object[field.key] = rounded(target.*field.number / field.scale);
       break;
     }
   }
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << "\n";
+  return llvm::json::Value(std::move(object));
+}
+
+void writeTargetJson(const GpuTarget &target, llvm::raw_ostream &os) {
+  // By hand, in the table's order and with six significant digits, so the
+  // file reads like the documentation (llvm::json sorts keys and prints
+  // 0.85 as 0.84999999999999998).
+  os << "{\n  \"format\": \"" << kFormat << "\",\n  \"version\": " << kVersion;
+  for (const Field &field : fields()) {
+    os << ",\n  \"" << field.key << "\": ";
+    switch (field.kind) {
+    case FieldKind::String:
+      os << llvm::formatv("{0}", llvm::json::Value(target.*field.text));
+      break;
+    case FieldKind::Integer:
+      os << target.*field.integer;
+      break;
+    case FieldKind::Rate:
+    case FieldKind::Fraction: {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.6g",
+                    target.*field.number / field.scale);
+      os << text;
+      break;
+    }
+    }
+  }
+  os << "\n}\n";
 }
 
 } // namespace opfuse

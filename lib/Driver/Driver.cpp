@@ -10,8 +10,10 @@
 
 #include "GpuRun.h"
 
+#include "opfuse/Analysis/CostModel.h"
 #include "opfuse/InitAll.h"
 #include "opfuse/Pipeline/Pipeline.h"
+#include "opfuse/Report/Report.h"
 #include "opfuse/Target/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,10 +38,15 @@ std::optional<EmitKind> parseEmitKind(llvm::StringRef value) {
       .Case("ptx", EmitKind::Ptx)
       .Case("plan", EmitKind::Plan)
       .Case("summary", EmitKind::Summary)
+      .Case("report", EmitKind::Report)
+      .Case("report-json", EmitKind::ReportJson)
+      .Case("roofline", EmitKind::Roofline)
       .Default(std::nullopt);
 }
 
-const char *listEmitKinds() { return "mlir, fused, ptx, plan, summary"; }
+const char *listEmitKinds() {
+  return "mlir, fused, ptx, plan, summary, report, report-json, roofline";
+}
 
 namespace {
 /// Writes `text` to the output path.
@@ -64,18 +71,18 @@ int writeOutput(const DriverOptions &options,
   return ExitSuccess;
 }
 
-void writeSummary(llvm::raw_ostream &os, const UnfusedCost &before,
+void writeSummary(llvm::raw_ostream &os, const GraphAnalysis &before,
                   const LaunchPlan &plan, const std::string &ptx) {
   int64_t after = 0;
   for (const PlanKernel &kernel : plan.kernels)
     after += kernel.bytes;
   os << llvm::formatv("function @{0}\n", plan.function);
-  os << llvm::formatv("kernels: {0} unfused -> {1} fused\n", before.kernels,
-                      plan.kernels.size());
+  os << llvm::formatv("kernels: {0} unfused -> {1} fused\n",
+                      before.kernels.size(), plan.kernels.size());
   os << llvm::formatv("device-memory bytes: {0} unfused -> {1} fused "
                       "({2:F2}x fewer)\n",
-                      before.bytes, after,
-                      after ? double(before.bytes) / after : 0.0);
+                      before.bytes(), after,
+                      after ? double(before.bytes()) / after : 0.0);
   for (const PlanKernel &kernel : plan.kernels)
     os << llvm::formatv("  {0}: {1} ops, grid {2} x block {3}, {4} bytes, "
                         "{5} FLOPs\n",
@@ -109,6 +116,45 @@ LogicalResult selectFunction(ModuleOp module, llvm::StringRef name) {
       func.erase();
   return success();
 }
+
+/// The function left after selectFunction.
+func::FuncOp onlyFunction(ModuleOp module) {
+  return *module.getOps<func::FuncOp>().begin();
+}
+
+bool isReport(std::optional<EmitKind> emit) {
+  return emit == EmitKind::Report || emit == EmitKind::ReportJson ||
+         emit == EmitKind::Roofline;
+}
+
+int writeReport(const DriverOptions &options, EmitKind emit,
+                const Report &report) {
+  return writeOutput(options, [&](llvm::raw_ostream &os) {
+    if (emit == EmitKind::Report)
+      writeReportText(report, os);
+    else if (emit == EmitKind::ReportJson)
+      writeReportJson(report, os);
+    else
+      writeRooflineSvg(report, os);
+  });
+}
+
+/// Loads --target; the error's kind picks the exit code.
+std::optional<GpuTarget> loadTargetOrReport(const DriverOptions &options,
+                                            int &exitCode) {
+  llvm::Expected<GpuTarget> target = loadTarget(options.target);
+  if (target)
+    return *target;
+  exitCode = ExitInvalidInput;
+  llvm::handleAllErrors(target.takeError(), [&](const TargetError &error) {
+    exitCode = error.kind == TargetError::Kind::UnknownName ? ExitUsage
+               : error.kind == TargetError::Kind::Unreadable
+                   ? ExitIO
+                   : ExitInvalidInput;
+    llvm::errs() << "opt-fuse: error: --target: " << error.message << "\n";
+  });
+  return std::nullopt;
+}
 } // namespace
 
 int runDriver(const DriverOptions &options) {
@@ -116,6 +162,17 @@ int runDriver(const DriverOptions &options) {
     llvm::errs() << "opt-fuse: error: " << *error << "\n";
     return ExitUsage;
   }
+  int targetError = ExitSuccess;
+  std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
+  if (!target)
+    return targetError;
+  if (options.calibrate)
+    return runCalibration(options, *target);
+  if (options.printTarget)
+    return writeOutput(options, [&](llvm::raw_ostream &os) {
+      writeTargetJson(*target, os);
+    });
+
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -155,24 +212,34 @@ int runDriver(const DriverOptions &options) {
   }
 
   OwningOpRef<ModuleOp> original = module->clone();
-  UnfusedCost before = measureUnfused(*module);
-  PassManager pm(&context);
   FusePipelineOptions pipeline;
   pipeline.fuse = options.fuse;
   pipeline.explain = options.explain;
-  pipeline.chip = options.chip;
+  pipeline.target = options.target;
+  pipeline.chip = options.chip.empty() ? target->chip : options.chip;
   pipeline.vectorsPerThread = options.vectorsPerThread;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
-  buildFusePipeline(pm, pipeline);
-  if (failed(pm.run(*module)))
+
+  // Fusion, then the cost model's view of the kernels it formed: the report
+  // needs no GPU emitter, so it covers every op.
+  PassManager fusion(&context);
+  buildFusionPasses(fusion, pipeline);
+  if (failed(fusion.run(*module)))
+    return ExitUnsupported;
+  CostModel model(*target);
+  Report report{*target, analyzeFunction(onlyFunction(*original), model),
+                analyzeFunction(onlyFunction(*module), model), std::nullopt};
+  if (isReport(emit) && !run)
+    return writeReport(options, *emit, report);
+
+  PassManager emission(&context);
+  buildKernelEmissionPasses(emission, pipeline);
+  if (failed(emission.run(*module)))
     return ExitUnsupported;
 
   if (emit == EmitKind::Fused) {
-    int code = writeOutput(options, [&](llvm::raw_ostream &os) {
-      module->print(os);
-      os << "\n";
-    });
+    int code = writeModule();
     if (code != ExitSuccess || !run)
       return code;
   }
@@ -180,6 +247,11 @@ int runDriver(const DriverOptions &options) {
   FailureOr<LaunchPlan> plan = buildLaunchPlan(*module);
   if (failed(ptx) || failed(plan))
     return ExitUnsupported;
+  // The plan's kernels are the analysed ones, in the same order and names.
+  for (auto [kernel, analysed] :
+       llvm::zip(plan->kernels, report.after.kernels))
+    if (kernel.name == analysed.name)
+      kernel.predictedUs = analysed.prediction.seconds() * 1e6;
 
   int code = ExitSuccess;
   if (emit == EmitKind::Ptx)
@@ -189,11 +261,18 @@ int runDriver(const DriverOptions &options) {
                        [&](llvm::raw_ostream &os) { writePlanJson(*plan, os); });
   else if (emit == EmitKind::Summary)
     code = writeOutput(options, [&](llvm::raw_ostream &os) {
-      writeSummary(os, before, *plan, *ptx);
+      writeSummary(os, report.before, *plan, *ptx);
     });
   if (code != ExitSuccess || !run)
     return code;
-  return runOnGpu(options, *original, *ptx, *plan);
+  if (!isReport(emit))
+    return runOnGpu(options, *original, *ptx, *plan, nullptr);
+  report.measured.emplace();
+  code = runOnGpu(options, *original, *ptx, *plan, &*report.measured);
+  if (code != ExitSuccess && code != ExitCheckFailed)
+    return code;
+  int written = writeReport(options, *emit, report);
+  return written != ExitSuccess ? written : code;
 }
 
 } // namespace opfuse

@@ -9,9 +9,13 @@
 
 #include "GpuRun.h"
 
+#include "opfuse/Runtime/Calibrate.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <cmath>
 
@@ -115,28 +119,77 @@ toReferenceTensors(func::FuncOp func, const std::vector<HostBuffer> &buffers) {
   return tensors;
 }
 
-int runOnGpu(const DriverOptions &options, ModuleOp original,
-             const std::string &ptx, const LaunchPlan &plan) {
+namespace {
+/// Opens the CUDA driver; on failure prints why and sets the exit code.
+std::unique_ptr<cuda::Driver> openDriver(int &exitCode) {
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
-  if (!driver) {
-    bool unavailable = driver.errorIsA<cuda::UnavailableError>();
-    llvm::errs() << "opt-fuse: error: " << llvm::toString(driver.takeError())
-                 << "\n";
-    return unavailable ? ExitNoGpu : ExitGpuError;
+  if (driver)
+    return std::move(*driver);
+  exitCode = driver.errorIsA<cuda::UnavailableError>() ? ExitNoGpu
+                                                       : ExitGpuError;
+  llvm::errs() << "opt-fuse: error: " << llvm::toString(driver.takeError())
+               << "\n";
+  return nullptr;
+}
+} // namespace
+
+int runCalibration(const DriverOptions &options, const GpuTarget &base) {
+  int exitCode = ExitSuccess;
+  std::unique_ptr<cuda::Driver> driver = openDriver(exitCode);
+  if (!driver)
+    return exitCode;
+  CalibrateOptions calibration;
+  llvm::Expected<GpuTarget> measured =
+      calibrate(*driver, base, calibration, llvm::errs());
+  if (!measured) {
+    llvm::errs() << "opt-fuse: error: calibration failed: "
+                 << llvm::toString(measured.takeError()) << "\n";
+    return ExitGpuError;
   }
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(options.outputPath, &error);
+  if (!output) {
+    llvm::errs() << "opt-fuse: error: " << error << "\n";
+    return ExitIO;
+  }
+  writeTargetJson(*measured, output->os());
+  output->os().flush();
+  if (std::error_code ec = output->os().error()) {
+    output->os().clear_error();
+    llvm::errs() << "opt-fuse: error: cannot write '" << options.outputPath
+                 << "': " << ec.message() << "\n";
+    return ExitIO;
+  }
+  output->keep();
+  return ExitSuccess;
+}
+
+int runOnGpu(const DriverOptions &options, ModuleOp original,
+             const std::string &ptx, const LaunchPlan &plan,
+             MeasuredRun *measured) {
+  int exitCode = ExitSuccess;
+  std::unique_ptr<cuda::Driver> driver = openDriver(exitCode);
+  if (!driver)
+    return exitCode;
   std::vector<HostBuffer> inputs = generateInputs(plan, options.seed);
   BenchOptions bench;
   bench.warmup = options.warmup;
   bench.iterations = options.bench ? options.iterations : 0;
   bench.progress = options.bench && llvm::sys::Process::StandardErrIsDisplayed();
   llvm::Expected<BenchResult> result =
-      runPlan(**driver, ptx, plan, inputs, bench);
+      runPlan(*driver, ptx, plan, inputs, bench);
   if (!result) {
     llvm::errs() << "opt-fuse: error: " << llvm::toString(result.takeError())
                  << "\n";
     return ExitGpuError;
   }
-  if (options.bench) {
+  if (options.bench && measured) {
+    measured->device = result->device;
+    measured->total = {result->total.p50, result->total.p99};
+    for (const LatencyStats &kernel : result->kernels)
+      measured->kernels.push_back({kernel.p50, kernel.p99});
+  } else if (options.bench) {
     if (options.json)
       printBenchJson(llvm::outs(), plan, *result);
     else

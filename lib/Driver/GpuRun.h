@@ -5,6 +5,7 @@
 
 #include "opfuse/Driver/Driver.h"
 #include "opfuse/Reference/Interpreter.h"
+#include "opfuse/Report/Report.h"
 #include "opfuse/Runtime/Executor.h"
 #include "opfuse/Runtime/LaunchPlan.h"
 
@@ -18,8 +19,14 @@ toReferenceTensors(mlir::func::FuncOp func,
 
 /// Runs the compiled plan on the GPU: benchmarks it with --bench, compares
 /// its outputs with the reference interpreter on `original` with --check.
+/// With `measured`, the benchmark goes there (for the report) instead of
+/// being printed.
 int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
-             const std::string &ptx, const LaunchPlan &plan);
+             const std::string &ptx, const LaunchPlan &plan,
+             MeasuredRun *measured);
+
+/// --calibrate: measures the GPU and writes the target file to the output.
+int runCalibration(const DriverOptions &options, const GpuTarget &base);
 
 /// Interprets `original` and its fused form on the same seeded inputs and
 /// compares the outputs bit for bit.

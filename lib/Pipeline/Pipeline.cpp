@@ -68,8 +68,8 @@ void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
   }
 }
 
-void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
-  buildFusionPasses(pm, options);
+void buildKernelEmissionPasses(OpPassManager &pm,
+                               const FusePipelineOptions &options) {
   ConvertFuseToGPUOptions emission;
   emission.chip = options.chip;
   emission.vectorsPerThread = options.vectorsPerThread;
@@ -91,6 +91,11 @@ void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
   serialise.toolkitPath = toolkit;
   serialise.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(serialise));
+}
+
+void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
+  buildFusionPasses(pm, options);
+  buildKernelEmissionPasses(pm, options);
 }
 
 void registerFusePipeline() {

@@ -20,6 +20,7 @@ struct Driver::Api {
   CUresult (*cuDeviceGetCount)(int *);
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
@@ -80,6 +81,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
             bind(l, "cuDeviceGetCount", a.cuDeviceGetCount) &&
             bind(l, "cuDeviceGet", a.cuDeviceGet) &&
             bind(l, "cuDeviceGetName", a.cuDeviceGetName) &&
+            bind(l, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
             bind(l, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain) &&
             bind(l, "cuDevicePrimaryCtxRelease_v2",
                  a.cuDevicePrimaryCtxRelease) &&
@@ -134,6 +136,16 @@ Driver::~Driver() {
   if (api && context)
     api->cuDevicePrimaryCtxRelease(device);
   // The library stays loaded: the driver keeps threads that outlive us.
+}
+
+llvm::Expected<int> Driver::attribute(DeviceAttribute which) {
+  int value = 0;
+  if (llvm::Error error =
+          check(api->cuDeviceGetAttribute(&value, static_cast<int>(which),
+                                          device),
+                "cuDeviceGetAttribute"))
+    return std::move(error);
+  return value;
 }
 
 llvm::Expected<CUmodule> Driver::loadModule(const std::string &ptx) {

@@ -95,7 +95,27 @@ timeRepeated(cuda::Driver &driver, Events &events, int warmup, int iterations,
   return samples;
 }
 
+llvm::Error createEvents(cuda::Driver &driver, Events &events) {
+  for (cuda::CUevent *event : {&events.start, &events.end}) {
+    llvm::Expected<cuda::CUevent> created = driver.createEvent();
+    if (!created)
+      return created.takeError();
+    *event = *created;
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
+
+llvm::Expected<std::vector<double>>
+timeWithEvents(cuda::Driver &driver, int warmup, int iterations,
+               llvm::function_ref<llvm::Error()> body) {
+  Events events{driver};
+  if (llvm::Error error = createEvents(driver, events))
+    return std::move(error);
+  return timeRepeated(driver, events, warmup, iterations, BenchOptions(), "",
+                      body);
+}
 
 llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx,
                                     const LaunchPlan &plan,
@@ -180,12 +200,8 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     return result;
 
   Events events{driver};
-  for (cuda::CUevent *event : {&events.start, &events.end}) {
-    llvm::Expected<cuda::CUevent> created = driver.createEvent();
-    if (!created)
-      return created.takeError();
-    *event = *created;
-  }
+  if (llvm::Error error = createEvents(driver, events))
+    return std::move(error);
   llvm::Expected<std::vector<double>> whole =
       timeRepeated(driver, events, options.warmup, options.iterations, options,
                    "runs", launchAll);
@@ -240,15 +256,24 @@ void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
                                          : 0.0);
   os << llvm::formatv("device memory allocated: {0} bytes\n",
                       result.bytesAllocated);
-  os << llvm::formatv("{0,-28} {1,10} {2,10} {3,14} {4,10}\n", "kernel",
+  const bool predicted = llvm::any_of(
+      plan.kernels, [](const PlanKernel &k) { return k.predictedUs > 0; });
+  os << llvm::formatv("{0,-28} {1,10} {2,10} {3,14} {4,10}", "kernel",
                       "p50 us", "p99 us", "bytes", "GB/s");
+  if (predicted)
+    os << llvm::formatv(" {0,10} {1,7}", "pred us", "error");
+  os << "\n";
   for (size_t k = 0; k < result.kernels.size(); ++k) {
     const PlanKernel &kernel = plan.kernels[k];
     const LatencyStats &stats = result.kernels[k];
-    os << llvm::formatv("{0,-28} {1,10:F2} {2,10:F2} {3,14} {4,10:F1}\n",
+    os << llvm::formatv("{0,-28} {1,10:F2} {2,10:F2} {3,14} {4,10:F1}",
                         kernel.name, stats.p50, stats.p99, kernel.bytes,
                         stats.p50 > 0 ? kernel.bytes / (stats.p50 * 1e3)
                                       : 0.0);
+    if (predicted && kernel.predictedUs > 0 && stats.p50 > 0)
+      os << llvm::formatv(" {0,10:F2} {1,6:F1}%", kernel.predictedUs,
+                          100 * (kernel.predictedUs - stats.p50) / stats.p50);
+    os << "\n";
   }
 }
 
@@ -265,6 +290,8 @@ void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
     json::Object entry = stats(result.kernels[k]);
     entry["name"] = plan.kernels[k].name;
     entry["bytes"] = plan.kernels[k].bytes;
+    if (plan.kernels[k].predictedUs > 0)
+      entry["predicted_us"] = plan.kernels[k].predictedUs;
     kernels.push_back(std::move(entry));
   }
   json::Object root{

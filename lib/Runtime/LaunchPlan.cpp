@@ -91,8 +91,8 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
       object["data"] = llvm::encodeBase64(buffer.data);
     buffers.push_back(std::move(object));
   }
-  for (const PlanKernel &kernel : plan.kernels)
-    kernels.push_back(json::Object{
+  for (const PlanKernel &kernel : plan.kernels) {
+    json::Object object{
         {"name", kernel.name},
         {"grid", json::Array(kernel.grid)},
         {"block", json::Array(kernel.block)},
@@ -101,7 +101,11 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
         {"bytes", kernel.bytes},
         {"flops", kernel.flops},
         {"num_ops", kernel.numOps},
-    });
+    };
+    if (kernel.predictedUs > 0)
+      object["predicted_us"] = kernel.predictedUs;
+    kernels.push_back(std::move(object));
+  }
   json::Object root{
       {"format", "opfuse-launch-plan"},
       {"version", plan.version},
@@ -211,6 +215,7 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
     kernel.bytes = object->getInteger("bytes").value_or(0);
     kernel.flops = object->getInteger("flops").value_or(0);
     kernel.numOps = object->getInteger("num_ops").value_or(0);
+    kernel.predictedUs = object->getNumber("predicted_us").value_or(0);
     for (int arg : kernel.args)
       if (!validId(arg))
         return planError("kernel '" + kernel.name + "' uses buffer " +

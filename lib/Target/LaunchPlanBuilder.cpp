@@ -8,6 +8,8 @@
 
 #include "opfuse/Target/Artifact.h"
 
+#include "opfuse/Analysis/CostModel.h"
+
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "opfuse/Runtime/Executor.h"
@@ -68,9 +70,6 @@ FailureOr<std::vector<uint8_t>> encodeConstant(ConstantOp constant) {
   return buffer.bytes;
 }
 
-bool isKernelOp(Operation *op) {
-  return !isa<ConstantOp, ReshapeOp, func::ReturnOp>(op);
-}
 } // namespace
 
 FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
@@ -140,7 +139,7 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
     auto kernelName =
         group ? group->getAttrOfType<SymbolRefAttr>("fuse.kernel") : nullptr;
     if (!kernelName) {
-      if (!isKernelOp(&op))
+      if (!launchesKernel(&op))
         continue;
       return op.emitError("'") << op.getName()
                                << "' has no kernel; run convert-fuse-to-gpu";
@@ -179,21 +178,6 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
     plan.kernels.push_back(std::move(kernel));
   }
   return plan;
-}
-
-UnfusedCost measureUnfused(ModuleOp module) {
-  UnfusedCost cost;
-  auto functions = module.getOps<func::FuncOp>();
-  if (functions.empty())
-    return cost;
-  for (Operation &op : (*functions.begin()).getBody().getOps()) {
-    if (!isKernelOp(&op))
-      continue;
-    ++cost.kernels;
-    if (auto costOp = dyn_cast<CostInterface>(op))
-      cost.bytes += costOp.getBytesRead() + costOp.getBytesWritten();
-  }
-  return cost;
 }
 
 } // namespace opfuse

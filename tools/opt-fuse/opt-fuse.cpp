@@ -27,7 +27,10 @@ cl::opt<std::string> emit(
     "emit",
     cl::desc("What to write: mlir (the verified model, the default), fused "
              "(after fusion and kernel emission), ptx, plan (launch plan "
-             "JSON), summary (kernels and bytes before and after fusion)"),
+             "JSON), summary (kernels and bytes before and after fusion), "
+             "report (per kernel: ops, bound, FLOPs, bytes, intensity, "
+             "predicted us; with --bench measured P50/P99 beside), "
+             "report-json (the same as JSON), roofline (SVG picture)"),
     cl::value_desc("kind"), cl::cat(category));
 cl::opt<std::string> function(
     "function",
@@ -41,8 +44,27 @@ cl::opt<bool> explain("fuse-explain",
                       cl::desc("Remark on every fusion decision and every "
                                "edge where a kernel stops, with its reason"),
                       cl::cat(category));
-cl::opt<std::string> chip("chip", cl::desc("SM architecture (default sm_90)"),
-                          cl::init("sm_90"), cl::cat(category));
+cl::opt<std::string> target(
+    "target",
+    cl::desc("GPU the cost model predicts for: a100, h100, h200 (datasheet "
+             "figures; default h200) or a target JSON file, such as one "
+             "written by --calibrate"),
+    cl::value_desc("name|file.json"), cl::init("h200"), cl::cat(category));
+cl::opt<std::string> chip("chip",
+                          cl::desc("SM architecture of the kernels (default: "
+                                   "the target's, sm_90 for h100/h200)"),
+                          cl::cat(category));
+cl::opt<bool> printTarget(
+    "print-target",
+    cl::desc("Write the --target description as a target file to -o (a "
+             "starting point for a custom target; takes no model)"),
+    cl::cat(category));
+cl::opt<bool> calibrate(
+    "calibrate",
+    cl::desc("On the GPU: measure copy bandwidth (HBM, L2), FP32 and "
+             "tensor-core throughput and launch overhead, and write a "
+             "target file to -o for --target (takes no model)"),
+    cl::cat(category));
 cl::opt<int> vectorsPerThread(
     "vectors-per-thread",
     cl::desc("16-byte vectors each thread of an elementwise kernel owns "
@@ -85,6 +107,10 @@ const char *overview =
     "  opt-fuse model.mlir --emit=ptx -o m.ptx  write the kernels' PTX\n"
     "  opt-fuse model.mlir --emit=plan          the launch plan (JSON)\n"
     "  opt-fuse model.mlir --emit=summary       kernels before -> after\n"
+    "  opt-fuse model.mlir --emit=report        cost model per kernel\n"
+    "  opt-fuse model.mlir --emit=roofline -o r.svg\n"
+    "  opt-fuse --calibrate -o h200.json        measure this GPU (then\n"
+    "                                           --target=h200.json)\n"
     "  opt-fuse model.mlir --bench --check      time it and check numerics\n";
 } // namespace
 
@@ -100,7 +126,13 @@ int main(int argc, char **argv) {
     llvm::errs() << errorStream.str();
     return opfuse::ExitUsage;
   }
-  if (inputPath.empty()) {
+  if ((calibrate || printTarget) && !inputPath.empty()) {
+    llvm::errs() << "opt-fuse: error: --"
+                 << (calibrate ? "calibrate" : "print-target")
+                 << " takes no model (it writes a target file to -o)\n";
+    return opfuse::ExitUsage;
+  }
+  if (inputPath.empty() && !calibrate && !printTarget) {
     llvm::errs() << "opt-fuse: error: no input file (give a path, or - for "
                     "standard input; see --help)\n";
     return opfuse::ExitUsage;
@@ -131,7 +163,10 @@ int main(int argc, char **argv) {
   options.function = function;
   options.fuse = !noFuse;
   options.explain = explain;
+  options.target = target;
   options.chip = chip;
+  options.calibrate = calibrate;
+  options.printTarget = printTarget;
   options.vectorsPerThread = vectorsPerThread;
   options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;

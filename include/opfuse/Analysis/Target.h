@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -99,7 +100,10 @@ llvm::Expected<GpuTarget> loadTarget(llvm::StringRef spec);
 llvm::Expected<GpuTarget> parseTargetJson(llvm::StringRef text,
                                           llvm::StringRef fileName = "");
 
-/// Writes every field, in the units of docs/target-format.md.
+/// Every field as a JSON object, in the units of docs/target-format.md.
+llvm::json::Value targetToJson(const GpuTarget &target);
+
+/// Writes targetToJson as a target file.
 void writeTargetJson(const GpuTarget &target, llvm::raw_ostream &os);
 
 } // namespace opfuse

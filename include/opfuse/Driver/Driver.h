@@ -38,6 +38,13 @@ enum class EmitKind {
   Plan,
   /// Kernels and bytes before and after fusion, and the PTX size.
   Summary,
+  /// The cost model's table per kernel, before/after totals, and with
+  /// --bench the measurement beside each prediction.
+  Report,
+  /// The same as JSON (docs/report-format.md).
+  ReportJson,
+  /// The target's roofline with each kernel as a point, as SVG.
+  Roofline,
 };
 
 /// Parses an --emit value; nullopt for an unknown one.
@@ -57,7 +64,10 @@ struct DriverOptions {
   std::string function;
   bool fuse = true;
   bool explain = false;
-  std::string chip = "sm_90";
+  /// A built-in target (a100, h100, h200) or a target file.
+  std::string target = "h200";
+  /// Empty: the target's chip.
+  std::string chip;
   int64_t vectorsPerThread = 2;
   std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
@@ -69,6 +79,10 @@ struct DriverOptions {
   int iterations = 100;
   bool json = false;
   uint64_t seed = 1;
+  /// Measure the GPU and write a target file instead of compiling.
+  bool calibrate = false;
+  /// Write the --target description as a target file instead of compiling.
+  bool printTarget = false;
 };
 
 /// Reads `path` and parses it as a fuse model: the module verifies, holds at

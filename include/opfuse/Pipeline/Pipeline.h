@@ -62,8 +62,12 @@ std::optional<std::string> checkCudaToolkit(llvm::StringRef request);
 void buildFusionPasses(mlir::OpPassManager &pm,
                        const FusePipelineOptions &options);
 
-/// buildFusionPasses, convert-fuse-to-gpu and, with
-/// `emit-binary`, the NVVM lowering and serialisation to PTX.
+/// The kernel part: convert-fuse-to-gpu and, with `emit-binary`, the NVVM
+/// lowering and serialisation to PTX.
+void buildKernelEmissionPasses(mlir::OpPassManager &pm,
+                               const FusePipelineOptions &options);
+
+/// buildFusionPasses, then buildKernelEmissionPasses.
 void buildFusePipeline(mlir::OpPassManager &pm,
                        const FusePipelineOptions &options);
 

@@ -29,6 +29,15 @@ using CUevent = struct CUevent_st *;
 using CUstream = struct CUstream_st *;
 
 /// No driver library or no device: the machine cannot run kernels at all.
+/// The CUdevice_attribute values we read (cuda.h's numbering).
+enum class DeviceAttribute : int {
+  MultiprocessorCount = 16,
+  L2CacheSize = 38,
+  ComputeCapabilityMajor = 75,
+  ComputeCapabilityMinor = 76,
+  MaxSharedMemoryPerMultiprocessor = 81,
+};
+
 class UnavailableError : public llvm::ErrorInfo<UnavailableError> {
 public:
   static char ID;
@@ -50,6 +59,7 @@ public:
   ~Driver();
 
   std::string deviceName() const { return name; }
+  llvm::Expected<int> attribute(DeviceAttribute which);
 
   llvm::Expected<CUmodule> loadModule(const std::string &ptx);
   void unloadModule(CUmodule module);

@@ -73,6 +73,12 @@ struct BenchResult {
   }
 };
 
+/// Times `body` with CUDA events: `warmup` untimed runs, then one sample
+/// per run, in microseconds.
+llvm::Expected<std::vector<double>>
+timeWithEvents(cuda::Driver &driver, int warmup, int iterations,
+               llvm::function_ref<llvm::Error()> body);
+
 /// Runs `plan` once for its outputs, then benchmarks it (iterations may be
 /// 0 to only run it).
 llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx,

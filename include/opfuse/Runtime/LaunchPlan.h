@@ -57,6 +57,8 @@ struct PlanKernel {
   int64_t flops = 0;
   /// The fuse ops the kernel computes, for the report.
   int numOps = 0;
+  /// The cost model's latency for it on the compile target (0: none).
+  double predictedUs = 0;
 };
 
 struct LaunchPlan {

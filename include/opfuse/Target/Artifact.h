@@ -1,8 +1,7 @@
 //===- Artifact.h - PTX and launch plan from a compiled module --*- C++ -*-===//
 //
 // What a compiled module hands to the runtime: the PTX text of its kernels
-// and the launch plan of its function, plus the fusion summary the driver
-// reports.
+// and the launch plan of its function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,14 +26,6 @@ mlir::FailureOr<std::string> extractPtx(mlir::ModuleOp module);
 
 /// The launch plan of the module's first function after convert-fuse-to-gpu.
 mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module);
-
-/// Kernels and device-memory bytes of a model run op by op (every op that
-/// is not a constant or a reshape is a kernel), to compare with the plan.
-struct UnfusedCost {
-  int kernels = 0;
-  int64_t bytes = 0;
-};
-UnfusedCost measureUnfused(mlir::ModuleOp module);
 
 } // namespace opfuse
 

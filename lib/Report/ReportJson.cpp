@@ -1,0 +1,90 @@
+//===- ReportJson.cpp - The report as JSON --------------------------------===//
+//
+// The schema is docs/report-format.md; bump kVersion when a field changes
+// meaning or goes away (adding one does not).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Report/Report.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace opfuse {
+
+namespace {
+constexpr int kVersion = 1;
+
+llvm::json::Object graphTotals(const GraphAnalysis &graph) {
+  return llvm::json::Object{
+      {"kernels", static_cast<int64_t>(graph.kernels.size())},
+      {"bytes", graph.bytes()},
+      {"flops", graph.flops()},
+      {"predicted_us", graph.seconds() * 1e6},
+  };
+}
+
+llvm::json::Object kernelToJson(const KernelAnalysis &kernel,
+                                const KernelMeasurement *measured) {
+  const Prediction &p = kernel.prediction;
+  llvm::json::Array ops;
+  for (const std::string &op : kernel.ops)
+    ops.push_back(op);
+  llvm::json::Object object{
+      {"name", kernel.name},
+      {"location", kernel.location},
+      {"ops", std::move(ops)},
+      {"class", kernel.opClass},
+      {"bound", boundName(p.bound)},
+      {"flops", kernel.work.flops},
+      {"bytes", kernel.work.bytes},
+      {"link_bytes", kernel.work.linkBytes},
+      {"intensity", kernel.work.intensity()},
+      {"fits_in_l2", p.fitsInL2},
+      {"predicted_us", p.seconds() * 1e6},
+      {"predicted_parts_us",
+       llvm::json::Object{{"compute", p.computeSeconds * 1e6},
+                          {"memory", p.memorySeconds * 1e6},
+                          {"link", p.linkSeconds * 1e6},
+                          {"launch", p.launchSeconds * 1e6}}},
+  };
+  if (measured)
+    object["measured"] = llvm::json::Object{
+        {"p50_us", measured->p50},
+        {"p99_us", measured->p99},
+        {"error", predictionError(p.seconds() * 1e6, measured->p50)}};
+  return object;
+}
+} // namespace
+
+llvm::json::Value reportToJson(const Report &report) {
+  const MeasuredRun *measured = report.measured ? &*report.measured : nullptr;
+  llvm::json::Array kernels;
+  for (auto [index, kernel] : llvm::enumerate(report.after.kernels))
+    kernels.push_back(kernelToJson(
+        kernel, measured && index < measured->kernels.size()
+                    ? &measured->kernels[index]
+                    : nullptr));
+  llvm::json::Object object{
+      {"format", "opfuse-report"},
+      {"version", kVersion},
+      {"function", report.after.function},
+      {"target", targetToJson(report.target)},
+      {"before", graphTotals(report.before)},
+      {"after", graphTotals(report.after)},
+      {"kernels", std::move(kernels)},
+  };
+  if (measured)
+    object["measured"] = llvm::json::Object{
+        {"device", measured->device},
+        {"p50_us", measured->total.p50},
+        {"p99_us", measured->total.p99},
+        {"error", predictionError(report.after.seconds() * 1e6,
+                                  measured->total.p50)}};
+  return llvm::json::Value(std::move(object));
+}
+
+void writeReportJson(const Report &report, llvm::raw_ostream &os) {
+  os << llvm::formatv("{0:2}", reportToJson(report)) << "\n";
+}
+
+} // namespace opfuse

@@ -1,0 +1,119 @@
+//===- ReportText.cpp - The report as a table -----------------------------===//
+//
+// One row per compiled kernel, then the totals before and after fusion and,
+// after --bench, measured beside predicted. Predicted times are per kernel
+// launched alone, as the runtime measures them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Report/Report.h"
+
+#include "Format.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace opfuse {
+
+double predictionError(double predictedUs, double measuredUs) {
+  return measuredUs > 0 ? (predictedUs - measuredUs) / measuredUs : 0;
+}
+
+namespace {
+using report::opList;
+using report::siBytes;
+using report::siCount;
+
+void writeTarget(const GpuTarget &target, llvm::raw_ostream &os) {
+  os << llvm::formatv("target {0}: {1} ({2})\n", target.name,
+                      target.description, target.source);
+  os << llvm::formatv(
+      "  ceilings used: HBM {0:F0} GB/s, L2 {1:F0} GB/s, FP32 {2:F1} "
+      "TFLOP/s, FP16/BF16 tensor {3:F1} TFLOP/s, link {4:F0} GB/s, launch "
+      "{5:F2} us\n",
+      target.hbmBandwidth * target.memoryEfficiency / 1e9,
+      target.l2Bandwidth * target.memoryEfficiency / 1e9,
+      target.fp32Flops * target.computeEfficiency / 1e12,
+      target.fp16TensorFlops * target.tensorEfficiency / 1e12,
+      target.linkBandwidth / 1e9, target.launchOverhead * 1e6);
+}
+
+std::string padRight(std::string text, size_t width) {
+  if (text.size() < width)
+    text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string ratio(double before, double after, const char *what) {
+  if (after <= 0 || before <= 0 || before == after)
+    return "";
+  return llvm::formatv(" ({0:F2}x {1})", before / after, what);
+}
+} // namespace
+
+void writeReportText(const Report &report, llvm::raw_ostream &os) {
+  const GraphAnalysis &after = report.after;
+  const MeasuredRun *measured = report.measured ? &*report.measured : nullptr;
+  os << llvm::formatv("opfuse report: @{0}\n", after.function);
+  writeTarget(report.target, os);
+  os << "\n";
+
+  size_t nameWidth = 6;
+  for (const KernelAnalysis &kernel : after.kernels)
+    nameWidth = std::max(nameWidth, kernel.name.size());
+  const size_t opsWidth = 24;
+  os << llvm::formatv("{0} {1} {2,-14} {3,-13} {4,8} {5,9} {6,8} {7,10}",
+                      padRight("kernel", nameWidth),
+                      padRight("ops", opsWidth),
+                      "class", "bound", "FLOPs", "bytes", "FLOP/B",
+                      "pred us");
+  if (measured)
+    os << llvm::formatv(" {0,10} {1,10} {2,7}", "P50 us", "P99 us", "error");
+  os << "\n";
+  bool anyL2 = false;
+  for (auto [index, kernel] : llvm::enumerate(after.kernels)) {
+    const Prediction &p = kernel.prediction;
+    anyL2 |= p.fitsInL2;
+    os << llvm::formatv(
+        "{0} {1} {2,-14} {3,-13} {4,8} {5,9} {6,8:F2} {7,9:F2}{8}",
+        padRight(kernel.name, nameWidth),
+        padRight(opList(kernel.ops, opsWidth), opsWidth),
+        kernel.opClass, boundName(p.bound), siCount(kernel.work.flops),
+        siBytes(kernel.work.bytes), kernel.work.intensity(),
+        p.seconds() * 1e6, p.fitsInL2 ? "*" : measured ? " " : "");
+    if (measured && index < measured->kernels.size()) {
+      const KernelMeasurement &m = measured->kernels[index];
+      os << llvm::formatv(" {0,10:F2} {1,10:F2} {2,6:F1}%", m.p50, m.p99,
+                          100 * predictionError(p.seconds() * 1e6, m.p50));
+    }
+    os << "\n";
+  }
+  if (anyL2)
+    os << "  * the kernel's bytes fit in half the L2: costed at L2 "
+          "bandwidth\n";
+
+  const GraphAnalysis &before = report.before;
+  os << "\ntotals              before fusion      after fusion\n";
+  os << llvm::formatv("  kernels           {0,-18} {1}{2}\n",
+                      before.kernels.size(), after.kernels.size(),
+                      ratio(before.kernels.size(), after.kernels.size(),
+                            "fewer"));
+  os << llvm::formatv("  bytes moved       {0,-18} {1}{2}\n",
+                      siBytes(before.bytes()), siBytes(after.bytes()),
+                      ratio(before.bytes(), after.bytes(), "fewer"));
+  os << llvm::formatv("  FLOPs             {0,-18} {1}\n",
+                      siCount(before.flops()), siCount(after.flops()));
+  os << llvm::formatv("  predicted         {0,-18} {1}{2}\n",
+                      llvm::formatv("{0:F2} us", before.seconds() * 1e6).str(),
+                      llvm::formatv("{0:F2} us", after.seconds() * 1e6).str(),
+                      ratio(before.seconds(), after.seconds(), "faster"));
+  if (measured)
+    os << llvm::formatv(
+        "  measured on {0}: P50 {1:F2} us, P99 {2:F2} us (prediction error "
+        "{3:F1}%)\n",
+        measured->device, measured->total.p50, measured->total.p99,
+        100 * predictionError(after.seconds() * 1e6, measured->total.p50));
+}
+
+} // namespace opfuse

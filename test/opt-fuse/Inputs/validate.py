@@ -1,0 +1,116 @@
+# Checks the structure of opt-fuse's JSON and SVG outputs and prints a
+# summary for FileCheck: every field the documented schema promises, with
+# its type, and the totals recomputed from the kernels.
+#
+#   validate.py report FILE   (docs/report-format.md)
+#   validate.py target FILE   (docs/target-format.md)
+#   validate.py svg FILE      (the roofline picture)
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+
+def need(obj, key, kind, where):
+    if key not in obj:
+        sys.exit(f"{where}: missing {key}")
+    value = obj[key]
+    if kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not ok:
+        sys.exit(f"{where}: {key} is {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def report(path):
+    r = json.load(open(path))
+    assert need(r, "format", str, "report") == "opfuse-report"
+    assert need(r, "version", int, "report") == 1
+    need(r, "function", str, "report")
+    need(r, "target", dict, "report")
+    for side in ("before", "after"):
+        totals = need(r, side, dict, "report")
+        for key in ("kernels", "bytes"):
+            need(totals, key, int, side)
+        for key in ("flops", "predicted_us"):
+            need(totals, key, float, side)
+    kernels = need(r, "kernels", list, "report")
+    if len(kernels) != r["after"]["kernels"]:
+        sys.exit("kernels[] disagrees with after.kernels")
+    byte_sum = predicted_sum = 0
+    for k in kernels:
+        where = k.get("name", "kernel")
+        for key in ("name", "location", "class", "bound"):
+            need(k, key, str, where)
+        need(k, "ops", list, where)
+        for key in ("bytes", "link_bytes"):
+            need(k, key, int, where)
+        for key in ("flops", "intensity", "predicted_us"):
+            need(k, key, float, where)
+        need(k, "fits_in_l2", bool, where)
+        parts = need(k, "predicted_parts_us", dict, where)
+        for key in ("compute", "memory", "link", "launch"):
+            need(parts, key, float, where)
+        if not close(k["predicted_us"], max(parts["compute"], parts["memory"],
+                                            parts["link"]) + parts["launch"]):
+            sys.exit(f"{where}: predicted_us is not max(parts) + launch")
+        if k["bound"] not in ("compute", "memory", "communication"):
+            sys.exit(f"{where}: bound {k['bound']}")
+        byte_sum += k["bytes"]
+        predicted_sum += k["predicted_us"]
+        if "measured" in k:
+            m = k["measured"]
+            for key in ("p50_us", "p99_us", "error"):
+                need(m, key, float, where)
+            if not close(m["error"], (k["predicted_us"] - m["p50_us"]) / m["p50_us"]):
+                sys.exit(f"{where}: error is not (predicted - p50) / p50")
+    if byte_sum != r["after"]["bytes"] or not close(predicted_sum, r["after"]["predicted_us"]):
+        sys.exit("after totals are not the sums over kernels")
+    measured = "measured" in r
+    if measured:
+        for key in ("p50_us", "p99_us", "error"):
+            need(r["measured"], key, float, "measured")
+        need(r["measured"], "device", str, "measured")
+    print(f"report ok: @{r['function']} on {r['target']['name']}, "
+          f"{r['before']['kernels']} -> {r['after']['kernels']} kernels, "
+          f"bounds {','.join(k['bound'] for k in kernels)}, "
+          f"measured {'yes' if measured else 'no'}")
+
+
+def target(path):
+    t = json.load(open(path))
+    assert t["format"] == "opfuse-target" and t["version"] == 1
+    for key in ("name", "description", "chip", "source"):
+        need(t, key, str, "target")
+    for key in ("sm_count", "l2_bytes", "shared_memory_per_sm_bytes"):
+        need(t, key, int, "target")
+    for key in ("hbm_gb_per_s", "l2_gb_per_s", "link_gb_per_s", "fp32_tflops",
+                "tf32_tensor_tflops", "fp16_tensor_tflops", "launch_overhead_us",
+                "memory_efficiency", "compute_efficiency", "tensor_efficiency"):
+        if need(t, key, float, "target") <= 0:
+            sys.exit(f"target: {key} is not positive")
+    print(f"target ok: {t['name']} {t['chip']}, source: {t['source']}")
+
+
+def svg(path):
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    if root.tag != ns + "svg":
+        sys.exit("not an SVG document")
+    circles = root.findall(f".//{ns}circle")
+    lines = root.findall(f".//{ns}polyline")
+    texts = [t.text or "" for t in root.iter(ns + "text")]
+    hollow = [c for c in circles if c.get("class") == "predicted"]
+    filled = [c for c in circles if c.get("class") == "measured"]
+    print(f"svg ok: {len(lines)} rooflines, {len(hollow)} predicted points, "
+          f"{len(filled)} measured points")
+    for t in texts:
+        print("text:", t)
+
+
+{"report": report, "target": target, "svg": svg}[sys.argv[1]](sys.argv[2])
