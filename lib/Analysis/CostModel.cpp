@@ -78,9 +78,13 @@ Work CostModel::work(Operation *op) const {
 }
 
 double CostModel::bandwidthFor(int64_t bytes) const {
-  if (bytes * 2 <= target_.l2Bytes)
+  if (fitsInL2(bytes))
     return target_.l2Bandwidth * target_.memoryEfficiency;
   return target_.hbmBandwidth * target_.memoryEfficiency;
+}
+
+bool CostModel::fitsInL2(int64_t bytes) const {
+  return bytes <= target_.l2Bytes;
 }
 
 double CostModel::workSeconds(const Work &work) const {
@@ -92,7 +96,7 @@ Prediction CostModel::predict(const Work &work) const {
   Prediction prediction;
   prediction.computeSeconds = work.computeSeconds;
   prediction.memorySeconds = work.bytes / bandwidthFor(work.bytes);
-  prediction.fitsInL2 = work.bytes * 2 <= target_.l2Bytes;
+  prediction.fitsInL2 = fitsInL2(work.bytes);
   prediction.linkSeconds =
       work.linkBytes ? work.linkBytes / target_.linkBandwidth : 0;
   prediction.launchSeconds = target_.launchOverhead;

@@ -74,11 +74,13 @@ std::vector<GpuTarget> makeBuiltinTargets() {
   // NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column): the H100 SXM's
   // compute (FP32 67, TF32 989 / BF16 1,979 TFLOPS with sparsity) with
   // 141 GB of HBM3e at 4.8 TB/s; NVLink 900 GB/s. Same GH100 die: 132 SMs,
-  // 50 MB L2, 228 KB shared memory per SM.
+  // 228 KB shared memory per SM; the datasheet gives no L2 size, and
+  // cuDeviceGetAttribute(L2_CACHE_SIZE) on an H200 reports 60 MiB.
   GpuTarget h200 = h100;
   h200.name = "h200";
   h200.description = "NVIDIA H200 SXM 141GB";
   h200.hbmBandwidth = 4800 * kGB;
+  h200.l2Bytes = 60 * kMiB;
   targets.push_back(withModelConstants(h200));
   return targets;
 }

@@ -90,7 +90,7 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
     os << "\n";
   }
   if (anyL2)
-    os << "  * the kernel's bytes fit in half the L2: costed at L2 "
+    os << "  * the kernel's bytes fit in the L2: costed at L2 "
           "bandwidth\n";
 
   const GraphAnalysis &before = report.before;

@@ -49,16 +49,17 @@ public:
               llvm::raw_ostream &log)
       : driver(driver), options(options), log(log) {}
 
-  /// P50 microseconds of `launches` back-to-back launches of `name`.
+  /// P50 microseconds of one launch of `name`, timed with events.
   llvm::Expected<double> time(const char *name, int64_t blocks,
-                              int64_t threads, std::vector<void *> args) {
+                              int64_t threads, std::vector<void *> args,
+                              int iterations = 0) {
     llvm::Expected<cuda::CUfunction> function =
         driver.getFunction(module.module, name);
     if (!function)
       return function.takeError();
     const int64_t grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
     llvm::Expected<std::vector<double>> samples = timeWithEvents(
-        driver, options.warmup, options.iterations,
+        driver, options.warmup, iterations ? iterations : options.iterations,
         [&] { return driver.launch(*function, grid, block, args.data()); });
     if (!samples)
       return samples.takeError();
@@ -165,7 +166,7 @@ llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
   run.module.module = *module;
 
   // HBM: 1 GiB each way, far beyond any L2. L2: a quarter of the L2 per
-  // buffer, so both fit in the half an SM reaches, copied 64 times over.
+  // buffer, copied 64 times over: both buffers stay resident.
   llvm::Expected<double> hbm = run.copyBandwidth(1ull << 30, 1, "HBM copy");
   if (!hbm)
     return hbm.takeError();
@@ -193,7 +194,9 @@ llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
   if (!tf32)
     return tf32.takeError();
 
-  llvm::Expected<double> empty = run.time("opfuse_cal_empty", 1, 32, {});
+  // The launch overhead is small and noisy: take the median of many.
+  llvm::Expected<double> empty =
+      run.time("opfuse_cal_empty", 1, 32, {}, /*iterations=*/200);
   if (!empty)
     return empty.takeError();
   log << llvm::formatv("calibrate: empty kernel, event-timed: {0:F2} us\n",

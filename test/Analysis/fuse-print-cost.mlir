@@ -10,7 +10,7 @@
 
 // The seed's 1024^3 f32 matmul: 2 * 1024^3 = 2.15 GFLOP, 3 x 4 MiB moved,
 // 170.67 FLOP/B, far above the FP32 ridge: compute-bound, 2.15e9 / 53.6e12 =
-// 40.06 us. Its 12 MiB fit in half the L2 (25 MiB), so they cost L2 time.
+// 40.06 us. Its 12 MiB fit in the 60 MiB L2, so they cost L2 time.
 // CHECK: remark: kernel @matmul_seed_k0 (matmul): class compute, bound compute; 2147483648 FLOPs, 12582912 bytes, 170.67 FLOP/B (ridge 13.14); predicted 42.06 us (compute 40.06, memory 1.23 from L2, launch 2.00)
 func.func @matmul_seed(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %0 = fuse.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
@@ -20,8 +20,9 @@ func.func @matmul_seed(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> 
 // A matmul is compute-class by its trait, but the roofline classifies by
 // shape: 8 rows against a 4096x4096 bf16 weight is 7.97 FLOP/B, below the
 // tensor-core ridge (169.77), so it is memory-bound; 8192 rows is 1638 FLOP/B
-// and compute-bound at 692.65 TFLOP/s.
-// CHECK: remark: kernel @matmul_small_vs_large_k0 (matmul): class compute, bound memory; 268435456 FLOPs, 33685504 bytes, 7.97 FLOP/B (ridge 169.77); predicted 10.26 us (compute 0.39, memory 8.26, launch 2.00)
+// and compute-bound at 692.65 TFLOP/s. (The small one's 33.7 MB fit in the
+// L2; the large one's 168 MB stream from HBM.)
+// CHECK: remark: kernel @matmul_small_vs_large_k0 (matmul): class compute, bound memory; 268435456 FLOPs, 33685504 bytes, 7.97 FLOP/B (ridge 169.77); predicted 5.30 us (compute 0.39, memory 3.30 from L2, launch 2.00)
 // CHECK: remark: kernel @matmul_small_vs_large_k1 (matmul): class compute, bound compute; 274877906944 FLOPs, 167772160 bytes, 1638.40 FLOP/B (ridge 169.77); predicted 398.85 us (compute 396.85, memory 41.12, launch 2.00)
 func.func @matmul_small_vs_large(%a: tensor<8x4096xbf16>, %w: tensor<4096x4096xbf16>, %x: tensor<8192x4096xbf16>) -> (tensor<8x4096xbf16>, tensor<8192x4096xbf16>) {
   %0 = fuse.matmul %a, %w : (tensor<8x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<8x4096xbf16>
@@ -61,7 +62,7 @@ func.func @reductions(%x: tensor<16384x4096xf32>, %g: tensor<4096xf32>) -> (tens
 }
 
 // CHECK: remark: kernel @data_movement_k0 (transpose): class memory, bound memory; 0 FLOPs, 134217728 bytes, 0.00 FLOP/B (ridge 13.14); predicted 34.90 us (compute 0.00, memory 32.90, launch 2.00)
-// CHECK: remark: kernel @data_movement_k1 (gather): class memory, bound memory; 0 FLOPs, 33558528 bytes, 0.00 FLOP/B (ridge 13.14); predicted 10.23 us (compute 0.00, memory 8.23, launch 2.00)
+// CHECK: remark: kernel @data_movement_k1 (gather): class memory, bound memory; 0 FLOPs, 33558528 bytes, 0.00 FLOP/B (ridge 13.14); predicted 5.29 us (compute 0.00, memory 3.29 from L2, launch 2.00)
 func.func @data_movement(%x: tensor<4096x4096xf32>, %i: tensor<1024xi32>) -> (tensor<4096x4096xf32>, tensor<1024x4096xf32>) {
   %0 = fuse.transpose %x permutation = [1, 0] : tensor<4096x4096xf32> -> tensor<4096x4096xf32>
   %1 = fuse.gather %x, %i axis = 0 : (tensor<4096x4096xf32>, tensor<1024xi32>) -> tensor<1024x4096xf32>
@@ -100,7 +101,7 @@ func.func @group(%x: tensor<8192x8192xf32>, %b: tensor<8192xf32>) -> tensor<8192
 // On the A100 (19.5 TFLOP/s FP32, 2039 GB/s) the same matmuls: the seed's
 // takes 3.4x longer, and the ridge points move.
 // A100: remark: kernel @matmul_seed_k0 (matmul): class compute, bound compute; 2147483648 FLOPs, 12582912 bytes, 170.67 FLOP/B (ridge 9.00); predicted 139.66 us (compute 137.66, memory 2.90 from L2, launch 2.00)
-// A100: remark: kernel @matmul_small_vs_large_k0 (matmul): class compute, bound memory; 268435456 FLOPs, 33685504 bytes, 7.97 FLOP/B (ridge 126.01); predicted 21.44 us (compute 1.23, memory 19.44, launch 2.00)
+// A100: remark: kernel @matmul_small_vs_large_k0 (matmul): class compute, bound memory; 268435456 FLOPs, 33685504 bytes, 7.97 FLOP/B (ridge 126.01); predicted 9.77 us (compute 1.23, memory 7.77 from L2, launch 2.00)
 
 // A target file overriding one field of a built-in target: half the HBM
 // bandwidth doubles the memory time of the elementwise add.

@@ -41,8 +41,8 @@ struct GpuTarget {
   int64_t sharedMemoryPerSm = 0;
 
   double hbmBandwidth = 0;
-  /// Bandwidth when a kernel's data fits in L2 (half of it, see
-  /// CostModel.cpp): streaming from L2 rather than HBM.
+  /// Bandwidth when a kernel's data fits in L2 (CostModel::fitsInL2):
+  /// streaming from L2 rather than HBM.
   double l2Bandwidth = 0;
   /// NVLink bandwidth per GPU and direction, what a ring step can use.
   double linkBandwidth = 0;
