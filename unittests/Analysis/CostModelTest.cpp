@@ -1,0 +1,167 @@
+//===- CostModelTest.cpp - Roofline predictions computed by hand ----------===//
+//
+// A target with round numbers makes every expectation checkable on paper:
+// 1 TB/s HBM, 4 TB/s L2 (1 MiB of it), 10 TFLOP/s FP32, 100 TFLOP/s
+// tensor, 100 GB/s links, 5 us per launch, efficiency 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Analysis/CostModel.h"
+
+#include "../Dialect/FuseTestUtils.h"
+
+using namespace opfuse;
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace {
+
+GpuTarget roundTarget() {
+  GpuTarget t;
+  t.name = "round";
+  t.hbmBandwidth = 1e12;
+  t.l2Bandwidth = 4e12;
+  t.l2Bytes = 1 << 20;
+  t.linkBandwidth = 100e9;
+  t.fp32Flops = 10e12;
+  t.tf32TensorFlops = 50e12;
+  t.fp16TensorFlops = 100e12;
+  t.launchOverhead = 5e-6;
+  return t;
+}
+
+class CostModelTest : public opfuse::test::FuseTest {
+protected:
+  CostModel model{roundTarget()};
+
+  Prediction predictFirst(llvm::StringRef source) {
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    GraphAnalysis graph = analyzeFunction(func, model);
+    EXPECT_EQ(graph.kernels.size(), 1u);
+    return graph.kernels.empty() ? Prediction() : graph.kernels[0].prediction;
+  }
+};
+
+TEST_F(CostModelTest, MemoryBoundElementwise) {
+  // 1M f32 in, 1M f32 out: 8 MiB from HBM (more than the 1 MiB L2) at
+  // 1 TB/s; 1M FLOPs at 10 TFLOP/s is 0.1 us, hidden under 8.39 us.
+  Prediction p = predictFirst(R"(
+    func.func @f(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+      %0 = fuse.exp %x : tensor<1048576xf32>
+      return %0 : tensor<1048576xf32>
+    })");
+  EXPECT_EQ(p.bound, BoundKind::Memory);
+  EXPECT_FALSE(p.fitsInL2);
+  EXPECT_NEAR(p.memorySeconds, 8388608 / 1e12, 1e-15);
+  EXPECT_NEAR(p.computeSeconds, 1048576 / 10e12, 1e-15);
+  EXPECT_NEAR(p.seconds(), 8388608 / 1e12 + 5e-6, 1e-15);
+}
+
+TEST_F(CostModelTest, SmallKernelStreamsFromL2) {
+  // 64K f32 in and out: 512 KiB fit the 1 MiB L2, at 4 TB/s.
+  Prediction p = predictFirst(R"(
+    func.func @f(%x: tensor<65536xf32>) -> tensor<65536xf32> {
+      %0 = fuse.relu %x : tensor<65536xf32>
+      return %0 : tensor<65536xf32>
+    })");
+  EXPECT_TRUE(p.fitsInL2);
+  EXPECT_NEAR(p.memorySeconds, 524288 / 4e12, 1e-15);
+}
+
+TEST_F(CostModelTest, MatmulBoundDependsOnShape) {
+  // bf16 1x1024 by 1024x1024: 2 MFLOP over 2 MiB + 4 KiB: 1 FLOP/B,
+  // memory-bound although a matmul is compute-class.
+  Prediction gemv = predictFirst(R"(
+    func.func @f(%a: tensor<1x1024xbf16>, %w: tensor<1024x1024xbf16>) -> tensor<1x1024xbf16> {
+      %0 = fuse.matmul %a, %w : (tensor<1x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<1x1024xbf16>
+      return %0 : tensor<1x1024xbf16>
+    })");
+  EXPECT_EQ(gemv.bound, BoundKind::Memory);
+  // bf16 4096^3: 137 GFLOP at 100 TFLOP/s (tensor cores) = 1.374 ms,
+  // against 96 MiB at 1 TB/s = 0.1 ms: compute-bound.
+  Prediction gemm = predictFirst(R"(
+    func.func @f(%a: tensor<4096x4096xbf16>, %w: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
+      %0 = fuse.matmul %a, %w : (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16>
+      return %0 : tensor<4096x4096xbf16>
+    })");
+  EXPECT_EQ(gemm.bound, BoundKind::Compute);
+  EXPECT_NEAR(gemm.computeSeconds, 2.0 * 4096 * 4096 * 4096 / 100e12, 1e-12);
+}
+
+TEST_F(CostModelTest, F32MatmulUsesTheFp32Rate) {
+  func::FuncOp func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+      %0 = fuse.matmul %a, %b : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      return %0 : tensor<64x64xf32>
+    })");
+  Operation *matmul = &func.getBody().front().front();
+  EXPECT_DOUBLE_EQ(model.flopsCeiling(matmul), 10e12);
+  EXPECT_DOUBLE_EQ(model.ridge(matmul), 10.0);
+}
+
+TEST_F(CostModelTest, RingAllReduceIsLinkBound) {
+  // 4 devices, 1 MiB of f32 each: a ring sends 2 x 1 MiB x 3/4 = 1.5 MiB
+  // per device, 15.7 us at 100 GB/s.
+  Prediction p = predictFirst(R"(
+    func.func @f(%x: tensor<262144xf32>) -> tensor<262144xf32> {
+      %0 = fuse.all_reduce sum, %x devices = 4 : tensor<262144xf32>
+      return %0 : tensor<262144xf32>
+    })");
+  EXPECT_EQ(p.bound, BoundKind::Communication);
+  EXPECT_NEAR(p.linkSeconds, 1572864 / 100e9, 1e-15);
+}
+
+TEST_F(CostModelTest, GroupCostsItsBoundaryOnly) {
+  // add + exp on 1M f32 in one kernel: reads x (4 MiB) and the 1024-float
+  // bias (4 KiB), writes 4 MiB; the intermediate never reaches memory.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>) -> tensor<1024x1024xf32> {
+      %0 = fuse.group(%x, %b) : (tensor<1024x1024xf32>, tensor<1024xf32>) -> tensor<1024x1024xf32> {
+      ^bb0(%a: tensor<1024x1024xf32>, %c: tensor<1024xf32>):
+        %1 = fuse.add %a, %c : (tensor<1024x1024xf32>, tensor<1024xf32>) -> tensor<1024x1024xf32>
+        %2 = fuse.exp %1 : tensor<1024x1024xf32>
+        fuse.yield %2 : tensor<1024x1024xf32>
+      }
+      return %0 : tensor<1024x1024xf32>
+    })");
+  GraphAnalysis graph = analyzeFunction(func, model);
+  ASSERT_EQ(graph.kernels.size(), 1u);
+  const KernelAnalysis &kernel = graph.kernels[0];
+  EXPECT_EQ(kernel.work.bytes, 2 * 4194304 + 4096);
+  EXPECT_DOUBLE_EQ(kernel.work.flops, 2.0 * 1048576);
+  EXPECT_EQ(kernel.ops, (std::vector<std::string>{"add", "exp"}));
+  EXPECT_EQ(kernel.opClass, "memory");
+  EXPECT_EQ(kernel.name, "f_k0");
+}
+
+TEST_F(CostModelTest, GraphSumsKernelsAndSkipsFreeOps) {
+  // The reshape and the constant launch nothing: two kernels, each 5 us of
+  // launch plus its bytes.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+      %c = fuse.constant dense<2.0> : tensor<f32>
+      %0 = fuse.mul %x, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+      %1 = fuse.reshape %0 : tensor<4x8xf32> -> tensor<32xf32>
+      %2 = fuse.relu %1 : tensor<32xf32>
+      return %2 : tensor<32xf32>
+    })");
+  GraphAnalysis graph = analyzeFunction(func, model);
+  ASSERT_EQ(graph.kernels.size(), 2u);
+  EXPECT_EQ(graph.kernels[1].name, "f_k1");
+  EXPECT_NEAR(graph.seconds(),
+              graph.kernels[0].prediction.seconds() +
+                  graph.kernels[1].prediction.seconds(),
+              1e-18);
+  EXPECT_GT(graph.seconds(), 10e-6);
+}
+
+TEST_F(CostModelTest, WorkSecondsLeavesOutTheLaunch) {
+  Work work;
+  work.bytes = 2 << 20; // beyond the L2
+  EXPECT_NEAR(model.workSeconds(work), (2 << 20) / 1e12, 1e-15);
+  work.computeSeconds = 1e-3;
+  EXPECT_NEAR(model.workSeconds(work), 1e-3, 1e-15);
+  EXPECT_EQ(model.predict(work).bound, BoundKind::Compute);
+}
+
+} // namespace
