@@ -33,7 +33,7 @@ def FusePrintCost : Pass<"fuse-print-cost", "mlir::func::FuncOp"> {
                               -> tensor<1024x1024xf32>
     // remark: kernel @f_k0 (matmul): class compute, bound compute;
     //   2147483648 FLOPs, 12582912 bytes, 170.67 FLOP/B (ridge 13.14);
-    //   predicted 42.07 us (compute 40.07, memory 1.17, launch 2.00)
+    //   predicted 42.06 us (compute 40.06, memory 1.23 from L2, launch 2.00)
     ```
   }];
   let options = [
