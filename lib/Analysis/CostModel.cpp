@@ -113,6 +113,17 @@ double CostModel::ridge(Operation *op) const {
   return flopsCeiling(op) / (target_.hbmBandwidth * target_.memoryEfficiency);
 }
 
+FailureOr<CostModel> loadCostModel(llvm::StringRef spec, MLIRContext *context,
+                                   llvm::StringRef passName) {
+  llvm::Expected<GpuTarget> target = loadTarget(spec);
+  if (!target) {
+    emitError(UnknownLoc::get(context))
+        << passName << ": " << llvm::toString(target.takeError());
+    return failure();
+  }
+  return CostModel(std::move(*target));
+}
+
 bool launchesKernel(Operation *op) {
   return !isa<ConstantOp, ReshapeOp, func::ReturnOp>(op);
 }

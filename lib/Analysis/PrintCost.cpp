@@ -27,10 +27,10 @@ struct FusePrintCostPass
 } // namespace
 
 LogicalResult FusePrintCostPass::initialize(MLIRContext *context) {
-  llvm::Expected<opfuse::GpuTarget> loaded = opfuse::loadTarget(target);
-  if (!loaded)
-    return emitError(UnknownLoc::get(context))
-           << "fuse-print-cost: " << llvm::toString(loaded.takeError());
+  FailureOr<opfuse::CostModel> loaded =
+      opfuse::loadCostModel(target, context, "fuse-print-cost");
+  if (failed(loaded))
+    return failure();
   model.emplace(std::move(*loaded));
   return success();
 }

@@ -48,8 +48,6 @@ const char *listEmitKinds() {
   return "mlir, fused, ptx, plan, summary, report, report-json, roofline";
 }
 
-namespace {
-/// Writes `text` to the output path.
 int writeOutput(const DriverOptions &options,
                 llvm::function_ref<void(llvm::raw_ostream &)> write) {
   std::string error;
@@ -71,6 +69,7 @@ int writeOutput(const DriverOptions &options,
   return ExitSuccess;
 }
 
+namespace {
 void writeSummary(llvm::raw_ostream &os, const GraphAnalysis &before,
                   const LaunchPlan &plan, const std::string &ptx) {
   int64_t after = 0;

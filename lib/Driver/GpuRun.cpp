@@ -12,10 +12,8 @@
 #include "opfuse/Runtime/Calibrate.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <cmath>
 
@@ -146,23 +144,9 @@ int runCalibration(const DriverOptions &options, const GpuTarget &base) {
                  << llvm::toString(measured.takeError()) << "\n";
     return ExitGpuError;
   }
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(options.outputPath, &error);
-  if (!output) {
-    llvm::errs() << "opt-fuse: error: " << error << "\n";
-    return ExitIO;
-  }
-  writeTargetJson(*measured, output->os());
-  output->os().flush();
-  if (std::error_code ec = output->os().error()) {
-    output->os().clear_error();
-    llvm::errs() << "opt-fuse: error: cannot write '" << options.outputPath
-                 << "': " << ec.message() << "\n";
-    return ExitIO;
-  }
-  output->keep();
-  return ExitSuccess;
+  return writeOutput(options, [&](llvm::raw_ostream &os) {
+    writeTargetJson(*measured, os);
+  });
 }
 
 int runOnGpu(const DriverOptions &options, ModuleOp original,

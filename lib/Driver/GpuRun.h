@@ -25,6 +25,11 @@ int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
              const std::string &ptx, const LaunchPlan &plan,
              MeasuredRun *measured);
 
+/// Opens the output path, lets `write` fill it, and keeps it only when
+/// every byte reached it; ExitIO with the reason otherwise.
+int writeOutput(const DriverOptions &options,
+                llvm::function_ref<void(llvm::raw_ostream &)> write);
+
 /// --calibrate: measures the GPU and writes the target file to the output.
 int runCalibration(const DriverOptions &options, const GpuTarget &base);
 

@@ -91,6 +91,13 @@ private:
   GpuTarget target_;
 };
 
+/// The cost model of the target `spec` (a built-in name or a target file),
+/// for a pass's `initialize`: on failure, an error at an unknown location
+/// prefixed with `passName`.
+mlir::FailureOr<CostModel> loadCostModel(llvm::StringRef spec,
+                                         mlir::MLIRContext *context,
+                                         llvm::StringRef passName);
+
 /// Whether `op` runs as a kernel: everything but constants (initialised
 /// buffers), reshapes (aliases) and the return.
 bool launchesKernel(mlir::Operation *op);

@@ -380,10 +380,10 @@ struct FuseElementwisePass
 } // namespace
 
 LogicalResult FuseElementwisePass::initialize(MLIRContext *context) {
-  llvm::Expected<opfuse::GpuTarget> loaded = opfuse::loadTarget(target);
-  if (!loaded)
-    return emitError(UnknownLoc::get(context))
-           << "fuse-elementwise: " << llvm::toString(loaded.takeError());
+  FailureOr<opfuse::CostModel> loaded =
+      opfuse::loadCostModel(target, context, "fuse-elementwise");
+  if (failed(loaded))
+    return failure();
   model.emplace(std::move(*loaded));
   return success();
 }
