@@ -163,6 +163,8 @@ Liveness computeLiveness(const KernelGraph &graph, const Dependencies &deps,
     int first = step[deps.writer[b]], last = first;
     for (int r : deps.readers[b])
       last = std::max(last, step[r]);
+    if (graph.buffers[b].liveToEnd)
+      last = static_cast<int>(order.size()) - 1;
     live.lifetime[b] = {first, last};
   }
   // Along the order, an output takes the storage of an input that dies in
@@ -440,7 +442,7 @@ KernelGraph randomKernelGraph(int kernels, uint64_t seed) {
   KernelGraph graph;
   auto addBuffer = [&](int64_t bytes, bool inArena) {
     graph.buffers.push_back(
-        {bytes, inArena, "b" + std::to_string(graph.buffers.size())});
+        {bytes, inArena, "b" + std::to_string(graph.buffers.size()), false});
     return static_cast<int>(graph.buffers.size()) - 1;
   };
   std::vector<int> available;
@@ -472,8 +474,10 @@ KernelGraph randomKernelGraph(int kernels, uint64_t seed) {
     graph.kernels.push_back(std::move(node));
   }
   // The last kernel's outputs are the graph's: not in the arena.
-  for (int b : graph.kernels.back().writes)
+  for (int b : graph.kernels.back().writes) {
     graph.buffers[b].inArena = false;
+    graph.buffers[b].liveToEnd = true;
+  }
   return graph;
 }
 

@@ -66,6 +66,10 @@ void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
     fusion.target = options.target;
     pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
   }
+  fuse::FusePlanMemoryOptions memory;
+  memory.planOutputs = options.planOutputs;
+  memory.explain = options.explain;
+  pm.addNestedPass<func::FuncOp>(fuse::createFusePlanMemory(memory));
 }
 
 void buildKernelEmissionPasses(OpPassManager &pm,
@@ -101,7 +105,7 @@ void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
 void registerFusePipeline() {
   PassPipelineRegistration<FusePipelineOptions>(
       "fuse-pipeline",
-      "opfuse's whole pipeline: canonicalize, fuse-elementwise, "
+      "opfuse's whole pipeline: canonicalize, fuse-elementwise, fuse-plan-memory, "
       "convert-fuse-to-gpu, NVVM lowering and PTX serialisation",
       buildFusePipeline);
 }

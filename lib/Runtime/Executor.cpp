@@ -138,11 +138,28 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     result.bytesMoved += kernel.bytes;
   }
 
-  DeviceBuffers buffers{driver, {}};
+  // One allocation for the arena, one for each buffer outside it.
+  DeviceBuffers allocations{driver, {}};
+  CUdeviceptr arena = 0;
+  if (plan.arena.bytes > 0) {
+    llvm::Expected<CUdeviceptr> pointer = driver.allocate(plan.arena.bytes);
+    if (!pointer)
+      return pointer.takeError();
+    allocations.pointers.push_back(arena = *pointer);
+    result.bytesAllocated += plan.arena.bytes;
+  }
+  struct {
+    std::vector<CUdeviceptr> pointers;
+  } buffers;
   for (const PlanBuffer &buffer : plan.buffers) {
+    if (buffer.offset >= 0 && arena) {
+      buffers.pointers.push_back(arena + buffer.offset);
+      continue;
+    }
     llvm::Expected<CUdeviceptr> pointer = driver.allocate(buffer.bytes());
     if (!pointer)
       return pointer.takeError();
+    allocations.pointers.push_back(*pointer);
     buffers.pointers.push_back(*pointer);
     result.bytesAllocated += buffer.bytes();
   }

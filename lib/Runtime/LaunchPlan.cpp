@@ -89,6 +89,8 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
     };
     if (buffer.role == BufferRole::Constant)
       object["data"] = llvm::encodeBase64(buffer.data);
+    if (buffer.offset >= 0)
+      object["offset"] = buffer.offset;
     buffers.push_back(std::move(object));
   }
   for (const PlanKernel &kernel : plan.kernels) {
@@ -110,6 +112,10 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
       {"format", "opfuse-launch-plan"},
       {"version", plan.version},
       {"function", plan.function},
+      {"arena", json::Object{{"bytes", plan.arena.bytes},
+                             {"lower_bound", plan.arena.lowerBound},
+                             {"naive", plan.arena.naiveBytes},
+                             {"in_place", plan.arena.inPlace}}},
       {"buffers", std::move(buffers)},
       {"kernels", std::move(kernels)},
       {"inputs", json::Array(plan.inputs)},
@@ -157,6 +163,14 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
                      llvm::Twine(LaunchPlan::kFormatVersion));
   if (auto function = root->getString("function"))
     plan.function = function->str();
+  if (const json::Object *arena = root->getObject("arena")) {
+    plan.arena.bytes = arena->getInteger("bytes").value_or(0);
+    plan.arena.lowerBound = arena->getInteger("lower_bound").value_or(0);
+    plan.arena.naiveBytes = arena->getInteger("naive").value_or(0);
+    plan.arena.inPlace = arena->getInteger("in_place").value_or(0);
+    if (plan.arena.bytes < 0 || plan.arena.bytes % 256 != 0)
+      return planError("\"arena\".\"bytes\" must be a multiple of 256");
+  }
   const json::Array *buffers = root->getArray("buffers");
   const json::Array *kernels = root->getArray("kernels");
   if (!buffers || !kernels)
@@ -192,7 +206,22 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
     }
     if (auto name = object->getString("name"))
       buffer.name = name->str();
+    buffer.offset = object->getInteger("offset").value_or(-1);
     plan.buffers.push_back(std::move(buffer));
+  }
+  for (const PlanBuffer &buffer : plan.buffers) {
+    if (buffer.offset < 0)
+      continue;
+    if (buffer.role == BufferRole::Input || buffer.role == BufferRole::Constant)
+      return planError("buffer #" + llvm::Twine(buffer.id) + " is an " +
+                       roleName(buffer.role) +
+                       " and cannot live in the arena");
+    if (buffer.offset % 256 != 0 ||
+        buffer.offset + buffer.bytes() > plan.arena.bytes)
+      return planError("buffer #" + llvm::Twine(buffer.id) + " at offset " +
+                       llvm::Twine(buffer.offset) +
+                       " is misaligned or outside the arena of " +
+                       llvm::Twine(plan.arena.bytes) + " bytes");
   }
   const int numBuffers = plan.buffers.size();
   auto validId = [&](int id) { return id >= 0 && id < numBuffers; };

@@ -8,6 +8,7 @@
 
 #include "opfuse/Target/Artifact.h"
 
+#include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
@@ -161,12 +162,15 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
       kernel.args.push_back(it->second);
     }
     kernel.numInputs = group.getInputs().size();
+    auto offsets = group->getAttrOfType<DenseI64ArrayAttr>(kOffsetsAttr);
     for (auto [index, result] : llvm::enumerate(group.getResults())) {
       FailureOr<int> id = addBuffer(
           result, (kernel.name + ".out" + Twine(index)).str(),
           BufferRole::Intermediate);
       if (failed(id))
         return failure();
+      if (offsets && int64_t(index) < offsets.size())
+        plan.buffers[*id].offset = offsets[index];
       kernel.args.push_back(*id);
     }
     auto cost = cast<CostInterface>(group.getOperation());
@@ -176,6 +180,22 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
       if (!isa<ConstantOp, YieldOp>(inner))
         ++kernel.numOps;
     plan.kernels.push_back(std::move(kernel));
+  }
+  // The arena, checked again on the IR the kernels came from: emission
+  // must not have broken what fuse-plan-memory verified.
+  if (std::optional<MemorySummary> memory = readMemorySummary(func)) {
+    plan.arena = {memory->arenaBytes, memory->lowerBound, memory->naiveBytes,
+                  memory->inPlaceHits};
+    FunctionBuffers buffers = buildFunctionBuffers(func, memory->planOutputs);
+    std::optional<MemoryPlan> stored = readMemoryPlan(func, buffers);
+    if (!stored)
+      return func.emitError("internal error: a kernel lost its planned "
+                            "offsets during emission");
+    if (std::optional<std::string> error =
+            verifyMemoryPlan(buffers.graph, *stored))
+      return func.emitError("internal error: invalid buffer plan after "
+                            "emission: ")
+             << *error;
   }
   return plan;
 }

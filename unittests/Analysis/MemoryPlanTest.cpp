@@ -19,7 +19,7 @@ constexpr int64_t MiB = 1 << 20;
 /// Appends a buffer and returns its id.
 int buffer(KernelGraph &graph, int64_t bytes, bool inArena = true) {
   graph.buffers.push_back(
-      {bytes, inArena, "b" + std::to_string(graph.buffers.size())});
+      {bytes, inArena, "b" + std::to_string(graph.buffers.size()), false});
   return graph.buffers.size() - 1;
 }
 
@@ -96,6 +96,22 @@ TEST(MemoryPlanTest, SizesAreAlignedTo256Bytes) {
   EXPECT_EQ(plan.arenaBytes, 256 + 512);
   EXPECT_EQ(plan.offset[a] % kArenaAlignment, 0);
   EXPECT_EQ(plan.offset[b] % kArenaAlignment, 0);
+}
+
+TEST(MemoryPlanTest, OutputsInTheArenaLiveToTheEnd) {
+  // With --plan-outputs an output is in the arena; the caller reads it after
+  // the last kernel, so a later buffer may not take its place.
+  KernelGraph g;
+  int x = buffer(g, MiB, false), out1 = buffer(g, MiB), a = buffer(g, MiB);
+  int out2 = buffer(g, MiB);
+  g.buffers[out1].liveToEnd = g.buffers[out2].liveToEnd = true;
+  g.kernels = {{{x}, {out1}, {}}, {{x}, {a}, {}}, {{a}, {out2}, {{out2, a}}}};
+  MemoryPlan plan = planMemory(g);
+  EXPECT_EQ(plan.lifetime[out1].second, 2);
+  EXPECT_EQ(plan.lowerBound, 2 * MiB);
+  EXPECT_EQ(plan.arenaBytes, 2 * MiB);
+  EXPECT_NE(plan.offset[out1], plan.offset[out2]);
+  EXPECT_FALSE(verifyMemoryPlan(g, plan));
 }
 
 TEST(MemoryPlanTest, VerifierNamesOverlappingBuffers) {

@@ -39,6 +39,9 @@ struct BufferNode {
   bool inArena = true;
   /// For messages: "k3.out0".
   std::string name;
+  /// A graph output: when in the arena it stays live to the last step,
+  /// since the caller reads it after every kernel has run.
+  bool liveToEnd = false;
 };
 
 /// Kernels in program order, which must be a topological order: a kernel

@@ -25,6 +25,10 @@ struct FusePipelineOptions
   Option<bool> explain{*this, "fuse-explain",
                        llvm::cl::desc("Remark on every fusion decision"),
                        llvm::cl::init(false)};
+  Option<bool> planOutputs{
+      *this, "plan-outputs",
+      llvm::cl::desc("Plan the function's results into the arena too"),
+      llvm::cl::init(false)};
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("GPU target of the cost model: a100, h100, h200 or a "
@@ -57,8 +61,9 @@ std::string resolveCudaToolkit(llvm::StringRef request);
 /// nvvm/libdevice/libdevice.10.bc), or nullopt when it can.
 std::optional<std::string> checkCudaToolkit(llvm::StringRef request);
 
-/// The graph-level part: canonicalize, then fuse-elementwise when
-/// `options.fuse`. --check-fusion compares the model before and after it.
+/// The graph-level part: canonicalize, fuse-elementwise when `options.fuse`,
+/// then fuse-plan-memory. --check-fusion compares the model before and
+/// after it.
 void buildFusionPasses(mlir::OpPassManager &pm,
                        const FusePipelineOptions &options);
 

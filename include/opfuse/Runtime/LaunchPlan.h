@@ -40,6 +40,9 @@ struct PlanBuffer {
   BufferRole role = BufferRole::Intermediate;
   /// The contents of a constant buffer, as stored on the device.
   std::vector<uint8_t> data;
+  /// Offset in the arena (a multiple of 256), or -1 for a buffer allocated
+  /// on its own (inputs, constants, outputs the caller owns).
+  int64_t offset = -1;
   int64_t elements() const;
   int64_t bytes() const { return elements() * dtypeBytes(dtype); }
 };
@@ -61,10 +64,17 @@ struct PlanKernel {
   double predictedUs = 0;
 };
 
+/// The one allocation intermediates live in, and how it compares with the
+/// max-live lower bound and with one allocation per buffer.
+struct PlanArena {
+  int64_t bytes = 0, lowerBound = 0, naiveBytes = 0, inPlace = 0;
+};
+
 struct LaunchPlan {
   static constexpr int kFormatVersion = 1;
   int version = kFormatVersion;
   std::string function;
+  PlanArena arena;
   std::vector<PlanBuffer> buffers;
   std::vector<PlanKernel> kernels;
   /// Buffer ids of the function's arguments and results, in order.

@@ -8,6 +8,8 @@
 
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 
+#include "opfuse/Analysis/BufferGraph.h"
+
 #include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -64,8 +66,13 @@ void ConvertFuseToGPUPass::runOnOperation() {
     if (func.isExternal())
       continue;
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
-      if (isElementwise(&op))
-        outlineIntoGroup({&op}); // a lone op becomes a kernel of one
+      if (isElementwise(&op)) {
+        // A lone op becomes a kernel of one, keeping its planned offsets.
+        Attribute offsets = op.getAttr(opfuse::kOffsetsAttr);
+        GroupOp group = outlineIntoGroup({&op});
+        if (group && offsets)
+          group->setAttr(opfuse::kOffsetsAttr, offsets);
+      }
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
       if (isa<ConstantOp>(op) && op.use_empty())
         op.erase();

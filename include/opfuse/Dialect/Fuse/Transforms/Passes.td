@@ -81,4 +81,64 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }
 
+def FusePlanMemory : Pass<"fuse-plan-memory", "mlir::func::FuncOp"> {
+  let summary = "Order the kernels and plan their buffers into one arena";
+  let description = [{
+    Plans the device memory of a function whose kernels are formed (every
+    op that launches a kernel: each `fuse.group`, and any op outside one;
+    constants and reshapes launch nothing). Buffers are the values kernels
+    write; a reshape's result is its input's buffer.
+
+    1. **Order.** Among several topological orders of the kernels (the
+       program order, a depth-first one that finishes a consumer chain
+       before starting a sibling, and a greedy one that runs the ready
+       kernel growing the live bytes least) the pass keeps the one with the
+       lowest max-live lower bound, and reorders the function to it.
+    2. **Liveness and lower bound.** A buffer is live from the kernel that
+       writes it to the last kernel that reads it; a function result in the
+       arena to the end. The lower bound is the maximum, over kernels, of
+       the bytes live while it runs (its inputs, its outputs, and everything
+       live across it), with sizes rounded up to 256 bytes.
+    3. **In-place reuse.** A kernel of the loop emitter (elementwise ops,
+       broadcasts, reshapes) writes an output over an input of the same
+       element count and bytes that dies in it: each thread reads its
+       elements before it writes them.
+    4. **Offsets.** Placement heuristics (first fit by size, by lifetime,
+       by start, and best fit by size) each assign 256-byte-aligned offsets;
+       the smallest arena is kept. When it is more than 2% above the lower
+       bound, a seeded search over placement orders may improve it.
+    5. **Verification.** No two buffers alive at the same step overlap;
+       a violation is a compiler bug and fails the pass naming both.
+
+    Function arguments, constants and (unless `plan-outputs`) results are
+    owned by the caller and stay out of the arena. The plan is stored in the
+    IR: `fuse.offsets` on each kernel (an offset per result, -1 outside the
+    arena) and `fuse.memory` on the function (arena, lower bound, the naive
+    sum of one allocation per buffer, in-place hits, bytes the caller owns,
+    the order and placement chosen). The launch plan and the report read
+    them. With `fuse-explain`, a remark per in-place output and one with the
+    totals.
+
+    Example: a chain `k0 -> k1 -> k2` of elementwise kernels over 4 MiB
+    values needs one 4 MiB arena: k1 writes over k0's output, k2 (whose
+    result is the function's) writes to the caller's buffer.
+
+    ```mlir
+    func.func @f(...) attributes {fuse.memory = {arena = 4194304 : i64,
+        in_place = 1 : i64, lower_bound = 4194304 : i64,
+        naive = 8388608 : i64, order = "program", ...}}
+    %0 = fuse.group(%x) ... {fuse.offsets = array<i64: 0>}
+    %1 = fuse.group(%0) ... {fuse.offsets = array<i64: 0>}
+    %2 = fuse.group(%1) ... {fuse.offsets = array<i64: -1>}
+    ```
+  }];
+  let options = [
+    Option<"planOutputs", "plan-outputs", "bool", /*default=*/"false",
+           "Plan the function's results into the arena too (they then live "
+           "to the end)">,
+    Option<"explain", "fuse-explain", "bool", /*default=*/"false",
+           "Remark on every in-place output and on the plan's totals">,
+  ];
+}
+
 #endif // OPFUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD

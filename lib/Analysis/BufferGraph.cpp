@@ -1,0 +1,225 @@
+//===- BufferGraph.cpp - A function's kernels and buffers for planning ----===//
+
+#include "opfuse/Analysis/BufferGraph.h"
+
+#include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+namespace {
+/// Whether each thread of `kernel` reads an element of a same-size input
+/// before it writes the same element of an output: true for the loop
+/// emitter's kernels (elementwise ops, broadcasts, reshapes), whose
+/// full-size values are all addressed by the linear index, loads first.
+bool isLoopKernel(Operation *kernel) {
+  auto group = dyn_cast<GroupOp>(kernel);
+  if (!group)
+    return isElementwise(kernel);
+  for (Operation &op : group.getBody().front())
+    if (!isElementwise(&op) && !isa<ReshapeOp, ConstantOp, YieldOp>(op))
+      return false;
+  return true;
+}
+
+/// The values a kernel reads: a group's inputs, an op's operands.
+ValueRange kernelInputs(Operation *kernel) {
+  if (auto group = dyn_cast<GroupOp>(kernel))
+    return group.getInputs();
+  return kernel->getOperands();
+}
+} // namespace
+
+FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
+  FunctionBuffers result;
+  KernelGraph &graph = result.graph;
+  auto addBuffer = [&](Value value, bool inArena, std::string name) {
+    int id = graph.buffers.size();
+    graph.buffers.push_back(
+        {getByteSize(value.getType()), inArena, std::move(name), false});
+    result.bufferOf[value] = id;
+    return id;
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    addBuffer(arg, false, "arg" + std::to_string(arg.getArgNumber()));
+    result.inputBytes += getByteSize(arg.getType());
+  }
+  Operation *terminator = func.getBody().front().getTerminator();
+  llvm::DenseSet<Value> returned(terminator->getOperands().begin(),
+                                 terminator->getOperands().end());
+  for (Operation &op : func.getBody().front()) {
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      addBuffer(constant.getResult(), false,
+                "const" + std::to_string(graph.buffers.size()));
+      result.constantBytes += getByteSize(constant.getType());
+      continue;
+    }
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      result.bufferOf[reshape.getResult()] =
+          result.bufferOf.lookup(reshape.getInput());
+      continue;
+    }
+    if (!launchesKernel(&op))
+      continue;
+    KernelNode node;
+    for (Value input : kernelInputs(&op)) {
+      auto it = result.bufferOf.find(input);
+      if (it != result.bufferOf.end() &&
+          !llvm::is_contained(node.reads, it->second))
+        node.reads.push_back(it->second);
+    }
+    std::string kernelName = (func.getSymName() + "_k" +
+                              Twine(result.kernels.size()))
+                                 .str();
+    for (OpResult value : op.getResults()) {
+      std::string name =
+          kernelName + ".out" + std::to_string(value.getResultNumber());
+      node.writes.push_back(addBuffer(value, true, name));
+    }
+    if (isLoopKernel(&op))
+      for (OpResult value : op.getResults())
+        for (Value input : kernelInputs(&op)) {
+          auto it = result.bufferOf.find(input);
+          if (it == result.bufferOf.end() ||
+              getNumElements(input.getType()) !=
+                  getNumElements(value.getType()) ||
+              getByteSize(input.getType()) != getByteSize(value.getType()))
+            continue;
+          node.inPlace.push_back(
+              {result.bufferOf[value], it->second});
+        }
+    graph.kernels.push_back(std::move(node));
+    result.kernels.push_back(&op);
+  }
+  // Returned values: the caller's unless planned; reshapes may return a
+  // kernel's buffer under another shape.
+  llvm::DenseSet<int> seen;
+  for (Value value : terminator->getOperands()) {
+    int id = result.bufferOf.lookup(value);
+    BufferNode &buffer = graph.buffers[id];
+    if (!buffer.inArena || !seen.insert(id).second)
+      continue;
+    buffer.liveToEnd = true;
+    if (!planOutputs) {
+      buffer.inArena = false;
+      result.outputBytes += buffer.bytes;
+    }
+  }
+  return result;
+}
+
+void annotateMemoryPlan(func::FuncOp func, const FunctionBuffers &buffers,
+                        const MemoryPlan &plan, bool planOutputs) {
+  Builder builder(func.getContext());
+  for (Operation *kernel : buffers.kernels) {
+    SmallVector<int64_t> offsets;
+    for (Value value : kernel->getResults())
+      offsets.push_back(plan.offset[buffers.bufferOf.lookup(value)]);
+    kernel->setAttr(kOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+  }
+  NamedAttrList summary;
+  summary.append("arena", builder.getI64IntegerAttr(plan.arenaBytes));
+  summary.append("lower_bound", builder.getI64IntegerAttr(plan.lowerBound));
+  summary.append("naive", builder.getI64IntegerAttr(plan.naiveBytes));
+  summary.append("in_place", builder.getI64IntegerAttr(plan.inPlaceHits));
+  summary.append("inputs", builder.getI64IntegerAttr(buffers.inputBytes));
+  summary.append("constants",
+                 builder.getI64IntegerAttr(buffers.constantBytes));
+  summary.append("outputs", builder.getI64IntegerAttr(buffers.outputBytes));
+  summary.append("plan_outputs", builder.getBoolAttr(planOutputs));
+  summary.append("order", builder.getStringAttr(plan.orderName));
+  summary.append("placement", builder.getStringAttr(plan.placement));
+  func->setAttr(kMemoryAttr, summary.getDictionary(func.getContext()));
+}
+
+std::optional<MemorySummary> readMemorySummary(func::FuncOp func) {
+  auto dict = func->getAttrOfType<DictionaryAttr>(kMemoryAttr);
+  if (!dict)
+    return std::nullopt;
+  MemorySummary summary;
+  auto integer = [&](StringRef key) -> int64_t {
+    auto attr = dict.getAs<IntegerAttr>(key);
+    return attr ? attr.getInt() : 0;
+  };
+  auto text = [&](StringRef key) -> std::string {
+    auto attr = dict.getAs<StringAttr>(key);
+    return attr ? attr.str() : "";
+  };
+  summary.arenaBytes = integer("arena");
+  summary.lowerBound = integer("lower_bound");
+  summary.naiveBytes = integer("naive");
+  summary.inPlaceHits = integer("in_place");
+  summary.inputBytes = integer("inputs");
+  summary.constantBytes = integer("constants");
+  summary.outputBytes = integer("outputs");
+  auto planOutputs = dict.getAs<BoolAttr>("plan_outputs");
+  summary.planOutputs = planOutputs && planOutputs.getValue();
+  summary.order = text("order");
+  summary.placement = text("placement");
+  return summary;
+}
+
+std::optional<MemoryPlan> readMemoryPlan(func::FuncOp func,
+                                         const FunctionBuffers &buffers) {
+  std::optional<MemorySummary> summary = readMemorySummary(func);
+  if (!summary)
+    return std::nullopt;
+  const KernelGraph &graph = buffers.graph;
+  MemoryPlan plan;
+  plan.arenaBytes = summary->arenaBytes;
+  plan.lowerBound = summary->lowerBound;
+  plan.naiveBytes = summary->naiveBytes;
+  plan.inPlaceHits = summary->inPlaceHits;
+  plan.orderName = summary->order;
+  plan.placement = summary->placement;
+  const size_t steps = graph.kernels.size();
+  for (size_t k = 0; k < steps; ++k)
+    plan.order.push_back(k);
+  plan.offset.assign(graph.buffers.size(), -1);
+  plan.storage.assign(graph.buffers.size(), -1);
+  plan.lifetime.assign(graph.buffers.size(), {-1, -1});
+  for (auto [step, kernel] : llvm::enumerate(buffers.kernels)) {
+    auto offsets = kernel->getAttrOfType<DenseI64ArrayAttr>(kOffsetsAttr);
+    if (!offsets || offsets.size() != int64_t(kernel->getNumResults()))
+      return std::nullopt;
+    for (auto [value, offset] :
+         llvm::zip(kernel->getResults(), offsets.asArrayRef())) {
+      int id = buffers.bufferOf.lookup(value);
+      plan.offset[id] = offset;
+      plan.lifetime[id] = {int(step), int(step)};
+    }
+  }
+  for (auto [step, node] : llvm::enumerate(graph.kernels))
+    for (int b : node.reads)
+      if (plan.lifetime[b].first >= 0)
+        plan.lifetime[b].second = std::max<int>(plan.lifetime[b].second, step);
+  for (size_t b = 0; b < graph.buffers.size(); ++b) {
+    if (plan.lifetime[b].first >= 0 && graph.buffers[b].liveToEnd)
+      plan.lifetime[b].second = steps - 1;
+    if (plan.offset[b] < 0)
+      plan.lifetime[b] = {-1, -1};
+  }
+  // Buffers sharing an offset where one dies as the other is born are one
+  // storage (in-place); the verifier then accepts their touching lifetimes.
+  std::vector<int> byOffset;
+  for (size_t b = 0; b < graph.buffers.size(); ++b)
+    if (plan.offset[b] >= 0)
+      byOffset.push_back(b);
+  int nextStorage = 0;
+  for (int b : byOffset)
+    plan.storage[b] = nextStorage++;
+  for (const KernelNode &node : graph.kernels)
+    for (auto [out, in] : node.inPlace)
+      if (plan.offset[out] >= 0 && plan.offset[out] == plan.offset[in] &&
+          plan.lifetime[in].second == plan.lifetime[out].first)
+        plan.storage[out] = plan.storage[in];
+  return plan;
+}
+
+} // namespace opfuse
