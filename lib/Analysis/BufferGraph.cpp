@@ -57,7 +57,9 @@ FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       addBuffer(constant.getResult(), false,
                 "const" + std::to_string(graph.buffers.size()));
-      result.constantBytes += getByteSize(constant.getType());
+      // A splat is a scalar inside the kernels that use it, never a buffer.
+      if (!isSplatConstant(constant))
+        result.constantBytes += getByteSize(constant.getType());
       continue;
     }
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {

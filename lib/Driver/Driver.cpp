@@ -41,11 +41,13 @@ std::optional<EmitKind> parseEmitKind(llvm::StringRef value) {
       .Case("report", EmitKind::Report)
       .Case("report-json", EmitKind::ReportJson)
       .Case("roofline", EmitKind::Roofline)
+      .Case("memory", EmitKind::Memory)
       .Default(std::nullopt);
 }
 
 const char *listEmitKinds() {
-  return "mlir, fused, ptx, plan, summary, report, report-json, roofline";
+  return "mlir, fused, ptx, plan, summary, report, report-json, roofline, "
+         "memory";
 }
 
 int writeOutput(const DriverOptions &options,
@@ -87,6 +89,11 @@ void writeSummary(llvm::raw_ostream &os, const GraphAnalysis &before,
                         "{5} FLOPs\n",
                         kernel.name, kernel.numOps, kernel.grid[0],
                         kernel.block[0], kernel.bytes, kernel.flops);
+  if (plan.arena.bytes > 0 || plan.arena.lowerBound > 0)
+    os << llvm::formatv("arena: {0} bytes, lower bound {1}, {2} with one "
+                        "allocation per buffer, {3} written in place\n",
+                        plan.arena.bytes, plan.arena.lowerBound,
+                        plan.arena.naiveBytes, plan.arena.inPlace);
   os << llvm::formatv("PTX: {0} bytes\n", ptx.size());
 }
 /// Keeps only the function to compile: `name`, or the only one.
@@ -123,7 +130,7 @@ func::FuncOp onlyFunction(ModuleOp module) {
 
 bool isReport(std::optional<EmitKind> emit) {
   return emit == EmitKind::Report || emit == EmitKind::ReportJson ||
-         emit == EmitKind::Roofline;
+         emit == EmitKind::Roofline || emit == EmitKind::Memory;
 }
 
 int writeReport(const DriverOptions &options, EmitKind emit,
@@ -133,6 +140,8 @@ int writeReport(const DriverOptions &options, EmitKind emit,
       writeReportText(report, os);
     else if (emit == EmitKind::ReportJson)
       writeReportJson(report, os);
+    else if (emit == EmitKind::Memory)
+      writeMemorySvg(report, os);
     else
       writeRooflineSvg(report, os);
   });
@@ -214,6 +223,7 @@ int runDriver(const DriverOptions &options) {
   FusePipelineOptions pipeline;
   pipeline.fuse = options.fuse;
   pipeline.explain = options.explain;
+  pipeline.planOutputs = options.planOutputs;
   pipeline.target = options.target;
   pipeline.chip = options.chip.empty() ? target->chip : options.chip;
   pipeline.vectorsPerThread = options.vectorsPerThread;
@@ -228,7 +238,8 @@ int runDriver(const DriverOptions &options) {
     return ExitUnsupported;
   CostModel model(*target);
   Report report{*target, analyzeFunction(onlyFunction(*original), model),
-                analyzeFunction(onlyFunction(*module), model), std::nullopt};
+                analyzeFunction(onlyFunction(*module), model), std::nullopt,
+                buildMemoryReport(onlyFunction(*module))};
   if (isReport(emit) && !run)
     return writeReport(options, *emit, report);
 
@@ -270,6 +281,8 @@ int runDriver(const DriverOptions &options) {
   code = runOnGpu(options, *original, *ptx, *plan, &*report.measured);
   if (code != ExitSuccess && code != ExitCheckFailed)
     return code;
+  if (report.memory)
+    report.memory->allocated = report.measured->allocatedBytes;
   int written = writeReport(options, *emit, report);
   return written != ExitSuccess ? written : code;
 }

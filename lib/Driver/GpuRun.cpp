@@ -171,6 +171,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original,
   if (options.bench && measured) {
     measured->device = result->device;
     measured->total = {result->total.p50, result->total.p99};
+    measured->allocatedBytes = result->bytesAllocated;
     for (const LatencyStats &kernel : result->kernels)
       measured->kernels.push_back({kernel.p50, kernel.p99});
   } else if (options.bench) {

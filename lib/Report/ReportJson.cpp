@@ -73,6 +73,34 @@ llvm::json::Value reportToJson(const Report &report) {
       {"after", graphTotals(report.after)},
       {"kernels", std::move(kernels)},
   };
+  if (report.memory) {
+    const MemorySummary &m = report.memory->summary;
+    llvm::json::Array buffers;
+    for (const PlannedBuffer &b : report.memory->buffers)
+      buffers.push_back(llvm::json::Object{{"name", b.name},
+                                           {"first_step", b.first},
+                                           {"last_step", b.last},
+                                           {"offset", b.offset},
+                                           {"bytes", b.bytes}});
+    llvm::json::Object memory{
+        {"arena_bytes", m.arenaBytes},
+        {"lower_bound", m.lowerBound},
+        {"naive_bytes", m.naiveBytes},
+        {"arena_over_bound",
+         m.lowerBound ? double(m.arenaBytes) / m.lowerBound : 1.0},
+        {"in_place", m.inPlaceHits},
+        {"order", m.order},
+        {"placement", m.placement},
+        {"input_bytes", m.inputBytes},
+        {"constant_bytes", m.constantBytes},
+        {"output_bytes", m.outputBytes},
+        {"plan_outputs", m.planOutputs},
+        {"buffers", std::move(buffers)},
+    };
+    if (report.memory->allocated)
+      memory["allocated_bytes"] = *report.memory->allocated;
+    object["memory"] = std::move(memory);
+  }
   if (measured)
     object["measured"] = llvm::json::Object{
         {"device", measured->device},

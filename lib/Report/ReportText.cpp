@@ -114,6 +114,35 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
         "{3:F1}%)\n",
         measured->device, measured->total.p50, measured->total.p99,
         100 * predictionError(after.seconds() * 1e6, measured->total.p50));
+
+  if (!report.memory)
+    return;
+  const MemorySummary &m = report.memory->summary;
+  os << "\nmemory (one arena for the intermediates, fuse-plan-memory)\n";
+  os << llvm::formatv(
+      "  arena             {0} ({1} bytes): {2:F3}x the lower bound of {3}\n",
+      siBytes(m.arenaBytes), m.arenaBytes,
+      m.lowerBound ? double(m.arenaBytes) / m.lowerBound : 1.0,
+      siBytes(m.lowerBound));
+  os << llvm::formatv("  one per buffer    {0}{1}\n", siBytes(m.naiveBytes),
+                      ratio(m.naiveBytes, m.arenaBytes, "the arena"));
+  os << llvm::formatv("  plan              {0} kernel order, {1} placement, "
+                      "in-place outputs: {2}\n",
+                      m.order, m.placement, m.inPlaceHits);
+  os << llvm::formatv("  caller's buffers  inputs {0}, constants {1}, "
+                      "outputs {2}{3}\n",
+                      siBytes(m.inputBytes), siBytes(m.constantBytes),
+                      siBytes(m.outputBytes),
+                      m.planOutputs ? " (outputs planned into the arena)"
+                                    : "");
+  const int64_t peak =
+      m.arenaBytes + m.inputBytes + m.constantBytes + m.outputBytes;
+  os << llvm::formatv("  device memory     {0} in all{1}\n", siBytes(peak),
+                      report.memory->allocated
+                          ? llvm::formatv(", {0} allocated by the runtime",
+                                          siBytes(*report.memory->allocated))
+                                .str()
+                          : std::string());
 }
 
 } // namespace opfuse

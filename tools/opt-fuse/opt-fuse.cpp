@@ -30,7 +30,8 @@ cl::opt<std::string> emit(
              "JSON), summary (kernels and bytes before and after fusion), "
              "report (per kernel: ops, bound, FLOPs, bytes, intensity, "
              "predicted us; with --bench measured P50/P99 beside), "
-             "report-json (the same as JSON), roofline (SVG picture)"),
+             "report-json (the same as JSON), roofline (SVG picture), "
+             "memory (the buffer plan as an SVG timeline)"),
     cl::value_desc("kind"), cl::cat(category));
 cl::opt<std::string> function(
     "function",
@@ -44,6 +45,11 @@ cl::opt<bool> explain("fuse-explain",
                       cl::desc("Remark on every fusion decision and every "
                                "edge where a kernel stops, with its reason"),
                       cl::cat(category));
+cl::opt<bool> planOutputs(
+    "plan-outputs",
+    cl::desc("Plan the function's results into the arena too (by default "
+             "the caller owns them)"),
+    cl::cat(category));
 cl::opt<std::string> target(
     "target",
     cl::desc("GPU the cost model predicts for: a100, h100, h200 (datasheet "
@@ -109,6 +115,7 @@ const char *overview =
     "  opt-fuse model.mlir --emit=summary       kernels before -> after\n"
     "  opt-fuse model.mlir --emit=report        cost model per kernel\n"
     "  opt-fuse model.mlir --emit=roofline -o r.svg\n"
+    "  opt-fuse model.mlir --emit=memory -o m.svg  the buffer plan\n"
     "  opt-fuse --calibrate -o h200.json        measure this GPU (then\n"
     "                                           --target=h200.json)\n"
     "  opt-fuse model.mlir --bench --check      time it and check numerics\n";
@@ -164,6 +171,7 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.explain = explain;
   options.target = target;
+  options.planOutputs = planOutputs;
   options.chip = chip;
   options.calibrate = calibrate;
   options.printTarget = printTarget;

@@ -45,6 +45,8 @@ enum class EmitKind {
   ReportJson,
   /// The target's roofline with each kernel as a point, as SVG.
   Roofline,
+  /// The buffer plan as a timeline, as SVG.
+  Memory,
 };
 
 /// Parses an --emit value; nullopt for an unknown one.
@@ -64,6 +66,8 @@ struct DriverOptions {
   std::string function;
   bool fuse = true;
   bool explain = false;
+  /// Plan the function's results into the arena too.
+  bool planOutputs = false;
   /// A built-in target (a100, h100, h200) or a target file.
   std::string target = "h200";
   /// Empty: the target's chip.

@@ -11,6 +11,7 @@
 #ifndef OPFUSE_REPORT_REPORT_H
 #define OPFUSE_REPORT_REPORT_H
 
+#include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
 
 #include "llvm/Support/JSON.h"
@@ -32,13 +33,36 @@ struct MeasuredRun {
   /// The whole graph, and each kernel launched alone.
   KernelMeasurement total;
   std::vector<KernelMeasurement> kernels;
+  /// Device memory the runtime allocated for the plan's buffers.
+  int64_t allocatedBytes = 0;
 };
+
+/// One arena buffer of the memory plan, for the timeline.
+struct PlannedBuffer {
+  std::string name;
+  /// Kernel steps, inclusive, and place in the arena.
+  int first = 0, last = 0;
+  int64_t offset = 0, bytes = 0;
+};
+
+/// The buffer plan of the compiled function (fuse-plan-memory).
+struct MemoryReport {
+  MemorySummary summary;
+  std::vector<PlannedBuffer> buffers;
+  int steps = 0;
+  /// Device memory the runtime allocated for the plan, with --bench.
+  std::optional<int64_t> allocated;
+};
+
+/// The memory section of the compiled function `func`, if it was planned.
+std::optional<MemoryReport> buildMemoryReport(mlir::func::FuncOp func);
 
 struct Report {
   GpuTarget target;
   /// Every op a kernel (the model as written) and the compiled kernels.
   GraphAnalysis before, after;
   std::optional<MeasuredRun> measured;
+  std::optional<MemoryReport> memory;
 };
 
 /// (predicted - measured) / measured.
@@ -50,6 +74,10 @@ void writeReportText(const Report &report, llvm::raw_ostream &os);
 /// The same as JSON (docs/report-format.md).
 llvm::json::Value reportToJson(const Report &report);
 void writeReportJson(const Report &report, llvm::raw_ostream &os);
+
+/// The memory plan as a timeline: x the kernel step, y the arena offset,
+/// one rectangle per buffer, the lower bound as a line.
+void writeMemorySvg(const Report &report, llvm::raw_ostream &os);
 
 /// The target's roofline (log-log, FLOP/s over FLOP/B) with each kernel of
 /// `report.after` as a labelled point: hollow at its predicted FLOP/s,

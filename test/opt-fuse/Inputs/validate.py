@@ -71,6 +71,41 @@ def report(path):
                 sys.exit(f"{where}: error is not (predicted - p50) / p50")
     if byte_sum != r["after"]["bytes"] or not close(predicted_sum, r["after"]["predicted_us"]):
         sys.exit("after totals are not the sums over kernels")
+    if "memory" in r:
+        m = r["memory"]
+        for key in ("arena_bytes", "lower_bound", "naive_bytes", "in_place",
+                    "input_bytes", "constant_bytes", "output_bytes"):
+            need(m, key, int, "memory")
+        for key in ("order", "placement"):
+            need(m, key, str, "memory")
+        if not m["lower_bound"] <= m["arena_bytes"] <= max(m["naive_bytes"], m["arena_bytes"]):
+            sys.exit("memory: arena below the lower bound")
+        bufs = need(m, "buffers", list, "memory")
+        for b in bufs:
+            if b["offset"] % 256 or b["offset"] + b["bytes"] > m["arena_bytes"]:
+                sys.exit(f"memory: {b['name']} misaligned or outside the arena")
+        # Buffers alive at the same step must not overlap, unless one is
+        # written in place over the other as it dies (same offset, touching).
+        for i, a in enumerate(bufs):
+            for b in bufs[i + 1:]:
+                together = a["first_step"] <= b["last_step"] and b["first_step"] <= a["last_step"]
+                overlap = a["offset"] < b["offset"] + b["bytes"] and b["offset"] < a["offset"] + a["bytes"]
+                handover = a["offset"] == b["offset"] and (
+                    a["last_step"] == b["first_step"] or b["last_step"] == a["first_step"])
+                if together and overlap and not handover:
+                    sys.exit(f"memory: {a['name']} and {b['name']} overlap while both alive")
+        # The lower bound is the max over steps of the live bytes (256-byte
+        # sizes; a handed-over storage counted once).
+        steps = max([b["last_step"] for b in bufs], default=-1) + 1
+        peak = 0
+        for t in range(steps):
+            live = {}
+            for b in bufs:
+                if b["first_step"] <= t <= b["last_step"]:
+                    live[b["offset"]] = max(live.get(b["offset"], 0), (b["bytes"] + 255) // 256 * 256)
+            peak = max(peak, sum(live.values()))
+        if steps and peak != m["lower_bound"]:
+            sys.exit(f"memory: live bytes peak at {peak}, not the lower bound {m['lower_bound']}")
     measured = "measured" in r
     if measured:
         for key in ("p50_us", "p99_us", "error"):
@@ -79,7 +114,9 @@ def report(path):
     print(f"report ok: @{r['function']} on {r['target']['name']}, "
           f"{r['before']['kernels']} -> {r['after']['kernels']} kernels, "
           f"bounds {','.join(k['bound'] for k in kernels)}, "
-          f"measured {'yes' if measured else 'no'}")
+          f"measured {'yes' if measured else 'no'}"
+          + (f", arena {r['memory']['arena_bytes']} / bound {r['memory']['lower_bound']}"
+             if "memory" in r else ""))
 
 
 def target(path):
@@ -95,6 +132,19 @@ def target(path):
         if need(t, key, float, "target") <= 0:
             sys.exit(f"target: {key} is not positive")
     print(f"target ok: {t['name']} {t['chip']}, source: {t['source']}")
+
+
+def memory_svg(path):
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    if root.tag != ns + "svg":
+        sys.exit("not an SVG document")
+    rects = [r for r in root.iter(ns + "rect") if r.get("class") == "buffer"]
+    bound = [l for l in root.iter(ns + "line") if l.get("class") == "lower-bound"]
+    print(f"memory svg ok: {len(rects)} buffers, {len(bound)} lower-bound line")
+    for t in root.iter(ns + "text"):
+        if (t.text or "").startswith("Memory plan"):
+            print("text:", t.text)
 
 
 def svg(path):
@@ -113,4 +163,5 @@ def svg(path):
         print("text:", t)
 
 
-{"report": report, "target": target, "svg": svg}[sys.argv[1]](sys.argv[2])
+{"report": report, "target": target, "svg": svg,
+ "memory-svg": memory_svg}[sys.argv[1]](sys.argv[2])
