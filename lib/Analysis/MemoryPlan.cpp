@@ -213,7 +213,7 @@ Liveness computeLiveness(const KernelGraph &graph, const Dependencies &deps,
 /// the same time. Returns the arena size.
 int64_t place(const std::vector<Storage> &storages,
               const std::vector<int> &sequence, bool bestFit,
-              std::vector<int64_t> &offsets) {
+              std::vector<int64_t> &offsets, int64_t limit = INT64_MAX) {
   offsets.assign(storages.size(), -1);
   // Placed storages by offset, so the gaps of a new one are found in one
   // pass without sorting (this loop is the planner's hot spot).
@@ -244,6 +244,8 @@ int64_t place(const std::vector<Storage> &storages,
       chosen = cursor;
     offsets[s] = chosen;
     arena = std::max(arena, chosen + me.bytes);
+    if (arena > limit)
+      return arena; // the caller only wants placements within `limit`
     byOffset.insert(std::upper_bound(byOffset.begin(), byOffset.end(),
                                      std::make_pair(chosen, s)),
                     {chosen, s});
@@ -299,6 +301,28 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
                ? storages[a].bytes > storages[b].bytes
                : storages[a].first < storages[b].first;
   };
+  // The step where the live bytes peak: the storages alive there must be
+  // stacked without gaps for the arena to reach the bound, so one
+  // heuristic places them first.
+  int peakStep = 0;
+  {
+    std::vector<int64_t> live(plan.order.size() + 1, 0);
+    for (const Storage &st : storages) {
+      live[st.first] += st.bytes;
+      live[st.last + 1] -= st.bytes;
+    }
+    int64_t current = 0, peak = -1;
+    for (size_t t = 0; t < plan.order.size(); ++t) {
+      current += live[t];
+      if (current > peak) {
+        peak = current;
+        peakStep = t;
+      }
+    }
+  }
+  auto atPeak = [&](int a) {
+    return storages[a].first <= peakStep && peakStep <= storages[a].last;
+  };
   const std::tuple<const char *, std::vector<int>, bool> heuristics[] = {
       {"size", sortedBy(storages.size(), bySize), false},
       {"lifetime", sortedBy(storages.size(),
@@ -314,6 +338,24 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
                                       ? storages[a].first < storages[b].first
                                       : bySize(a, b);
                          }),
+       false},
+      {"area", sortedBy(storages.size(),
+                        [&](int a, int b) {
+                          int64_t aa = storages[a].bytes *
+                                       (storages[a].last - storages[a].first + 1);
+                          int64_t ab = storages[b].bytes *
+                                       (storages[b].last - storages[b].first + 1);
+                          return aa != ab ? aa > ab : bySize(a, b);
+                        }),
+       false},
+      {"peak", sortedBy(storages.size(),
+                        [&](int a, int b) {
+                          if (atPeak(a) != atPeak(b))
+                            return atPeak(a);
+                          return atPeak(a) && storages[a].first != storages[b].first
+                                     ? storages[a].first < storages[b].first
+                                     : bySize(a, b);
+                        }),
        false},
       {"best-fit", sortedBy(storages.size(), bySize), true},
   };
@@ -341,14 +383,27 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
                           std::chrono::milliseconds(options.searchMilliseconds);
     const size_t n = storages.size();
     const int tries = static_cast<int>(
-        std::min<size_t>(4000, std::max<size_t>(20, 1000000000 / (n * n))));
+        std::min<size_t>(4000, std::max<size_t>(20, 2000000000 / (n * n))));
     std::vector<int> sequence = bestSequence;
     std::vector<int64_t> current = bestOffsets;
     for (int i = 0; i < tries && bestArena > plan.lowerBound; ++i) {
       if ((i & 7) == 0 && std::chrono::steady_clock::now() > deadline)
         break;
       std::vector<int> candidate;
-      if (i % 2 == 0) {
+      if (i % 4 == 2) {
+        // Move one storage that ends above the bound to the front.
+        std::vector<int> high;
+        for (size_t j = 0; j < n; ++j)
+          if (current[sequence[j]] + storages[sequence[j]].bytes >
+              plan.lowerBound)
+            high.push_back(j);
+        candidate = sequence;
+        if (!high.empty()) {
+          size_t j = high[random() % high.size()];
+          std::rotate(candidate.begin(), candidate.begin() + j,
+                      candidate.begin() + j + 1);
+        }
+      } else if (i % 4 == 0) {
         candidate.reserve(n);
         for (int s : sequence)
           if (current[s] + storages[s].bytes > plan.lowerBound)
@@ -364,11 +419,18 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
           ++high;
         if (high > 1)
           std::swap(candidate[0], candidate[random() % high]);
-      } else {
+      } else if (i % 4 == 1) {
         candidate = sequence;
         std::swap(candidate[random() % n], candidate[random() % n]);
+      } else {
+        // A fresh greedy start: storages by size with up to 20% noise.
+        std::vector<double> key(n);
+        for (size_t j = 0; j < n; ++j)
+          key[j] = storages[j].bytes *
+                   (1.0 + 0.2 * double(random() % 1000) / 1000.0);
+        candidate = sortedBy(n, [&](int a, int b) { return key[a] > key[b]; });
       }
-      int64_t arena = place(storages, candidate, false, offsets);
+      int64_t arena = place(storages, candidate, false, offsets, bestArena);
       if (arena <= bestArena) {
         sequence = std::move(candidate);
         current = offsets;

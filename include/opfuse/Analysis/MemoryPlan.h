@@ -54,7 +54,7 @@ struct KernelGraph {
 struct PlanOptions {
   /// Upper bound on the improvement search after the heuristics, when their
   /// best arena is more than 2% above the lower bound.
-  int searchMilliseconds = 1000;
+  int searchMilliseconds = 2000;
   /// Seed of that search, so a plan is reproducible.
   uint64_t seed = 1;
 };
