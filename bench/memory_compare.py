@@ -20,35 +20,9 @@ import os
 import subprocess
 
 import torch
-import torch.nn.functional as F
+from torch_graphs import GRAPHS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def ew_chain(x, b):
-    return torch.tanh(x * torch.sigmoid(1.702 * x) + b) * 0.5 + x
-
-
-def bias_gelu_residual(x, bias, residual):
-    return F.gelu(x + bias) + residual
-
-
-def mlp(x, w1, b1, w2, b2):
-    h = F.gelu(x @ w1 + b1, approximate="tanh")
-    return h @ w2 + b2 + x
-
-
-GRAPHS = {
-    "ew_chain": ("examples/ew_chain.mlir", ew_chain,
-                 [(8192, 8192), (8192,)], torch.float32),
-    "bias_gelu_residual": ("examples/bias_gelu_residual.mlir",
-                           bias_gelu_residual,
-                           [(16384, 4096), (4096,), (16384, 4096)],
-                           torch.bfloat16),
-    "mlp": ("examples/mlp.mlir", mlp,
-            [(8192, 4096), (4096, 11008), (11008,), (11008, 4096), (4096,)],
-            torch.bfloat16),
-}
 
 
 def torch_peak_extra(fn, inputs):

@@ -31,6 +31,20 @@ std::string siBytes(double bytes) {
   return count + " B";
 }
 
+std::string xmlEscape(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string opList(const std::vector<std::string> &ops, size_t width) {
   std::string text;
   for (size_t i = 0; i < ops.size(); ++i) {

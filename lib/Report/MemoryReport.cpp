@@ -40,13 +40,6 @@ namespace {
 constexpr double kWidth = 960, kHeight = 560;
 constexpr double kLeft = 90, kRight = 30, kTop = 60, kBottom = 60;
 
-std::string escape(llvm::StringRef text) {
-  std::string out;
-  for (char c : text)
-    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;"
-         : c == '"' ? "&quot;" : std::string(1, c);
-  return out;
-}
 
 const char *kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
                          "#76b7b2", "#edc948", "#b07aa1", "#9c755f"};
@@ -58,7 +51,7 @@ void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
                       "font-family=\"sans-serif\" font-size=\"12\">\n",
                       kWidth, kHeight);
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  const std::string function = escape(report.after.function);
+  const std::string function = report::xmlEscape(report.after.function);
   if (!report.memory) {
     os << llvm::formatv("<text x=\"{0}\" y=\"40\">@{1}: no memory plan"
                         "</text>\n</svg>\n",
@@ -74,7 +67,7 @@ void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
       kLeft, function, report::siBytes(s.arenaBytes),
       report::siBytes(s.lowerBound),
       s.lowerBound ? double(s.arenaBytes) / s.lowerBound : 1.0,
-      memory.steps, escape(s.order));
+      memory.steps, report::xmlEscape(s.order));
   os << llvm::formatv("<text x=\"{0}\" y=\"44\">naive (one allocation per "
                       "buffer) {1}; {2} outputs written in place</text>\n",
                       kLeft, report::siBytes(s.naiveBytes), s.inPlaceHits);
@@ -110,12 +103,12 @@ void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
         "stroke=\"white\"><title>{5}: {6} at offset {7}, steps {8}-{9}"
         "</title></rect>\n",
         x0, y0, std::max(1.0, x1 - x0), std::max(1.0, y1 - y0),
-        kColors[index % 8], escape(buffer.name), buffer.bytes, buffer.offset,
+        kColors[index % 8], report::xmlEscape(buffer.name), buffer.bytes, buffer.offset,
         buffer.first, buffer.last);
     if (y1 - y0 > 14 && x1 - x0 > 60)
       os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1:F1}\" font-size=\"10\" "
                           "fill=\"white\">{2}</text>\n",
-                          x0 + 4, y0 + 12, escape(buffer.name));
+                          x0 + 4, y0 + 12, report::xmlEscape(buffer.name));
   }
   os << llvm::formatv("<line class=\"lower-bound\" x1=\"{0}\" y1=\"{1:F1}\" "
                       "x2=\"{2}\" y2=\"{1:F1}\" stroke=\"#d62728\" "

@@ -10,6 +10,8 @@
 
 #include "opfuse/Report/Report.h"
 
+#include "Format.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -21,19 +23,6 @@ namespace {
 constexpr double kWidth = 960, kHeight = 640;
 constexpr double kLeft = 90, kRight = 220, kTop = 60, kBottom = 70;
 
-std::string escape(llvm::StringRef text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
 
 /// "0.01", "1", "1k", "1G" ... for a power of ten.
 std::string decadeLabel(int exponent, const char *unit) {
@@ -120,12 +109,12 @@ void writeRooflineSvg(const Report &report, llvm::raw_ostream &os) {
                       "font-family=\"sans-serif\" font-size=\"12\">\n",
                       kWidth, kHeight);
   os << llvm::formatv("<title>Roofline of @{0} on {1}</title>\n",
-                      escape(report.after.function), escape(t.description));
+                      report::xmlEscape(report.after.function), report::xmlEscape(t.description));
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   os << llvm::formatv("<text x=\"{0}\" y=\"28\" font-size=\"16\">Roofline: "
                       "@{1} on {2} ({3})</text>\n",
-                      kLeft, escape(report.after.function),
-                      escape(t.description), escape(t.source));
+                      kLeft, report::xmlEscape(report.after.function),
+                      report::xmlEscape(t.description), report::xmlEscape(t.source));
 
   // Grid and decade labels.
   const double plotRight = kWidth - kRight, plotBottom = kHeight - kBottom;
@@ -169,7 +158,7 @@ void writeRooflineSvg(const Report &report, llvm::raw_ostream &os) {
                         "stroke-dasharray=\"{4}\"/>\n",
                         plotRight + 12, legendY, plotRight + 36, color, dash);
     os << llvm::formatv("<text x=\"{0}\" y=\"{1:F1}\">{2}</text>\n",
-                        plotRight + 42, legendY + 4, escape(text));
+                        plotRight + 42, legendY + 4, report::xmlEscape(text));
     legendY += 20;
   };
   for (const Ceiling &c : ceilings) {
@@ -205,19 +194,19 @@ void writeRooflineSvg(const Report &report, llvm::raw_ostream &os) {
       os << llvm::formatv("<circle cx=\"{0:F1}\" cy=\"{1:F1}\" r=\"5\" "
                           "fill=\"#2ca02c\" class=\"measured\"><title>{2}: measured {3} "
                           "GFLOP/s</title></circle>\n",
-                          x, ym, escape(p.name),
+                          x, ym, report::xmlEscape(p.name),
                           llvm::formatv("{0:F1}", p.measured / 1e9).str());
     }
     os << llvm::formatv("<circle cx=\"{0:F1}\" cy=\"{1:F1}\" r=\"5\" "
                         "fill=\"white\" stroke=\"#2ca02c\" "
                         "stroke-width=\"2\" class=\"predicted\"><title>{2}: predicted {3} "
                         "GFLOP/s at {4} FLOP/B</title></circle>\n",
-                        x, yp, escape(p.name),
+                        x, yp, report::xmlEscape(p.name),
                         llvm::formatv("{0:F1}", p.predicted / 1e9).str(),
                         llvm::formatv("{0:F2}", p.intensity).str());
     os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1:F1}\" "
                         "font-size=\"11\">{2}</text>\n",
-                        x + 8, yp - 6, escape(p.name));
+                        x + 8, yp - 6, report::xmlEscape(p.name));
   }
   legendY += 10;
   os << llvm::formatv("<circle cx=\"{0}\" cy=\"{1:F1}\" r=\"5\" "
@@ -242,7 +231,7 @@ void writeRooflineSvg(const Report &report, llvm::raw_ostream &os) {
       names += (names.empty() ? "" : ", ") + name;
     os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\">Not "
                         "drawn (no FLOPs, so off a log axis): {2}</text>\n",
-                        kLeft, kHeight - 8, escape(names));
+                        kLeft, kHeight - 8, report::xmlEscape(names));
   }
   os << "</svg>\n";
 }
