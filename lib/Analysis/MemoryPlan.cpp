@@ -383,7 +383,7 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
                           std::chrono::milliseconds(options.searchMilliseconds);
     const size_t n = storages.size();
     const int tries = static_cast<int>(
-        std::min<size_t>(4000, std::max<size_t>(20, 2000000000 / (n * n))));
+        std::min<size_t>(40000, std::max<size_t>(20, 2000000000 / (n * n))));
     std::vector<int> sequence = bestSequence;
     std::vector<int64_t> current = bestOffsets;
     for (int i = 0; i < tries && bestArena > plan.lowerBound; ++i) {
