@@ -9,6 +9,7 @@
 #include "opfuse/Driver/Driver.h"
 
 #include "GpuRun.h"
+#include "Output.h"
 
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/InitAll.h"
@@ -281,8 +282,6 @@ int runDriver(const DriverOptions &options) {
   code = runOnGpu(options, *original, *ptx, *plan, &*report.measured);
   if (code != ExitSuccess && code != ExitCheckFailed)
     return code;
-  if (report.memory)
-    report.memory->allocated = report.measured->allocatedBytes;
   int written = writeReport(options, *emit, report);
   return written != ExitSuccess ? written : code;
 }

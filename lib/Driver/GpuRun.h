@@ -3,6 +3,8 @@
 #ifndef OPFUSE_LIB_DRIVER_GPURUN_H
 #define OPFUSE_LIB_DRIVER_GPURUN_H
 
+#include "Output.h"
+
 #include "opfuse/Driver/Driver.h"
 #include "opfuse/Reference/Interpreter.h"
 #include "opfuse/Report/Report.h"
@@ -24,11 +26,6 @@ toReferenceTensors(mlir::func::FuncOp func,
 int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
              const std::string &ptx, const LaunchPlan &plan,
              MeasuredRun *measured);
-
-/// Opens the output path, lets `write` fill it, and keeps it only when
-/// every byte reached it; ExitIO with the reason otherwise.
-int writeOutput(const DriverOptions &options,
-                llvm::function_ref<void(llvm::raw_ostream &)> write);
 
 /// --calibrate: measures the GPU and writes the target file to the output.
 int runCalibration(const DriverOptions &options, const GpuTarget &base);

@@ -97,8 +97,8 @@ llvm::json::Value reportToJson(const Report &report) {
         {"plan_outputs", m.planOutputs},
         {"buffers", std::move(buffers)},
     };
-    if (report.memory->allocated)
-      memory["allocated_bytes"] = *report.memory->allocated;
+    if (measured)
+      memory["allocated_bytes"] = measured->allocatedBytes;
     object["memory"] = std::move(memory);
   }
   if (measured)

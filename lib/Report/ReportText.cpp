@@ -138,9 +138,9 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
   const int64_t peak =
       m.arenaBytes + m.inputBytes + m.constantBytes + m.outputBytes;
   os << llvm::formatv("  device memory     {0} in all{1}\n", siBytes(peak),
-                      report.memory->allocated
+                      measured
                           ? llvm::formatv(", {0} allocated by the runtime",
-                                          siBytes(*report.memory->allocated))
+                                          siBytes(measured->allocatedBytes))
                                 .str()
                           : std::string());
 }

@@ -90,21 +90,19 @@ public:
     return moved / (*us * 1e-6);
   }
 
+  /// FLOP/s of `name`(out, iters, extra...) over blocks x threads threads.
   llvm::Expected<double> flops(const char *name, int64_t blocks,
                                int64_t threads, uint32_t iters,
-                               double flopsPerThreadIter, const char *what) {
+                               double flopsPerThreadIter, const char *what,
+                               std::vector<void *> extra = {}) {
     Buffers buffers{driver, {}};
     llvm::Expected<CUdeviceptr> out =
         buffers.allocate(static_cast<size_t>(blocks * threads) * 4);
     if (!out)
       return out.takeError();
     CUdeviceptr o = *out;
-    float b = 0.999f, c = 0.001f;
     std::vector<void *> args = {&o, &iters};
-    if (llvm::StringRef(name) == "opfuse_cal_fma") {
-      args.push_back(&b);
-      args.push_back(&c);
-    }
+    args.insert(args.end(), extra.begin(), extra.end());
     llvm::Expected<double> us = time(name, blocks, threads, args);
     if (!us)
       return us.takeError();
@@ -177,8 +175,11 @@ llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
 
   // Full occupancy: 2048 threads per SM for FMA, 32 warps per SM for mma.
   const int64_t fmaBlocks = target.smCount * 8, mmaBlocks = target.smCount * 4;
-  llvm::Expected<double> fp32 =
-      run.flops("opfuse_cal_fma", fmaBlocks, 256, 2000, 128, "FP32 FMA");
+  // The FMA operands come as parameters so that ptxas cannot fold them.
+  float fmaB = 0.999f, fmaC = 0.001f;
+  llvm::Expected<double> fp32 = run.flops("opfuse_cal_fma", fmaBlocks, 256,
+                                          2000, 128, "FP32 FMA",
+                                          {&fmaB, &fmaC});
   if (!fp32)
     return fp32.takeError();
   // Per loop iteration a warp issues 32 mma: 2*16*8*16 FLOPs each for bf16

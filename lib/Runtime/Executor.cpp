@@ -148,29 +148,28 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     allocations.pointers.push_back(arena = *pointer);
     result.bytesAllocated += plan.arena.bytes;
   }
-  struct {
-    std::vector<CUdeviceptr> pointers;
-  } buffers;
+  // Each plan buffer's device address, by id.
+  std::vector<CUdeviceptr> pointers;
   for (const PlanBuffer &buffer : plan.buffers) {
     if (buffer.offset >= 0 && arena) {
-      buffers.pointers.push_back(arena + buffer.offset);
+      pointers.push_back(arena + buffer.offset);
       continue;
     }
     llvm::Expected<CUdeviceptr> pointer = driver.allocate(buffer.bytes());
     if (!pointer)
       return pointer.takeError();
     allocations.pointers.push_back(*pointer);
-    buffers.pointers.push_back(*pointer);
+    pointers.push_back(*pointer);
     result.bytesAllocated += buffer.bytes();
   }
   for (const PlanBuffer &buffer : plan.buffers)
     if (buffer.role == BufferRole::Constant)
       if (llvm::Error error = driver.copyToDevice(
-              buffers.pointers[buffer.id], buffer.data.data(), buffer.data.size()))
+              pointers[buffer.id], buffer.data.data(), buffer.data.size()))
         return std::move(error);
   for (auto [position, id] : llvm::enumerate(plan.inputs))
     if (llvm::Error error =
-            driver.copyToDevice(buffers.pointers[id], inputs[position].bytes.data(),
+            driver.copyToDevice(pointers[id], inputs[position].bytes.data(),
                                 inputs[position].bytes.size()))
       return std::move(error);
 
@@ -180,14 +179,14 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
   for (const PlanKernel &kernel : plan.kernels) {
     std::vector<CUdeviceptr> values;
     for (int id : kernel.args)
-      values.push_back(buffers.pointers[id]);
+      values.push_back(pointers[id]);
     argValues.push_back(std::move(values));
   }
   for (std::vector<CUdeviceptr> &values : argValues) {
-    std::vector<void *> pointers;
+    std::vector<void *> parameters;
     for (CUdeviceptr &value : values)
-      pointers.push_back(&value);
-    argPointers.push_back(std::move(pointers));
+      parameters.push_back(&value);
+    argPointers.push_back(std::move(parameters));
   }
   auto launchOne = [&](size_t k) {
     return driver.launch(functions[k], plan.kernels[k].grid.data(),
@@ -209,7 +208,7 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     HostBuffer output =
         makeHostBuffer(plan.buffers[id].dtype, plan.buffers[id].shape);
     if (llvm::Error error = driver.copyToHost(
-            output.bytes.data(), buffers.pointers[id], output.bytes.size()))
+            output.bytes.data(), pointers[id], output.bytes.size()))
       return std::move(error);
     result.outputs.push_back(std::move(output));
   }

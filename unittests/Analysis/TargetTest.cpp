@@ -43,12 +43,6 @@ TEST(TargetTest, BuiltinsCarryTheirDatasheetFigures) {
   EXPECT_EQ(listBuiltinTargets(), "a100, h100, h200");
 }
 
-TEST(TargetTest, RidgePointIsPeakOverBandwidth) {
-  GpuTarget h200 = *findBuiltinTarget("h200");
-  // (67 TFLOP/s x 0.8) / (4.8 TB/s x 0.85)
-  EXPECT_NEAR(h200.fp32Ridge(), 53.6 / 4.08, 1e-9);
-}
-
 TEST(TargetTest, WrittenFileParsesBackToTheSameTarget) {
   GpuTarget original = *findBuiltinTarget("a100");
   original.source = "calibrated on test";

@@ -59,11 +59,6 @@ struct GpuTarget {
   double memoryEfficiency = 1;
   double computeEfficiency = 1;
   double tensorEfficiency = 1;
-
-  /// The ridge point of the FP32 roofline, FLOP per byte.
-  double fp32Ridge() const {
-    return fp32Flops * computeEfficiency / (hbmBandwidth * memoryEfficiency);
-  }
 };
 
 /// A100 SXM 80GB, H100 SXM and H200 SXM, in that order.

@@ -50,8 +50,6 @@ struct MemoryReport {
   MemorySummary summary;
   std::vector<PlannedBuffer> buffers;
   int steps = 0;
-  /// Device memory the runtime allocated for the plan, with --bench.
-  std::optional<int64_t> allocated;
 };
 
 /// The memory section of the compiled function `func`, if it was planned.

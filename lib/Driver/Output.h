@@ -1,0 +1,20 @@
+//===- Output.h - Writing opt-fuse's outputs --------------------*- C++ -*-===//
+
+#ifndef OPFUSE_LIB_DRIVER_OUTPUT_H
+#define OPFUSE_LIB_DRIVER_OUTPUT_H
+
+#include "opfuse/Driver/Driver.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace opfuse {
+
+/// Opens the output path, lets `write` fill it, and keeps it only when
+/// every byte reached it; ExitIO with the reason otherwise.
+int writeOutput(const DriverOptions &options,
+                llvm::function_ref<void(llvm::raw_ostream &)> write);
+
+} // namespace opfuse
+
+#endif // OPFUSE_LIB_DRIVER_OUTPUT_H
