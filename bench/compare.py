@@ -22,8 +22,10 @@ from torch_graphs import GRAPHS as TORCH_GRAPHS
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-# compare.py times the elementwise graphs; the MLP needs the matmul emitter.
-GRAPHS = {name: TORCH_GRAPHS[name] for name in ("ew_chain", "bias_gelu_residual")}
+# compare.py times the elementwise and row-reduction graphs; the MLP needs
+# the matmul emitter.
+GRAPHS = {name: TORCH_GRAPHS[name]
+          for name in ("ew_chain", "bias_gelu_residual", "softmax", "layernorm")}
 
 
 def percentile(samples, q):
@@ -56,9 +58,9 @@ def copy_gbs(nbytes, warmup, iters):
     return 2 * nbytes / (p50 * 1e3)
 
 
-def run_opfuse(opt_fuse, model, warmup, iters):
+def run_opfuse(opt_fuse, model, warmup, iters, extra=()):
     command = [opt_fuse, os.path.join(ROOT, model), "--bench", "--json",
-               "--warmup", str(warmup), "--iters", str(iters)]
+               "--warmup", str(warmup), "--iters", str(iters), *extra]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n"

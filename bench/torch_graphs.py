@@ -15,6 +15,14 @@ def bias_gelu_residual(x, bias, residual):
     return F.gelu(x + bias) + residual
 
 
+def softmax(x):
+    return torch.softmax(x, dim=-1)
+
+
+def layernorm(x, gamma, beta):
+    return F.layer_norm(x, (x.shape[-1],), gamma, beta, eps=1e-5)
+
+
 def mlp(x, w1, b1, w2, b2):
     h = F.gelu(x @ w1 + b1, approximate="tanh")
     return h @ w2 + b2 + x
@@ -28,6 +36,10 @@ GRAPHS = {
                            bias_gelu_residual,
                            [(16384, 4096), (4096,), (16384, 4096)],
                            torch.bfloat16),
+    "softmax": ("examples/softmax.mlir", softmax, [(65536, 1024)],
+                torch.float32),
+    "layernorm": ("examples/layernorm.mlir", layernorm,
+                  [(16384, 4096), (4096,), (4096,)], torch.float32),
     "mlp": ("examples/mlp.mlir", mlp,
             [(8192, 4096), (4096, 11008), (11008,), (11008, 4096), (4096,)],
             torch.bfloat16),

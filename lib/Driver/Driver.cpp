@@ -221,6 +221,12 @@ int runDriver(const DriverOptions &options) {
   }
 
   OwningOpRef<ModuleOp> original = module->clone();
+  // The unfused graph as --no-fuse runs it: composites as their primitives.
+  OwningOpRef<ModuleOp> unfused = module->clone();
+  PassManager decompose(&context);
+  buildDecomposePasses(decompose);
+  if (failed(decompose.run(*unfused)))
+    return ExitUnsupported;
   FusePipelineOptions pipeline;
   pipeline.fuse = options.fuse;
   pipeline.explain = options.explain;
@@ -228,6 +234,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.target = options.target;
   pipeline.chip = options.chip.empty() ? target->chip : options.chip;
   pipeline.vectorsPerThread = options.vectorsPerThread;
+  pipeline.rowElementsPerThread = options.rowElementsPerThread;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
 
@@ -238,7 +245,7 @@ int runDriver(const DriverOptions &options) {
   if (failed(fusion.run(*module)))
     return ExitUnsupported;
   CostModel model(*target);
-  Report report{*target, analyzeFunction(onlyFunction(*original), model),
+  Report report{*target, analyzeFunction(onlyFunction(*unfused), model),
                 analyzeFunction(onlyFunction(*module), model), std::nullopt,
                 buildMemoryReport(onlyFunction(*module))};
   if (isReport(emit) && !run)

@@ -46,8 +46,12 @@ Tolerance toleranceFor(DType dtype) {
 /// Compares every output; prints one line each; true when all pass.
 bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
                   const std::vector<HostBuffer> &outputs) {
+  // Sums accumulate in f64: the reference is what the graph means, not one
+  // more f32 evaluation order to agree with.
+  reference::Options exact;
+  exact.f64Accumulation = true;
   FailureOr<SmallVector<reference::Tensor>> expected =
-      reference::interpret(func, toReferenceTensors(func, inputs));
+      reference::interpret(func, toReferenceTensors(func, inputs), exact);
   if (failed(expected))
     return false;
   bool allPass = true;

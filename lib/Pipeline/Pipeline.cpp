@@ -58,8 +58,15 @@ std::optional<std::string> checkCudaToolkit(llvm::StringRef request) {
       .str();
 }
 
+void buildDecomposePasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
+}
+
 void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
+  // Kernels are emitted for primitives only; with fusion a composite's
+  // primitives become one kernel again, with its neighbours.
+  buildDecomposePasses(pm);
   if (options.fuse) {
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
@@ -77,6 +84,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   ConvertFuseToGPUOptions emission;
   emission.chip = options.chip;
   emission.vectorsPerThread = options.vectorsPerThread;
+  emission.rowElementsPerThread = options.rowElementsPerThread;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

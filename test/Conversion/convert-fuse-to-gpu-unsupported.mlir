@@ -1,6 +1,6 @@
 // RUN: opfuse-opt %s -split-input-file -convert-fuse-to-gpu -verify-diagnostics
 
-// Ops the loop emitter cannot compile yet fail at their location.
+// Ops and groups the emitters cannot compile fail at their location.
 
 func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
   // expected-error@+1 {{'fuse.matmul' is not yet supported for GPU emission}}
@@ -10,20 +10,38 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
-func.func @reduction_in_group(%x: tensor<4x8xf32>) -> tensor<4xf32> {
-  %0 = fuse.group (%x) : (tensor<4x8xf32>) -> tensor<4xf32> {
+// A group holding a reduction over a leading dimension together with
+// other ops: only a lone one gets a kernel (one thread per result).
+func.func @column_reduction_in_group(%x: tensor<4x8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{this group is not a row-reduction kernel: 'fuse.reduce_sum' at 20:10 reduces dimensions that are not the trailing ones, so it runs as a kernel of its own}}
+  %0 = fuse.group (%x) : (tensor<4x8xf32>) -> tensor<8xf32> {
   ^bb0(%a: tensor<4x8xf32>):
-    // expected-error@+1 {{'fuse.reduce_sum' is not yet supported for GPU emission}}
-    %s = fuse.reduce_sum %a axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
-    fuse.yield %s : tensor<4xf32>
+    %e = fuse.exp %a : tensor<4x8xf32>
+    %s = fuse.reduce_sum %e axes = [0] : tensor<4x8xf32> -> tensor<8xf32>
+    fuse.yield %s : tensor<8xf32>
   }
-  return %0 : tensor<4xf32>
+  return %0 : tensor<8xf32>
 }
 
 // -----
 
+// A per-row sum without keepdims broadcast along the columns.
+func.func @across_rows_in_group(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error@+1 {{this group is not a row-reduction kernel: 'fuse.div' at 34:10 broadcasts a per-row value of shape [8] across rows, not along them}}
+  %0 = fuse.group (%x) : (tensor<8x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%a: tensor<8x8xf32>):
+    %s = fuse.reduce_sum %a axes = [1] : tensor<8x8xf32> -> tensor<8xf32>
+    %d = fuse.div %a, %s : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+    fuse.yield %d : tensor<8x8xf32>
+  }
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// Composites are emitted as their primitives.
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error@+1 {{'fuse.softmax' is not yet supported for GPU emission}}
+  // expected-error@+1 {{'fuse.softmax' is emitted as its primitives: run fuse-decompose first}}
   %0 = fuse.softmax %x axis = 1 : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }

@@ -5,14 +5,14 @@
 // reason and the numbers behind it. (Expected-remark comments live in
 // their own file: see MLIR22-NOTES.)
 
-func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
-  // expected-remark@+2 {{fuse-elementwise: not fused: as an extra output a path would leave the kernel and come back, and recomputing it is not faster than reading it: recomputing adds 256 FLOPs and 1024 bytes (+0.10 ns predicted), reading adds 1024 bytes (+0.10 ns) on h200 (kernel of 'fuse.div' at 14:8)}}
-  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.reduce_sum' at 13:8: that op is not elementwise, so this kernel writes its result to memory (kernel of 'fuse.exp' at 11:8)}}
-  %a = fuse.exp %x : tensor<4x64xf32>
-  // expected-remark@+1 {{fuse-elementwise: not fused: it is not elementwise, so the kernel reads its result from memory (kernel of 'fuse.div' at 14:8)}}
-  %s = fuse.reduce_sum %a axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
-  %d = fuse.div %a, %s : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
-  return %d : tensor<4x64xf32>
+func.func @column(%x: tensor<64x4xf32>) -> tensor<64x4xf32> {
+  // A sum over the leading dimension: a kernel of its own.
+  // expected-remark@+1 {{fuse-elementwise: not fused: as an extra output a path would leave the kernel and come back, and recomputing it is not faster than reading it: recomputing adds 256 FLOPs and 1024 bytes (+0.10 ns predicted), reading adds 1024 bytes (+0.10 ns) on h200 (kernel of 'fuse.div' at 14:8)}}
+  %a = fuse.exp %x : tensor<64x4xf32>
+  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.reduce_sum' at 13:8 reduces dimensions that are not the trailing ones, so it runs as a kernel of its own (kernel of 'fuse.div' at 14:8)}}
+  %s = fuse.reduce_sum %a axes = [0] keepdims : tensor<64x4xf32> -> tensor<1x4xf32>
+  %d = fuse.div %a, %s : (tensor<64x4xf32>, tensor<1x4xf32>) -> tensor<64x4xf32>
+  return %d : tensor<64x4xf32>
 }
 
 // -----
@@ -63,4 +63,13 @@ func.func @boundaries(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %b: tensor<
   // A reshape after the last kernel is free: no remark.
   %s = fuse.reshape %g : tensor<8x32xbf16> -> tensor<256xbf16>
   return %s : tensor<256xbf16>
+}
+
+// -----
+
+func.func @across_rows(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.div' at 73:8 broadcasts a per-row value of shape [8] across rows, not along them (kernel of 'fuse.div' at 73:8)}}
+  %s = fuse.reduce_sum %x axes = [1] : tensor<8x8xf32> -> tensor<8xf32>
+  %d = fuse.div %x, %s : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+  return %d : tensor<8x8xf32>
 }

@@ -48,21 +48,123 @@ func.func @diamond(%x: tensor<64xf32>) -> tensor<64xf32> {
 
 // -----
 
-// The cycle case: exp feeds the division both directly and through a
-// reduction. In one kernel with the division, the reduction would need the
-// kernel's output and the kernel the reduction's: exp gets its own kernel.
+// A reduction over the trailing dimension joins the kernel of its
+// elementwise consumer, together with its prologue: exp feeds both the sum
+// and the division, and stays one op of one kernel (softmax's shape).
 // CHECK-LABEL: func.func @side_path
-// CHECK: %[[E:.*]] = fuse.group(%{{.*}}) : (tensor<4x64xf32>) -> tensor<4x64xf32>
-// CHECK: fuse.exp
-// CHECK: %[[S:.*]] = fuse.reduce_sum %[[E]]
-// CHECK: fuse.group(%[[E]], %[[S]])
-// CHECK-NOT: fuse.exp
-// CHECK: fuse.div
+// CHECK: fuse.group(%{{.*}}) : (tensor<4x64xf32>) -> tensor<4x64xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[E:.*]] = fuse.exp
+// CHECK-NEXT: %[[S:.*]] = fuse.reduce_sum %[[E]]
+// CHECK-NEXT: fuse.div %[[E]], %[[S]]
+// CHECK-NOT: fuse.group
 func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   %a = fuse.exp %x : tensor<4x64xf32>
   %s = fuse.reduce_sum %a axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
   %d = fuse.div %a, %s : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
   return %d : tensor<4x64xf32>
+}
+
+// -----
+
+// Layer normalisation as fuse-decompose writes it, behind a bias and a
+// residual: three reductions over the same rows, the per-row chain between
+// them (add epsilon, rsqrt) and the scale in one kernel that also writes
+// the residual stream h, which the function returns.
+// CHECK-LABEL: func.func @bias_residual_layernorm
+// CHECK: %[[K:.*]]:2 = fuse.group(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x256xf32>, tensor<256xf32>, tensor<8x256xf32>, tensor<256xf32>) -> (tensor<8x256xf32>, tensor<8x256xf32>)
+// CHECK-COUNT-3: fuse.reduce_mean
+// CHECK: fuse.rsqrt
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @bias_residual_layernorm(%x: tensor<8x256xf32>, %bias: tensor<256xf32>,
+                                   %r: tensor<8x256xf32>, %g: tensor<256xf32>)
+    -> (tensor<8x256xf32>, tensor<8x256xf32>) {
+  %0 = fuse.add %x, %bias : (tensor<8x256xf32>, tensor<256xf32>) -> tensor<8x256xf32>
+  %h = fuse.add %0, %r : (tensor<8x256xf32>, tensor<8x256xf32>) -> tensor<8x256xf32>
+  %m = fuse.reduce_mean %h axes = [1] keepdims : tensor<8x256xf32> -> tensor<8x1xf32>
+  %d = fuse.sub %h, %m : (tensor<8x256xf32>, tensor<8x1xf32>) -> tensor<8x256xf32>
+  %m2 = fuse.reduce_mean %d axes = [1] keepdims : tensor<8x256xf32> -> tensor<8x1xf32>
+  %c = fuse.sub %d, %m2 : (tensor<8x256xf32>, tensor<8x1xf32>) -> tensor<8x256xf32>
+  %sq = fuse.mul %c, %c : (tensor<8x256xf32>, tensor<8x256xf32>) -> tensor<8x256xf32>
+  %v = fuse.reduce_mean %sq axes = [1] keepdims : tensor<8x256xf32> -> tensor<8x1xf32>
+  %eps = fuse.constant dense<1.0e-05> : tensor<8x1xf32>
+  %ve = fuse.add %v, %eps : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+  %rs = fuse.rsqrt %ve : tensor<8x1xf32>
+  %n = fuse.mul %c, %rs : (tensor<8x256xf32>, tensor<8x1xf32>) -> tensor<8x256xf32>
+  %y = fuse.mul %n, %g : (tensor<8x256xf32>, tensor<256xf32>) -> tensor<8x256xf32>
+  return %h, %y : tensor<8x256xf32>, tensor<8x256xf32>
+}
+
+// -----
+
+// A per-row result that is also returned is an extra output of the kernel.
+// CHECK-LABEL: func.func @row_output
+// CHECK: %[[K:.*]]:2 = fuse.group(%{{.*}}) : (tensor<16x32xf32>) -> (tensor<16x1xf32>, tensor<16x32xf32>)
+// CHECK-NOT: fuse.group
+func.func @row_output(%x: tensor<16x32xf32>) -> (tensor<16x1xf32>, tensor<16x32xf32>) {
+  %m = fuse.reduce_max %x axes = [1] keepdims : tensor<16x32xf32> -> tensor<16x1xf32>
+  %d = fuse.sub %x, %m : (tensor<16x32xf32>, tensor<16x1xf32>) -> tensor<16x32xf32>
+  return %m, %d : tensor<16x1xf32>, tensor<16x32xf32>
+}
+
+// -----
+
+// A reduction over a leading dimension is a kernel of its own (the GPU
+// conversion gives it one thread per result); its producer and consumer
+// are kernels on either side.
+// CHECK-LABEL: func.func @column
+// CHECK: %[[E:.*]] = fuse.group
+// CHECK: fuse.exp
+// CHECK: %[[S:.*]] = fuse.reduce_sum %[[E]] axes = [0]
+// CHECK: fuse.group(%[[E]], %[[S]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.div
+func.func @column(%x: tensor<64x4xf32>) -> tensor<64x4xf32> {
+  %a = fuse.exp %x : tensor<64x4xf32>
+  %s = fuse.reduce_sum %a axes = [0] keepdims : tensor<64x4xf32> -> tensor<1x4xf32>
+  %d = fuse.div %a, %s : (tensor<64x4xf32>, tensor<1x4xf32>) -> tensor<64x4xf32>
+  return %d : tensor<64x4xf32>
+}
+
+// -----
+
+// Without keepdims a row sum of shape [8] broadcasts along the columns of
+// an 8x8 value, not along its rows: no row kernel can evaluate that, so the
+// sum and the division are two kernels.
+// CHECK-LABEL: func.func @across_rows
+// CHECK: %[[S:.*]] = fuse.group(%{{.*}}) : (tensor<8x8xf32>) -> tensor<8xf32>
+// CHECK: fuse.reduce_sum
+// CHECK: fuse.group(%{{.*}}, %[[S]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.div
+func.func @across_rows(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = fuse.reduce_sum %x axes = [1] : tensor<8x8xf32> -> tensor<8xf32>
+  %d = fuse.div %x, %s : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+  return %d : tensor<8x8xf32>
+}
+
+// -----
+
+// Reductions over rows of different lengths stay apart: the max over rows
+// of 16 is one kernel, and the subtraction joins the sum over rows of 32 as
+// its prologue, reading the max per row from memory.
+// CHECK-LABEL: func.func @two_row_shapes
+// CHECK: %[[M:.*]] = fuse.group(%{{.*}}) : (tensor<8x16xf32>) -> tensor<8x1xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.reduce_max
+// CHECK: fuse.group(%{{.*}}, %[[M]]) : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<4xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.sub
+// CHECK-NEXT: fuse.reshape
+// CHECK-NEXT: fuse.reduce_sum {{.*}} axes = [1, 2]
+func.func @two_row_shapes(%x: tensor<8x16xf32>) -> tensor<4xf32> {
+  %m = fuse.reduce_max %x axes = [1] keepdims : tensor<8x16xf32> -> tensor<8x1xf32>
+  %d = fuse.sub %x, %m : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+  %r = fuse.reshape %d : tensor<8x16xf32> -> tensor<4x2x16xf32>
+  %s = fuse.reduce_sum %r axes = [1, 2] : tensor<4x2x16xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
 }
 
 // -----

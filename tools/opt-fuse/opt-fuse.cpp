@@ -76,6 +76,13 @@ cl::opt<int> vectorsPerThread(
     cl::desc("16-byte vectors each thread of an elementwise kernel owns "
              "(1, 2 or 4; default 2)"),
     cl::init(2), cl::cat(category));
+cl::opt<int> rowElementsPerThread(
+    "row-elements-per-thread",
+    cl::desc("Elements of its row each thread of a row-reduction kernel "
+             "(softmax, normalisations, reduce_*) holds in registers: 8, "
+             "16, 32 or 64 (default 32); longer rows get more threads, and "
+             "beyond 1024 threads a row is streamed in passes"),
+    cl::init(32), cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -161,6 +168,12 @@ int main(int argc, char **argv) {
                     "4\n";
     return opfuse::ExitUsage;
   }
+  if (rowElementsPerThread != 8 && rowElementsPerThread != 16 &&
+      rowElementsPerThread != 32 && rowElementsPerThread != 64) {
+    llvm::errs() << "opt-fuse: error: --row-elements-per-thread must be 8, "
+                    "16, 32 or 64\n";
+    return opfuse::ExitUsage;
+  }
   if (warmup < 0 || iterations < 1) {
     llvm::errs() << "opt-fuse: error: --warmup must be >= 0 and --iters >= 1\n";
     return opfuse::ExitUsage;
@@ -176,6 +189,7 @@ int main(int argc, char **argv) {
   options.calibrate = calibrate;
   options.printTarget = printTarget;
   options.vectorsPerThread = vectorsPerThread;
+  options.rowElementsPerThread = rowElementsPerThread;
   options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;
   options.bench = bench;

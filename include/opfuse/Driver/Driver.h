@@ -73,6 +73,7 @@ struct DriverOptions {
   /// Empty: the target's chip.
   std::string chip;
   int64_t vectorsPerThread = 2;
+  int64_t rowElementsPerThread = 32;
   std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
   /// require identical outputs (no GPU needed).

@@ -47,6 +47,11 @@ struct FusePipelineOptions
       *this, "vectors-per-thread",
       llvm::cl::desc("Vectors each thread of an elementwise kernel owns"),
       llvm::cl::init(2)};
+  Option<int64_t> rowElementsPerThread{
+      *this, "row-elements-per-thread",
+      llvm::cl::desc("Elements of its row each thread of a row-reduction "
+                     "kernel holds in registers at most"),
+      llvm::cl::init(32)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),
@@ -60,6 +65,10 @@ std::string resolveCudaToolkit(llvm::StringRef request);
 /// Why `request` cannot serve as --cuda-toolkit (a path without
 /// nvvm/libdevice/libdevice.10.bc), or nullopt when it can.
 std::optional<std::string> checkCudaToolkit(llvm::StringRef request);
+
+/// fuse-decompose on every function: composites (softmax, layer_norm,
+/// rms_norm) as the primitives that --no-fuse runs one kernel each.
+void buildDecomposePasses(mlir::OpPassManager &pm);
 
 /// The graph-level part: canonicalize, fuse-elementwise when `options.fuse`,
 /// then fuse-plan-memory. --check-fusion compares the model before and

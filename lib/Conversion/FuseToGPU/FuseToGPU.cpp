@@ -1,7 +1,8 @@
 //===- FuseToGPU.cpp - One gpu.func per fuse.group ------------------------===//
 //
-// Wraps lone elementwise ops in groups of one, emits every group with the
-// loop emitter into gpu.module @opfuse_kernels, and records each kernel's
+// Wraps lone elementwise ops and reductions in groups of one, emits every
+// group into gpu.module @opfuse_kernels (with the row emitter when it holds
+// a reduction, the loop emitter otherwise), and records each kernel's
 // symbol and launch configuration on its group for the launch plan.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +12,8 @@
 #include "opfuse/Analysis/BufferGraph.h"
 
 #include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/RowEmitter.h"
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace opfuse {
@@ -66,7 +70,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
     if (func.isExternal())
       continue;
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
-      if (isElementwise(&op)) {
+      if (isElementwise(&op) || isReduction(&op)) {
         // A lone op becomes a kernel of one, keeping its planned offsets.
         Attribute offsets = op.getAttr(opfuse::kOffsetsAttr);
         GroupOp group = outlineIntoGroup({&op});
@@ -84,15 +88,24 @@ void ConvertFuseToGPUPass::runOnOperation() {
         continue;
       auto group = dyn_cast<GroupOp>(op);
       if (!group) {
-        op.emitError("'") << op.getName()
-                          << "' is not yet supported for GPU emission";
+        if (isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op))
+          op.emitError("'")
+              << op.getName()
+              << "' is emitted as its primitives: run fuse-decompose first";
+        else
+          op.emitError("'") << op.getName()
+                            << "' is not yet supported for GPU emission";
         failedAny = true;
         continue;
       }
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
       FailureOr<LaunchConfig> config =
-          emitLoopKernel(group, kernels, name, blockSize, vectorsPerThread);
+          isRowKernel(group)
+              ? emitRowKernel(group, kernels, name, blockSize,
+                              rowElementsPerThread)
+              : emitLoopKernel(group, kernels, name, blockSize,
+                               vectorsPerThread);
       if (failed(config)) {
         failedAny = true;
         continue;

@@ -8,6 +8,8 @@
 
 #include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
 
+#include "KernelBuilder.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,140 +19,6 @@ using namespace mlir;
 using namespace opfuse::fuse;
 
 namespace opfuse {
-
-namespace {
-
-/// How device memory stores an element: i1 as a byte.
-Type getStorageType(Type type) {
-  if (type.isInteger(1))
-    return IntegerType::get(type.getContext(), 8);
-  return type;
-}
-
-/// A smaller group input seen from the layout (a full-size shape) it is
-/// broadcast into.
-struct InputAccess {
-  /// Element stride of each layout dimension in the input (0 where the
-  /// input broadcasts).
-  SmallVector<int64_t> strides;
-  bool isScalar = false;        // one element for the whole kernel
-  bool innerContiguous = false; // its innermost dimension is not broadcast
-};
-
-/// The op verifiers already guarantee that inputs broadcast; the errors
-/// here guard hand-written groups of foreign shape.
-FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
-                                    ArrayRef<int64_t> space, unsigned index) {
-  InputAccess access;
-  const int64_t rank = space.size(), offset = rank - input.getRank();
-  if (offset < 0)
-    return group.emitError("input #")
-           << index << " of rank " << input.getRank()
-           << " exceeds the kernel's rank " << rank;
-  access.strides.assign(rank, 0);
-  int64_t stride = 1;
-  for (int64_t d = rank - 1; d >= offset; --d) {
-    int64_t dim = input.getDimSize(d - offset);
-    if (dim != 1 && dim != space[d])
-      return group.emitError("input #")
-             << index << " dimension " << d - offset << " is " << dim
-             << " but the kernel iterates over " << space[d]
-             << "; inputs must broadcast to the output shape";
-    if (dim != 1)
-      access.strides[d] = stride;
-    stride *= dim;
-  }
-  access.isScalar = getNumElements(input) == 1;
-  access.innerContiguous = rank > 0 && access.strides[rank - 1] == 1;
-  return access;
-}
-
-/// Builds the kernel body; owns the builder state of one gpu.func.
-class KernelBuilder {
-public:
-  KernelBuilder(OpBuilder &b, Location loc, Type indexType)
-      : b(b), loc(loc), indexType(indexType) {}
-
-  Value constant(int64_t value) {
-    return arith::ConstantOp::create(b, loc,
-                                     b.getIntegerAttr(indexType, value));
-  }
-
-  Value pointerAt(Value base, Type elementType, Value index) {
-    return LLVM::GEPOp::create(b, loc, base.getType(), elementType, base,
-                               ValueRange{index});
-  }
-
-  /// Loads `count` consecutive elements at `index`, as compute-type scalars.
-  SmallVector<Value> load(Value base, Type elementType, Value index,
-                          int64_t count) {
-    Type storage = getStorageType(elementType);
-    const int64_t bytes = getElementByteSize(storage);
-    Value pointer = pointerAt(base, storage, index);
-    SmallVector<Value> lanes;
-    if (count == 1) {
-      lanes.push_back(LLVM::LoadOp::create(b, loc, storage, pointer, bytes));
-    } else {
-      auto vectorType = VectorType::get({count}, storage);
-      Value vector =
-          LLVM::LoadOp::create(b, loc, vectorType, pointer, bytes * count);
-      for (int64_t lane = 0; lane < count; ++lane)
-        lanes.push_back(
-            LLVM::ExtractElementOp::create(b, loc, vector, lane32(lane)));
-    }
-    for (Value &lane : lanes)
-      lane = toCompute(lane, elementType);
-    return lanes;
-  }
-
-  /// Stores compute-type `lanes` as consecutive elements at `index`.
-  void store(Value base, Type elementType, Value index, ArrayRef<Value> lanes) {
-    Type storage = getStorageType(elementType);
-    const int64_t bytes = getElementByteSize(storage);
-    Value pointer = pointerAt(base, storage, index);
-    SmallVector<Value> stored;
-    for (Value lane : lanes)
-      stored.push_back(toStorage(lane, elementType));
-    if (stored.size() == 1) {
-      LLVM::StoreOp::create(b, loc, stored[0], pointer, bytes);
-      return;
-    }
-    auto vectorType = VectorType::get({(int64_t)stored.size()}, storage);
-    Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
-    for (auto [lane, value] : llvm::enumerate(stored))
-      vector = LLVM::InsertElementOp::create(b, loc, vector, value,
-                                             lane32(lane));
-    LLVM::StoreOp::create(b, loc, vector, pointer, bytes * stored.size());
-  }
-
-private:
-  Value lane32(int64_t lane) {
-    return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                    b.getI32IntegerAttr(lane));
-  }
-
-  Value toCompute(Value value, Type elementType) {
-    if (elementType.isInteger(1))
-      return arith::TruncIOp::create(b, loc, elementType, value);
-    if (isa<FloatType>(elementType) && !elementType.isF32())
-      return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    return value;
-  }
-
-  Value toStorage(Value value, Type elementType) {
-    if (elementType.isInteger(1))
-      return arith::ExtUIOp::create(b, loc, getStorageType(elementType), value);
-    if (isa<FloatType>(elementType) && !elementType.isF32())
-      return arith::TruncFOp::create(b, loc, elementType, value);
-    return value;
-  }
-
-  OpBuilder &b;
-  Location loc;
-  Type indexType;
-};
-
-} // namespace
 
 bool isLoopEmittable(Operation *op) {
   return isElementwise(op) || isa<ReshapeOp, YieldOp>(op) ||
@@ -311,21 +179,11 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
     vectorsOfThread[u].base =
         arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
   }
-  auto indexOf = [&](Vector &v, int c, int64_t d) -> Value {
+  auto indicesOf = [&](Vector &v, int c) -> ArrayRef<Value> {
     SmallVector<Value> &dims = v.dimIndices[c];
-    ArrayRef<int64_t> shape = contexts[c];
-    if (dims.empty()) {
-      dims.resize(shape.size());
-      Value rest = v.base;
-      for (int64_t i = shape.size() - 1; i >= 0; --i) {
-        dims[i] = i == 0 ? rest
-                         : arith::RemUIOp::create(b, loc, rest,
-                                                  kb.constant(shape[i]));
-        if (i > 0)
-          rest = arith::DivUIOp::create(b, loc, rest, kb.constant(shape[i]));
-      }
-    }
-    return dims[d];
+    if (dims.empty())
+      dims = kb.decompose(v.base, contexts[c]);
+    return dims;
   };
 
   // Load every (input, context) once per vector.
@@ -339,14 +197,10 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
       if (access.context < 0) {
         lanes = kb.load(pointer, elementType, v.base, vec);
       } else {
-        Value offset = kb.constant(0);
-        if (!access.access.isScalar)
-          for (auto [d, stride] : llvm::enumerate(access.access.strides))
-            if (stride != 0)
-              offset = arith::AddIOp::create(
-                  b, loc, offset,
-                  arith::MulIOp::create(b, loc, indexOf(v, access.context, d),
-                                        kb.constant(stride)));
+        Value offset = kb.broadcastOffset(
+            access.access, access.access.isScalar
+                               ? ArrayRef<Value>()
+                               : indicesOf(v, access.context));
         if (access.access.innerContiguous && vec > 1) {
           lanes = kb.load(pointer, elementType, offset, vec);
         } else {

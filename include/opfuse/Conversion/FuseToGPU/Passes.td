@@ -64,11 +64,17 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            /*default=*/"2",
            "Vectors each thread owns when they fill whole blocks; all their "
            "loads are issued before any arithmetic">,
+    Option<"rowElementsPerThread", "row-elements-per-thread", "int64_t",
+           /*default=*/"32",
+           "Elements of its row a thread of a row-reduction kernel holds in "
+           "registers at most; longer rows get more threads, up to 1024, "
+           "and are streamed beyond that">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -12,12 +12,15 @@
 
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <queue>
 
 namespace opfuse::fuse {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
@@ -32,8 +35,15 @@ namespace {
 /// Ops that can join a kernel through their users. A reshape only relabels
 /// row-major data: inside a kernel it costs nothing, and outside one it is
 /// free too (its result aliases its input), so it never roots a kernel.
+/// A reduction joins when the kernel stays one row kernel
+/// (opfuse/Dialect/Fuse/IR/RowKernel.h).
 bool isFusibleProducer(Operation *op) {
-  return isElementwise(op) || isa<ReshapeOp>(op);
+  return isElementwise(op) || isa<ReshapeOp>(op) || isReduction(op);
+}
+
+/// Ops that start a kernel of their own when no later kernel takes them.
+bool isRoot(Operation *op) {
+  return isElementwise(op) || getRowShape(op).has_value();
 }
 
 /// "'fuse.add' at 12:8" for remarks.
@@ -48,7 +58,10 @@ std::string describe(Operation *op) {
 
 struct Cluster {
   Operation *root;
+  /// The iteration space: the root's result, or a reduction's input once
+  /// the cluster holds one.
   RankedTensorType shape;
+  bool hasReduction = false;
   llvm::SetVector<Operation *> ops;
   Operation *earliest;
 };
@@ -64,26 +77,27 @@ public:
     for (Operation &op : llvm::reverse(block.without_terminator()))
       order.push_back(&op);
     for (Operation *op : order) {
-      if (!isElementwise(op) || clusterOf.count(op))
+      if (!isRoot(op) || clusterOf.count(op))
         continue;
       int k = clusters.size();
       clusters.push_back(
-          {op, cast<RankedTensorType>(op->getResult(0).getType()), {}, op});
+          {op, cast<RankedTensorType>(op->getResult(0).getType()), false, {},
+           op});
       add(op, k);
       explainBoundaries(op, k, /*asProducer=*/false);
-      SmallVector<Operation *> worklist = {op};
-      while (!worklist.empty()) {
-        Operation *member = worklist.pop_back_val();
-        for (Value operand : member->getOperands()) {
-          Operation *producer = operand.getDefiningOp();
-          if (!producer || producer->getBlock() != &block ||
-              isSplatConstant(producer))
-            continue;
-          if (!isFusibleProducer(producer))
-            explainBoundaries(producer, k, /*asProducer=*/true);
-          else if (!clusterOf.count(producer))
-            consider(producer, k, worklist);
-        }
+      // Candidate producers, latest first: one is considered only once
+      // every user that will join has joined, so a value feeding two
+      // members (softmax's exp feeds the sum and the division) is not
+      // mistaken for one shared with another kernel.
+      Worklist candidates;
+      DenseSet<Operation *> considered;
+      expand(op, k, candidates);
+      while (!candidates.empty()) {
+        Operation *producer = candidates.top();
+        candidates.pop();
+        if (clusterOf.count(producer) || !considered.insert(producer).second)
+          continue;
+        consider(producer, k, candidates);
       }
     }
   }
@@ -92,9 +106,35 @@ public:
   DenseMap<Operation *, int> clusterOf;
 
 private:
+  struct LaterFirst {
+    bool operator()(Operation *a, Operation *b) const {
+      return a->isBeforeInBlock(b);
+    }
+  };
+  using Worklist =
+      std::priority_queue<Operation *, std::vector<Operation *>, LaterFirst>;
+
+  /// Queues the producers of `member`, a new op of cluster `k`.
+  void expand(Operation *member, int k, Worklist &candidates) {
+    for (Value operand : member->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || producer->getBlock() != &block ||
+          isSplatConstant(producer))
+        continue;
+      if (!isFusibleProducer(producer))
+        explainBoundaries(producer, k, /*asProducer=*/true);
+      else if (!clusterOf.count(producer))
+        candidates.push(producer);
+    }
+  }
+
   void add(Operation *op, int k) {
     clusters[k].ops.insert(op);
     clusterOf[op] = k;
+    if (isReduction(op) && !clusters[k].hasReduction) {
+      clusters[k].hasReduction = true;
+      clusters[k].shape = cast<RankedTensorType>(op->getOperand(0).getType());
+    }
     if (op->isBeforeInBlock(clusters[k].earliest))
       clusters[k].earliest = op;
   }
@@ -142,6 +182,29 @@ private:
       }
     }
     return false;
+  }
+
+  /// Whether cluster `k` with `op` added is still a kernel an emitter
+  /// accepts: with a reduction in it, one row kernel; `why` says what fails.
+  bool emittable(Operation *op, int k, std::string &why) {
+    if (!clusters[k].hasReduction && !isReduction(op))
+      return true;
+    SmallVector<Operation *> ops(clusters[k].ops.begin(),
+                                 clusters[k].ops.end());
+    if (!clusters[k].ops.contains(op))
+      ops.push_back(op);
+    llvm::sort(ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    DenseSet<Operation *> members(ops.begin(), ops.end());
+    SmallVector<Value> outputs;
+    for (Operation *member : ops)
+      for (Value result : member->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !members.count(user);
+            }))
+          outputs.push_back(result);
+    return analyzeRowKernel(ops, outputs, why).has_value();
   }
 
   /// Whether adding `op` to cluster `k` makes a path leave it and return.
@@ -229,8 +292,7 @@ private:
   }
 
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
-  void consider(Operation *producer, int k,
-                SmallVectorImpl<Operation *> &worklist) {
+  void consider(Operation *producer, int k, Worklist &worklist) {
     Cluster &cluster = clusters[k];
     bool allUsersInside = llvm::all_of(
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
@@ -251,8 +313,13 @@ private:
                "through this op");
         return;
       }
+      std::string why;
+      if (!emittable(producer, k, why)) {
+        remark(producer, k, "not fused: " + why);
+        return;
+      }
       add(producer, k);
-      worklist.push_back(producer);
+      expand(producer, k, worklist);
       return;
     }
 
@@ -303,8 +370,10 @@ private:
     const bool sameShape =
         producerType == cluster.shape.clone(producerType.getElementType());
 
+    std::string why;
     auto tryRecompute = [&]() -> bool {
-      if (!cheap)
+      // A reduction recomputed would read its whole input again.
+      if (!cheap || isReduction(producer))
         return false;
       OpBuilder builder(producer->getContext());
       builder.setInsertionPointAfter(producer);
@@ -312,26 +381,29 @@ private:
       producer->getResult(0).replaceUsesWithIf(
           copy->getResult(0),
           [&](OpOperand &use) { return inCluster(use.getOwner(), k); });
-      if (createsCycle(copy, k)) {
+      if (createsCycle(copy, k) || !emittable(copy, k, why)) {
         copy->getResult(0).replaceAllUsesWith(producer->getResult(0));
         copy->erase();
         return false;
       }
       add(copy, k);
-      worklist.push_back(copy);
+      expand(copy, k, worklist);
       remark(producer, k, "recomputed in the kernel: " + costs);
       return true;
     };
     bool cycle = false;
     auto tryExtraOutput = [&]() -> bool {
-      if (!sameShape)
+      // A row kernel writes per-element and per-row outputs alike.
+      if (!sameShape && !cluster.hasReduction && !isReduction(producer))
+        return false;
+      if (!emittable(producer, k, why))
         return false;
       if (createsCycle(producer, k)) {
         cycle = true;
         return false;
       }
       add(producer, k);
-      worklist.push_back(producer);
+      expand(producer, k, worklist);
       if (needsMemory)
         remark(producer, k,
                "kept as an extra output of the kernel: " +
@@ -348,7 +420,8 @@ private:
       return;
 
     std::string output =
-        !sameShape ? "its shape " + formatShape(producerType.getShape()) +
+        !why.empty() ? why
+        : !sameShape ? "its shape " + formatShape(producerType.getShape()) +
                          " differs from the kernel's " +
                          formatShape(cluster.shape.getShape()) +
                          ", so it cannot be an extra output"

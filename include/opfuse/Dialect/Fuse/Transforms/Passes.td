@@ -10,6 +10,41 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
+  let summary = "Decompose softmax, layer_norm and rms_norm into primitives";
+  let description = [{
+    Rewrites each composite normalisation into reductions and elementwise
+    ops, so that fusion can form one kernel of it together with its
+    producers (a bias, a residual add) and consumers (a cast, a scale):
+
+    - `softmax`: `e = exp(x - reduce_max(x))`, `e / reduce_sum(e)`;
+    - `layer_norm`: `d = x - reduce_mean(x)`, `c = d - reduce_mean(d)`,
+      `c * rsqrt(reduce_mean(c * c) + epsilon)`, times `scale`, plus `bias`
+      (a corrected two-pass variance: `E[x^2] - E[x]^2` cancels for rows of
+      large magnitude, and even an f32 mean of a row around 1e4 is off by
+      up to 5e-4, its half ulp; the mean of `d`, whose subtraction is exact,
+      corrects it);
+    - `rms_norm`: `x * rsqrt(reduce_mean(x * x) + epsilon)`, times `scale`.
+
+    Reductions keep their axes (`keepdims`) so that their results broadcast
+    back over the row. f16 and bf16 inputs (and scale and bias) are cast to
+    f32 first and the result cast back, so every reduction accumulates in
+    f32 and the output is rounded once. The pipeline runs this pass before
+    fusion, also with `--no-fuse` (each primitive then is its own kernel).
+
+    ```mlir
+    %p = fuse.softmax %x axis = 1 : tensor<4x1024xf32>
+    // becomes
+    %m = fuse.reduce_max %x axes = [1] keepdims : tensor<4x1024xf32> -> tensor<4x1xf32>
+    %d = fuse.sub %x, %m : (tensor<4x1024xf32>, tensor<4x1xf32>) -> tensor<4x1024xf32>
+    %e = fuse.exp %d : tensor<4x1024xf32>
+    %s = fuse.reduce_sum %e axes = [1] keepdims : tensor<4x1024xf32> -> tensor<4x1xf32>
+    %p = fuse.div %e, %s : (tensor<4x1024xf32>, tensor<4x1xf32>) -> tensor<4x1024xf32>
+    ```
+  }];
+  let dependentDialects = ["::opfuse::fuse::FuseDialect"];
+}
+
 def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Group elementwise and broadcast chains into fuse.group kernels";
   let description = [{

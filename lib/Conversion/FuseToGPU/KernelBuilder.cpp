@@ -1,0 +1,147 @@
+//===- KernelBuilder.cpp - Loads, stores and indices for emitters ---------===//
+//
+// Global memory is addressed through bare LLVM pointers (address space 1)
+// with explicit alignment, so that 16-byte vectors become one ld/st.v4.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+Type getStorageType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  return type;
+}
+
+FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
+                                    ArrayRef<int64_t> space, unsigned index) {
+  InputAccess access;
+  const int64_t rank = space.size(), offset = rank - input.getRank();
+  if (offset < 0)
+    return group.emitError("input #")
+           << index << " of rank " << input.getRank()
+           << " exceeds the kernel's rank " << rank;
+  access.strides.assign(rank, 0);
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= offset; --d) {
+    int64_t dim = input.getDimSize(d - offset);
+    if (dim != 1 && dim != space[d])
+      return group.emitError("input #")
+             << index << " dimension " << d - offset << " is " << dim
+             << " but the kernel iterates over " << space[d]
+             << "; inputs must broadcast to the output shape";
+    if (dim != 1)
+      access.strides[d] = stride;
+    stride *= dim;
+  }
+  access.isScalar = getNumElements(input) == 1;
+  access.innerContiguous = rank > 0 && access.strides[rank - 1] == 1;
+  return access;
+}
+
+Value KernelBuilder::constant(int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(indexType, value));
+}
+
+Value KernelBuilder::i32(int64_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(value));
+}
+
+Value KernelBuilder::pointerAt(Value base, Type elementType, Value index) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), elementType, base,
+                             ValueRange{index});
+}
+
+SmallVector<Value> KernelBuilder::load(Value base, Type elementType,
+                                       Value index, int64_t count) {
+  Type storage = getStorageType(elementType);
+  const int64_t bytes = getElementByteSize(storage);
+  Value pointer = pointerAt(base, storage, index);
+  SmallVector<Value> lanes;
+  if (count == 1) {
+    lanes.push_back(LLVM::LoadOp::create(b, loc, storage, pointer, bytes));
+  } else {
+    auto vectorType = VectorType::get({count}, storage);
+    Value vector =
+        LLVM::LoadOp::create(b, loc, vectorType, pointer, bytes * count);
+    for (int64_t lane = 0; lane < count; ++lane)
+      lanes.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32(lane)));
+  }
+  for (Value &lane : lanes)
+    lane = toCompute(lane, elementType);
+  return lanes;
+}
+
+void KernelBuilder::store(Value base, Type elementType, Value index,
+                          ArrayRef<Value> lanes) {
+  Type storage = getStorageType(elementType);
+  const int64_t bytes = getElementByteSize(storage);
+  Value pointer = pointerAt(base, storage, index);
+  SmallVector<Value> stored;
+  for (Value lane : lanes)
+    stored.push_back(toStorage(lane, elementType));
+  if (stored.size() == 1) {
+    LLVM::StoreOp::create(b, loc, stored[0], pointer, bytes);
+    return;
+  }
+  auto vectorType = VectorType::get({(int64_t)stored.size()}, storage);
+  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+  for (auto [lane, value] : llvm::enumerate(stored))
+    vector = LLVM::InsertElementOp::create(b, loc, vector, value, i32(lane));
+  LLVM::StoreOp::create(b, loc, vector, pointer, bytes * stored.size());
+}
+
+SmallVector<Value> KernelBuilder::decompose(Value linear,
+                                            ArrayRef<int64_t> shape) {
+  SmallVector<Value> indices(shape.size());
+  Value rest = linear;
+  for (int64_t i = shape.size() - 1; i >= 0; --i) {
+    indices[i] =
+        i == 0 ? rest : arith::RemUIOp::create(b, loc, rest, constant(shape[i]));
+    if (i > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, constant(shape[i]));
+  }
+  return indices;
+}
+
+Value KernelBuilder::broadcastOffset(const InputAccess &access,
+                                     ArrayRef<Value> indices) {
+  Value offset = constant(0);
+  if (access.isScalar)
+    return offset;
+  for (auto [d, stride] : llvm::enumerate(access.strides))
+    if (stride != 0)
+      offset = arith::AddIOp::create(
+          b, loc, offset,
+          arith::MulIOp::create(b, loc, indices[d], constant(stride)));
+  return offset;
+}
+
+Value KernelBuilder::toCompute(Value value, Type elementType) {
+  if (elementType.isInteger(1))
+    return arith::TruncIOp::create(b, loc, elementType, value);
+  if (isa<FloatType>(elementType) && !elementType.isF32())
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  return value;
+}
+
+Value KernelBuilder::toStorage(Value value, Type elementType) {
+  if (elementType.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, getStorageType(elementType), value);
+  if (isa<FloatType>(elementType) && !elementType.isF32())
+    return arith::TruncFOp::create(b, loc, elementType, value);
+  return value;
+}
+
+} // namespace opfuse

@@ -1,0 +1,84 @@
+//===- KernelBuilder.h - Loads, stores and indices for emitters -*- C++ -*-===//
+//
+// What the loop and row emitters share: how elements are stored in device
+// memory, how a smaller input is read by broadcast, and a builder for the
+// global loads, stores and index arithmetic of one gpu.func.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_LIB_CONVERSION_FUSETOGPU_KERNELBUILDER_H
+#define OPFUSE_LIB_CONVERSION_FUSETOGPU_KERNELBUILDER_H
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace opfuse {
+
+/// How device memory stores an element: i1 as a byte.
+mlir::Type getStorageType(mlir::Type type);
+
+/// A smaller group input seen from the layout (a full-size shape) it is
+/// broadcast into.
+struct InputAccess {
+  /// Element stride of each layout dimension in the input (0 where the
+  /// input broadcasts).
+  llvm::SmallVector<int64_t> strides;
+  bool isScalar = false;        // one element for the whole kernel
+  bool innerContiguous = false; // its innermost dimension is not broadcast
+};
+
+/// How input #`index` of `group`, of type `input`, is read when broadcast to
+/// `space`. The op verifiers already guarantee that inputs broadcast; the
+/// errors guard hand-written groups of foreign shape.
+mlir::FailureOr<InputAccess> analyzeInput(fuse::GroupOp group,
+                                          mlir::RankedTensorType input,
+                                          llvm::ArrayRef<int64_t> space,
+                                          unsigned index);
+
+/// Builds a kernel body; owns the builder state of one gpu.func.
+class KernelBuilder {
+public:
+  KernelBuilder(mlir::OpBuilder &b, mlir::Location loc, mlir::Type indexType)
+      : b(b), loc(loc), indexType(indexType) {}
+
+  mlir::Type getIndexType() const { return indexType; }
+
+  /// An index-typed constant.
+  mlir::Value constant(int64_t value);
+
+  mlir::Value pointerAt(mlir::Value base, mlir::Type elementType,
+                        mlir::Value index);
+
+  /// Loads `count` consecutive elements at `index`, as compute-type scalars.
+  llvm::SmallVector<mlir::Value> load(mlir::Value base, mlir::Type elementType,
+                                      mlir::Value index, int64_t count);
+
+  /// Stores compute-type `lanes` as consecutive elements at `index`.
+  void store(mlir::Value base, mlir::Type elementType, mlir::Value index,
+             llvm::ArrayRef<mlir::Value> lanes);
+
+  /// The index of `linear` along each dimension of `shape` (row-major),
+  /// with compile-time divisors.
+  llvm::SmallVector<mlir::Value> decompose(mlir::Value linear,
+                                           llvm::ArrayRef<int64_t> shape);
+
+  /// The element offset of `access` at the per-dimension `indices`.
+  mlir::Value broadcastOffset(const InputAccess &access,
+                              llvm::ArrayRef<mlir::Value> indices);
+
+  /// An i32 constant (vector lanes, shuffle offsets).
+  mlir::Value i32(int64_t value);
+
+private:
+  mlir::Value toCompute(mlir::Value value, mlir::Type elementType);
+  mlir::Value toStorage(mlir::Value value, mlir::Type elementType);
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Type indexType;
+};
+
+} // namespace opfuse
+
+#endif // OPFUSE_LIB_CONVERSION_FUSETOGPU_KERNELBUILDER_H

@@ -1,0 +1,769 @@
+//===- RowEmitter.cpp - Row-reduction kernels from fuse.group -------------===//
+//
+// Each row of the iteration space belongs to a power-of-two segment of
+// threads: part of a warp for short rows, a warp, or a whole block for long
+// ones. A thread owns vectors of its row a segment apart (coalesced), keeps
+// them in registers, folds each reduction over them, combines the segment
+// with warp shuffles (and shared memory across warps), and then computes
+// and stores the epilogue from the same registers: the row is read from
+// device memory once. Rows too long for registers are streamed: each
+// reduction, and the epilogue, makes one pass over the row. Values are
+// evaluated on demand per vector and memoised, so every op of the group
+// runs once per element however many reductions and outputs use it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/RowEmitter.h"
+
+#include "KernelBuilder.h"
+
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/bit.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+bool isRowKernel(GroupOp group) {
+  return llvm::any_of(group.getBody().front(),
+                      [](Operation &op) { return isReduction(&op); });
+}
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kMaxThreadsPerRow = 1024;
+
+/// How rows map onto threads.
+struct RowLayout {
+  int64_t rows = 0, rowLength = 0;
+  int64_t vec = 1;           // elements per vector
+  int64_t vectorsPerRow = 0; // rowLength / vec
+  int64_t threadsPerRow = 1; // a power of two
+  int64_t rowsPerBlock = 1;
+  int64_t positions = 1;     // vectors a thread holds (registers)
+  bool streaming = false;    // one pass over the row per reduction
+  bool strided = false;      // a lone reduction over leading dimensions
+};
+
+int64_t powerOfTwoAtLeast(int64_t value) {
+  return static_cast<int64_t>(
+      llvm::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(value, 1))));
+}
+
+enum class Combine { Sum, Max };
+
+Combine combineOf(Operation *reduction) {
+  return isa<ReduceMaxOp>(reduction) ? Combine::Max : Combine::Sum;
+}
+
+/// One vector of a row: where it is and what has been computed for it.
+struct Position {
+  Value valid;        // null when always inside the row
+  Value elementIndex; // linear index of its first element in the input
+  DenseMap<std::pair<Value, int>, SmallVector<Value>> values;
+  DenseMap<int, SmallVector<Value>> contextIndices;
+};
+
+class RowKernelEmitter {
+public:
+  RowKernelEmitter(GroupOp group, RowKernelInfo info, RowLayout layout,
+                   OpBuilder &b, Location loc, Type indexType)
+      : group(group), body(group.getBody().front()), info(std::move(info)),
+        layout(layout), b(b), loc(loc), kb(b, loc, indexType) {}
+
+  LogicalResult emit(gpu::GPUFuncOp func);
+
+private:
+  // Threads and rows.
+  void emitRowIndices();
+  Position makePosition(Value vectorIndex, bool mayBeOutside);
+
+  // Values.
+  FailureOr<SmallVector<Value>> evaluate(Value value, Position &position,
+                                         int context);
+  FailureOr<Value> rowScalar(Value value);
+  FailureOr<SmallVector<Value>> loadBroadcast(BlockArgument argument,
+                                              Position &position, int context);
+  int intern(ArrayRef<int64_t> shape);
+
+  // Reductions.
+  LogicalResult emitReduction(Operation *reduction);
+  Value identity(Combine combine, Type type);
+  Value combine(Combine kind, Value lhs, Value rhs);
+  Value combineAll(Combine kind, SmallVector<Value> values);
+  Value shuffleXor(Value value, int64_t offset);
+  Value combineAcrossThreads(Combine kind, Value partial);
+
+  // Outputs.
+  LogicalResult storeElementOutputs(Position &position);
+  LogicalResult emitOutputs();
+
+  /// Runs `fn` once per vector of this thread's row: unrolled over the
+  /// register positions, or in an scf.for whose iterations each build a
+  /// fresh position (streaming). `carried` values are threaded through the
+  /// loop; `fn` returns their new values.
+  FailureOr<SmallVector<Value>>
+  forEachPosition(ValueRange carried,
+                  function_ref<FailureOr<SmallVector<Value>>(
+                      Position &, ValueRange)>
+                      fn);
+
+  Value guard(Value a, Value c) {
+    if (!a)
+      return c;
+    if (!c)
+      return a;
+    return arith::AndIOp::create(b, loc, a, c);
+  }
+
+  GroupOp group;
+  Block &body;
+  RowKernelInfo info;
+  RowLayout layout;
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder kb;
+  gpu::GPUFuncOp func;
+
+  Value thread, laneInRow, rowInBlock, row, rowValid;
+  Value stridedRowOffset; // strided mode: the row's first input element
+  SmallVector<SmallVector<int64_t>> contexts;
+  DenseMap<Value, Value> rowScalars;
+  SmallVector<Position> registers;
+  int reductionsAcrossWarps = 0;
+};
+
+int RowKernelEmitter::intern(ArrayRef<int64_t> shape) {
+  for (auto [id, known] : llvm::enumerate(contexts))
+    if (ArrayRef<int64_t>(known) == shape)
+      return id;
+  contexts.emplace_back(shape.begin(), shape.end());
+  return contexts.size() - 1;
+}
+
+void RowKernelEmitter::emitRowIndices() {
+  Type indexType = kb.getIndexType();
+  thread = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value block = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  const int64_t segment = layout.threadsPerRow;
+  laneInRow = segment == 1 ? kb.constant(0)
+                           : arith::RemUIOp::create(b, loc, thread,
+                                                    kb.constant(segment));
+  rowInBlock = segment == 1 ? thread
+                            : arith::DivUIOp::create(b, loc, thread,
+                                                     kb.constant(segment));
+  row = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block, kb.constant(layout.rowsPerBlock)),
+      rowInBlock);
+  // Threads past the last row compute the last row again and store nothing:
+  // every thread must reach the shuffles and barriers.
+  if (layout.rows % layout.rowsPerBlock != 0) {
+    rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                     kb.constant(layout.rows));
+    row = arith::MinUIOp::create(b, loc, row, kb.constant(layout.rows - 1));
+  }
+  if (layout.strided) {
+    // The kept dimensions of the input, in order, address the row.
+    Operation *reduction = &body.front();
+    auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
+    auto axes = reduction->getAttrOfType<DenseI64ArrayAttr>("axes");
+    SmallVector<int64_t> keptShape, keptStrides;
+    int64_t stride = 1;
+    SmallVector<int64_t> strides(input.getRank());
+    for (int64_t d = input.getRank() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= input.getDimSize(d);
+    }
+    for (int64_t d = 0; d < input.getRank(); ++d)
+      if (!llvm::is_contained(axes.asArrayRef(), d)) {
+        keptShape.push_back(input.getDimSize(d));
+        keptStrides.push_back(strides[d]);
+      }
+    SmallVector<Value> indices = kb.decompose(row, keptShape);
+    stridedRowOffset = kb.constant(0);
+    for (auto [index, s] : llvm::zip(indices, keptStrides))
+      stridedRowOffset = arith::AddIOp::create(
+          b, loc, stridedRowOffset,
+          arith::MulIOp::create(b, loc, index, kb.constant(s)));
+  }
+}
+
+Position RowKernelEmitter::makePosition(Value vectorIndex, bool mayBeOutside) {
+  Position position;
+  if (mayBeOutside) {
+    position.valid =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, vectorIndex,
+                              kb.constant(layout.vectorsPerRow));
+    // Read a vector inside the row instead; the result is masked.
+    vectorIndex = arith::MinUIOp::create(
+        b, loc, vectorIndex, kb.constant(layout.vectorsPerRow - 1));
+  }
+  Value column =
+      layout.vec == 1
+          ? vectorIndex
+          : arith::MulIOp::create(b, loc, vectorIndex, kb.constant(layout.vec));
+  if (!layout.strided) {
+    position.elementIndex = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, row, kb.constant(layout.rowLength)),
+        column);
+    return position;
+  }
+  Operation *reduction = &body.front();
+  auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
+  auto axes = reduction->getAttrOfType<DenseI64ArrayAttr>("axes");
+  SmallVector<int64_t> reducedShape, reducedStrides;
+  int64_t stride = 1;
+  SmallVector<int64_t> strides(input.getRank());
+  for (int64_t d = input.getRank() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= input.getDimSize(d);
+  }
+  for (int64_t axis : axes.asArrayRef()) {
+    reducedShape.push_back(input.getDimSize(axis));
+    reducedStrides.push_back(strides[axis]);
+  }
+  Value offset = stridedRowOffset;
+  for (auto [index, s] :
+       llvm::zip(kb.decompose(column, reducedShape), reducedStrides))
+    offset = arith::AddIOp::create(
+        b, loc, offset, arith::MulIOp::create(b, loc, index, kb.constant(s)));
+  position.elementIndex = offset;
+  return position;
+}
+
+FailureOr<SmallVector<Value>>
+RowKernelEmitter::loadBroadcast(BlockArgument argument, Position &position,
+                                int context) {
+  auto type = cast<RankedTensorType>(argument.getType());
+  FailureOr<InputAccess> access = analyzeInput(
+      group, type, contexts[context], argument.getArgNumber());
+  if (failed(access))
+    return failure();
+  Value pointer = func.getArgument(argument.getArgNumber());
+  Value offset;
+  if (access->isScalar) {
+    offset = kb.constant(0);
+  } else {
+    SmallVector<Value> &indices = position.contextIndices[context];
+    if (indices.empty())
+      indices = kb.decompose(position.elementIndex, contexts[context]);
+    offset = kb.broadcastOffset(*access, indices);
+  }
+  if (access->innerContiguous && layout.vec > 1)
+    return kb.load(pointer, type.getElementType(), offset, layout.vec);
+  Value one = kb.load(pointer, type.getElementType(), offset, 1).front();
+  return SmallVector<Value>(layout.vec, one);
+}
+
+FailureOr<SmallVector<Value>>
+RowKernelEmitter::evaluate(Value value, Position &position, int context) {
+  RowValueKind kind = info.kinds.lookup(value);
+  if (kind == RowValueKind::Scalar || kind == RowValueKind::Row) {
+    FailureOr<Value> scalar = rowScalar(value);
+    if (failed(scalar))
+      return failure();
+    return SmallVector<Value>(layout.vec, *scalar);
+  }
+  if (kind == RowValueKind::Element)
+    context = -1;
+  auto key = std::make_pair(value, context);
+  auto it = position.values.find(key);
+  if (it != position.values.end())
+    return it->second;
+
+  SmallVector<Value> lanes;
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    if (kind == RowValueKind::Element) {
+      lanes = kb.load(func.getArgument(argument.getArgNumber()),
+                      cast<RankedTensorType>(value.getType()).getElementType(),
+                      position.elementIndex, layout.vec);
+    } else {
+      FailureOr<SmallVector<Value>> loaded =
+          loadBroadcast(argument, position, context);
+      if (failed(loaded))
+        return failure();
+      lanes = std::move(*loaded);
+    }
+  } else {
+    Operation *op = value.getDefiningOp();
+    // An element-sized op broadcasts its smaller operands in its own shape;
+    // a smaller op is evaluated in the context of the value it feeds.
+    int operandContext =
+        kind == RowValueKind::Element
+            ? intern(cast<RankedTensorType>(value.getType()).getShape())
+            : context;
+    SmallVector<SmallVector<Value>> operands;
+    for (Value operand : op->getOperands()) {
+      FailureOr<SmallVector<Value>> lanesOf =
+          evaluate(operand, position, operandContext);
+      if (failed(lanesOf))
+        return failure();
+      operands.push_back(std::move(*lanesOf));
+    }
+    for (int64_t lane = 0; lane < layout.vec; ++lane) {
+      SmallVector<Value> scalars;
+      for (auto &operand : operands)
+        scalars.push_back(operand[lane]);
+      FailureOr<Value> result = emitScalarOp(b, op, scalars);
+      if (failed(result))
+        return failure();
+      lanes.push_back(*result);
+    }
+  }
+  position.values[key] = lanes;
+  return lanes;
+}
+
+FailureOr<Value> RowKernelEmitter::rowScalar(Value value) {
+  auto it = rowScalars.find(value);
+  if (it != rowScalars.end())
+    return it->second;
+  Value result;
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    // One element per row, or one for the kernel.
+    Value index = getNumElements(value.getType()) == 1 ? kb.constant(0) : row;
+    result = kb.load(func.getArgument(argument.getArgNumber()),
+                     cast<RankedTensorType>(value.getType()).getElementType(),
+                     index, 1)
+                 .front();
+  } else {
+    Operation *op = value.getDefiningOp();
+    if (isReduction(op))
+      return op->emitError("internal error: reduction used before it is "
+                           "emitted");
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> scalar = rowScalar(operand);
+      if (failed(scalar))
+        return failure();
+      operands.push_back(*scalar);
+    }
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto splat = cast<DenseElementsAttr>(constant.getValue());
+      Type elementType = splat.getElementType();
+      Type computeType = getComputeType(elementType);
+      TypedAttr attr;
+      if (isa<FloatType>(elementType))
+        attr = b.getFloatAttr(computeType,
+                              splat.getSplatValue<APFloat>().convertToDouble());
+      else
+        attr = b.getIntegerAttr(computeType,
+                                splat.getSplatValue<APInt>().getSExtValue());
+      result = arith::ConstantOp::create(b, loc, attr);
+    } else {
+      FailureOr<Value> scalar = emitScalarOp(b, op, operands);
+      if (failed(scalar))
+        return failure();
+      result = *scalar;
+    }
+  }
+  rowScalars[value] = result;
+  return result;
+}
+
+Value RowKernelEmitter::identity(Combine kind, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(type, kind == Combine::Sum
+                                 ? APFloat::getZero(floatType.getFloatSemantics())
+                                 : APFloat::getInf(floatType.getFloatSemantics(),
+                                                   /*Negative=*/true)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(type, kind == Combine::Sum
+                                 ? APInt::getZero(width)
+                                 : APInt::getSignedMinValue(width)));
+}
+
+Value RowKernelEmitter::combine(Combine kind, Value lhs, Value rhs) {
+  const bool isFloat = isa<FloatType>(lhs.getType());
+  if (kind == Combine::Sum)
+    return isFloat ? Value(arith::AddFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::AddIOp::create(b, loc, lhs, rhs));
+  return isFloat ? Value(arith::MaximumFOp::create(b, loc, lhs, rhs))
+                 : Value(arith::MaxSIOp::create(b, loc, lhs, rhs));
+}
+
+/// Pairwise: shorter dependency chains, and a sum's rounding error grows
+/// with the log of the count instead of the count.
+Value RowKernelEmitter::combineAll(Combine kind, SmallVector<Value> values) {
+  while (values.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      next.push_back(combine(kind, values[i], values[i + 1]));
+    if (values.size() % 2)
+      next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values.front();
+}
+
+Value RowKernelEmitter::shuffleXor(Value value, int64_t offset) {
+  Type type = value.getType();
+  if (type.getIntOrFloatBitWidth() == 32)
+    return gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  // 64-bit integers travel as two 32-bit halves.
+  Type i32 = b.getI32Type();
+  Value low = arith::TruncIOp::create(b, loc, i32, value);
+  Value high = arith::TruncIOp::create(
+      b, loc, i32,
+      arith::ShRUIOp::create(
+          b, loc, value,
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 32))));
+  auto shuffle = [&](Value half) {
+    return gpu::ShuffleOp::create(b, loc, half, offset, kWarpSize,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  Value newLow = arith::ExtUIOp::create(b, loc, type, shuffle(low));
+  Value newHigh = arith::ShLIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, type, shuffle(high)),
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 32)));
+  return arith::OrIOp::create(b, loc, newLow, newHigh);
+}
+
+Value RowKernelEmitter::combineAcrossThreads(Combine kind, Value partial) {
+  const int64_t segment = layout.threadsPerRow;
+  // Within a warp: segments are aligned, so xor offsets below the segment
+  // size stay inside it.
+  for (int64_t offset = std::min(segment, kWarpSize) / 2; offset >= 1;
+       offset /= 2)
+    partial = combine(kind, partial, shuffleXor(partial, offset));
+  if (segment <= kWarpSize)
+    return partial;
+
+  // Across the warps of a row: one slot per warp in shared memory (a fresh
+  // buffer per reduction, so one barrier each suffices).
+  const int64_t warps = segment / kWarpSize;
+  auto memrefType = MemRefType::get(
+      {layout.rowsPerBlock * warps}, partial.getType(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  Value slots = func.addWorkgroupAttribution(memrefType, loc);
+  ++reductionsAcrossWarps;
+  Type index = b.getIndexType();
+  Value warpInRow = arith::DivUIOp::create(b, loc, laneInRow,
+                                           kb.constant(kWarpSize));
+  Value laneInWarp = arith::RemUIOp::create(b, loc, laneInRow,
+                                            kb.constant(kWarpSize));
+  Value base = arith::MulIOp::create(b, loc, rowInBlock, kb.constant(warps));
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        laneInWarp, kb.constant(0));
+  auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    Value slot = arith::IndexCastUIOp::create(
+        b, loc, index, arith::AddIOp::create(b, loc, base, warpInRow));
+    memref::StoreOp::create(b, loc, partial, slots, ValueRange{slot});
+  }
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> perWarp;
+  for (int64_t w = 0; w < warps; ++w) {
+    Value slot = arith::IndexCastUIOp::create(
+        b, loc, index, arith::AddIOp::create(b, loc, base, kb.constant(w)));
+    perWarp.push_back(
+        memref::LoadOp::create(b, loc, slots, ValueRange{slot}));
+  }
+  return combineAll(kind, perWarp);
+}
+
+FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
+    ValueRange carried,
+    function_ref<FailureOr<SmallVector<Value>>(Position &, ValueRange)> fn) {
+  if (!layout.streaming) {
+    SmallVector<Value> state(carried.begin(), carried.end());
+    for (Position &position : registers) {
+      FailureOr<SmallVector<Value>> next = fn(position, state);
+      if (failed(next))
+        return failure();
+      state = std::move(*next);
+    }
+    return state;
+  }
+  const int64_t steps =
+      (layout.vectorsPerRow + layout.threadsPerRow - 1) / layout.threadsPerRow;
+  auto loop = scf::ForOp::create(b, loc, kb.constant(0), kb.constant(steps),
+                                 kb.constant(1), carried);
+  OpBuilder::InsertionGuard insertion(b);
+  // Without carried values the builder has added the yield already.
+  if (!loop.getBody()->empty())
+    loop.getBody()->getTerminator()->erase();
+  b.setInsertionPointToStart(loop.getBody());
+  Value vectorIndex = arith::AddIOp::create(
+      b, loc, laneInRow,
+      arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                            kb.constant(layout.threadsPerRow)));
+  Position position = makePosition(
+      vectorIndex, layout.vectorsPerRow % layout.threadsPerRow != 0);
+  FailureOr<SmallVector<Value>> next =
+      fn(position, loop.getRegionIterArgs());
+  if (failed(next))
+    return failure();
+  scf::YieldOp::create(b, loc, *next);
+  return SmallVector<Value>(loop.getResults().begin(),
+                            loop.getResults().end());
+}
+
+LogicalResult RowKernelEmitter::emitReduction(Operation *reduction) {
+  Value input = reduction->getOperand(0);
+  const Combine kind = combineOf(reduction);
+  Type type = getComputeType(
+      cast<RankedTensorType>(input.getType()).getElementType());
+  Value start = identity(kind, type);
+  FailureOr<SmallVector<Value>> folded = forEachPosition(
+      ValueRange{start},
+      [&](Position &position,
+          ValueRange state) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> lanes = evaluate(input, position, -1);
+        if (failed(lanes))
+          return failure();
+        Value partial = combineAll(kind, *lanes);
+        if (position.valid)
+          partial = arith::SelectOp::create(b, loc, position.valid, partial,
+                                            identity(kind, type));
+        return SmallVector<Value>{combine(kind, state[0], partial)};
+      });
+  if (failed(folded))
+    return failure();
+  Value total = combineAcrossThreads(kind, folded->front());
+  if (isa<ReduceMeanOp>(reduction))
+    total = arith::DivFOp::create(
+        b, loc, total,
+        arith::ConstantOp::create(
+            b, loc, b.getFloatAttr(type, static_cast<double>(
+                                             layout.rowLength))));
+  rowScalars[reduction->getResult(0)] = total;
+  return success();
+}
+
+LogicalResult RowKernelEmitter::storeElementOutputs(Position &position) {
+  auto yield = cast<YieldOp>(body.getTerminator());
+  const unsigned numInputs = group.getNumOperands();
+  SmallVector<std::pair<unsigned, SmallVector<Value>>> stores;
+  for (auto [index, value] : llvm::enumerate(yield.getOperands())) {
+    if (info.kinds.lookup(value) != RowValueKind::Element)
+      continue;
+    FailureOr<SmallVector<Value>> lanes = evaluate(value, position, -1);
+    if (failed(lanes))
+      return failure();
+    stores.push_back({static_cast<unsigned>(index), std::move(*lanes)});
+  }
+  if (stores.empty())
+    return success();
+  // Compute first, then store under the guard: values stay usable by the
+  // positions and passes that follow.
+  OpBuilder::InsertionGuard insertion(b);
+  if (Value inRange = guard(position.valid, rowValid)) {
+    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  }
+  for (auto &[index, lanes] : stores)
+    kb.store(func.getArgument(numInputs + index),
+             cast<RankedTensorType>(group.getResultTypes()[index])
+                 .getElementType(),
+             position.elementIndex, lanes);
+  return success();
+}
+
+LogicalResult RowKernelEmitter::emitOutputs() {
+  auto yield = cast<YieldOp>(body.getTerminator());
+  const unsigned numInputs = group.getNumOperands();
+  // One value per row: the row's first thread stores it.
+  SmallVector<std::pair<unsigned, Value>> perRow;
+  for (auto [index, value] : llvm::enumerate(yield.getOperands()))
+    if (info.kinds.lookup(value) == RowValueKind::Row) {
+      FailureOr<Value> scalar = rowScalar(value);
+      if (failed(scalar))
+        return failure();
+      perRow.push_back({static_cast<unsigned>(index), *scalar});
+    }
+  if (!perRow.empty()) {
+    OpBuilder::InsertionGuard insertion(b);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        laneInRow, kb.constant(0));
+    auto ifOp = scf::IfOp::create(b, loc, guard(first, rowValid),
+                                  /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    for (auto [index, scalar] : perRow)
+      kb.store(func.getArgument(numInputs + index),
+               cast<RankedTensorType>(group.getResultTypes()[index])
+                   .getElementType(),
+               row, {scalar});
+  }
+  FailureOr<SmallVector<Value>> done = forEachPosition(
+      ValueRange{},
+      [&](Position &position, ValueRange) -> FailureOr<SmallVector<Value>> {
+        if (failed(storeElementOutputs(position)))
+          return failure();
+        return SmallVector<Value>{};
+      });
+  return failure(failed(done));
+}
+
+LogicalResult RowKernelEmitter::emit(gpu::GPUFuncOp kernel) {
+  func = kernel;
+  emitRowIndices();
+  if (!layout.streaming)
+    for (int64_t j = 0; j < layout.positions; ++j) {
+      Value vectorIndex = arith::AddIOp::create(
+          b, loc, laneInRow, kb.constant(j * layout.threadsPerRow));
+      registers.push_back(makePosition(
+          vectorIndex, (j + 1) * layout.threadsPerRow > layout.vectorsPerRow));
+    }
+  // Reductions in program order; what is computed per row from them right
+  // after (outside any pass over the row, so that every pass can use it).
+  for (Operation &op : body.without_terminator()) {
+    if (isReduction(&op)) {
+      if (failed(emitReduction(&op)))
+        return failure();
+      continue;
+    }
+    Value result = op.getResult(0);
+    if (info.kinds.lookup(result) == RowValueKind::Row ||
+        info.kinds.lookup(result) == RowValueKind::Scalar)
+      if (failed(rowScalar(result)))
+        return failure();
+  }
+  return emitOutputs();
+}
+
+/// The thread layout for `info`'s rows.
+RowLayout chooseLayout(GroupOp group, const RowKernelInfo &info,
+                       int64_t blockSize, int64_t elementsPerThread) {
+  RowLayout layout;
+  layout.rows = info.shape.rows;
+  layout.rowLength = info.shape.rowLength;
+  // 16-byte vectors of the widest element, when rows split into them and
+  // no broadcast read crosses the innermost dimension of its layout.
+  int64_t widest = 1;
+  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
+                                           group.getResultTypes()))
+    widest = std::max(widest,
+                      getElementByteSize(getStorageType(
+                          cast<RankedTensorType>(type).getElementType())));
+  layout.vec = 16 / widest;
+  if (layout.rowLength % layout.vec != 0)
+    layout.vec = 1;
+  for (Operation &op : group.getBody().front().without_terminator()) {
+    if (op.getNumResults() == 0 ||
+        info.kinds.lookup(op.getResult(0)) != RowValueKind::Element)
+      continue;
+    bool readsBroadcast = llvm::any_of(op.getOperands(), [&](Value v) {
+      return info.kinds.lookup(v) == RowValueKind::Broadcast;
+    });
+    auto shape = cast<RankedTensorType>(op.getResult(0).getType()).getShape();
+    if (readsBroadcast && (shape.empty() || shape.back() % layout.vec != 0))
+      layout.vec = 1;
+  }
+  layout.vectorsPerRow = layout.rowLength / layout.vec;
+
+  // Enough threads that each holds at most elementsPerThread elements, and
+  // at least a warp when the row has that many vectors.
+  const int64_t perThread = std::max<int64_t>(1, elementsPerThread / layout.vec);
+  int64_t threads = powerOfTwoAtLeast(
+      (layout.vectorsPerRow + perThread - 1) / perThread);
+  threads = std::max(threads, std::min<int64_t>(
+                                  kWarpSize,
+                                  powerOfTwoAtLeast(layout.vectorsPerRow)));
+  threads = std::min(threads, kMaxThreadsPerRow);
+  layout.threadsPerRow = threads;
+  layout.positions = (layout.vectorsPerRow + threads - 1) / threads;
+  layout.streaming = layout.positions > perThread;
+  layout.rowsPerBlock = threads >= blockSize ? 1 : blockSize / threads;
+  return layout;
+}
+
+} // namespace
+
+FailureOr<LaunchConfig> emitRowKernel(GroupOp group, gpu::GPUModuleOp module,
+                                      StringRef name, int64_t blockSize,
+                                      int64_t elementsPerThread) {
+  Block &body = group.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+
+  RowKernelInfo info;
+  RowLayout layout;
+  std::string why;
+  std::optional<RowKernelInfo> analyzed =
+      analyzeRowKernel(ops, llvm::to_vector(yield.getOperands()), why);
+  if (analyzed) {
+    info = std::move(*analyzed);
+    layout = chooseLayout(group, info, blockSize, elementsPerThread);
+  } else if (ops.size() == 1 && isReduction(ops.front()) &&
+             isa<BlockArgument>(ops.front()->getOperand(0))) {
+    // A lone reduction over leading (or scattered) dimensions: one thread
+    // per result walks its reduced elements; neighbouring threads read
+    // neighbouring addresses when the reduced dimensions are outer ones.
+    Operation *reduction = ops.front();
+    Value input = reduction->getOperand(0), result = reduction->getResult(0);
+    info.shape.rows = getNumElements(result.getType());
+    info.shape.rowLength =
+        info.shape.rows == 0 ? 0
+                             : getNumElements(input.getType()) / info.shape.rows;
+    info.kinds[input] = RowValueKind::Element;
+    info.kinds[result] = RowValueKind::Row;
+    layout.rows = info.shape.rows;
+    layout.rowLength = info.shape.rowLength;
+    layout.vectorsPerRow = layout.rowLength;
+    layout.streaming = layout.strided = true;
+    layout.rowsPerBlock = blockSize;
+  } else {
+    return group.emitError("this group is not a row-reduction kernel: ")
+           << why;
+  }
+  if (layout.rows == 0 || layout.rowLength == 0)
+    return group.emitError("a reduction over an empty tensor is not "
+                           "supported for GPU emission");
+
+  MLIRContext *context = group.getContext();
+  const int64_t elements = layout.rows * layout.rowLength;
+  Type indexType = elements < (int64_t(1) << 31) ? IntegerType::get(context, 32)
+                                                 : IntegerType::get(context, 64);
+  auto pointerType = LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
+  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults(),
+                             pointerType);
+  const int64_t threads = layout.threadsPerRow * layout.rowsPerBlock;
+
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = group.getLoc();
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  auto ret = gpu::ReturnOp::create(b, loc);
+  b.setInsertionPoint(ret);
+
+  RowKernelEmitter emitter(group, std::move(info), layout, b, loc, indexType);
+  if (failed(emitter.emit(func))) {
+    func.erase();
+    return failure();
+  }
+  LaunchConfig config;
+  config.block = threads;
+  config.grid = (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock;
+  return config;
+}
+
+} // namespace opfuse

@@ -1,0 +1,216 @@
+//===- RowKernel.cpp - Ops that form one row-reduction kernel -------------===//
+//
+// Classifies every value of a candidate kernel as per-element, per-row,
+// broadcast or scalar, and rejects what the row emitter cannot evaluate,
+// naming the op and the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace opfuse::fuse {
+
+bool isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op);
+}
+
+std::optional<RowShape> getRowShape(Operation *op) {
+  if (!isReduction(op))
+    return std::nullopt;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+  const int64_t rank = input.getRank();
+  if (axes.empty())
+    return std::nullopt;
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis != rank - static_cast<int64_t>(axes.size()) +
+                    static_cast<int64_t>(i))
+      return std::nullopt;
+  RowShape shape;
+  shape.rows = getNumElements(op->getResult(0).getType());
+  shape.rowLength = shape.rows == 0 ? 0 : getNumElements(input) / shape.rows;
+  return shape;
+}
+
+bool broadcastsPerRow(ArrayRef<int64_t> valueShape,
+                      ArrayRef<int64_t> contextShape, int64_t rows) {
+  const int64_t rank = contextShape.size();
+  const int64_t offset = rank - static_cast<int64_t>(valueShape.size());
+  if (offset < 0)
+    return false;
+  auto valueDim = [&](int64_t d) {
+    return d < offset ? int64_t(1) : valueShape[d - offset];
+  };
+  // Try every split of the context into rows x row whose leading product is
+  // `rows`: leading dimensions must be the value's, trailing ones 1.
+  int64_t leading = 1;
+  for (int64_t split = 0; split <= rank; ++split) {
+    if (split > 0)
+      leading *= contextShape[split - 1];
+    if (leading != rows)
+      continue;
+    bool matches = true;
+    for (int64_t d = 0; d < rank && matches; ++d)
+      matches = d < split ? valueDim(d) == contextShape[d] : valueDim(d) == 1;
+    if (matches)
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << op->getName() << "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at " << loc.getLine() << ":" << loc.getColumn();
+  return text;
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+} // namespace
+
+std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
+                                              ArrayRef<Value> outputs,
+                                              std::string &why) {
+  RowKernelInfo info;
+  bool haveShape = false;
+  for (Operation *op : ops) {
+    if (!isReduction(op))
+      continue;
+    std::optional<RowShape> shape = getRowShape(op);
+    if (!shape) {
+      why = describeOp(op) + " reduces dimensions that are not the trailing "
+                             "ones, so it runs as a kernel of its own";
+      return std::nullopt;
+    }
+    if (!haveShape)
+      info.shape = *shape;
+    haveShape = true;
+  }
+  if (!haveShape) {
+    why = "it contains no reduction";
+    return std::nullopt;
+  }
+  const int64_t rows = info.shape.rows;
+  const int64_t elements = rows * info.shape.rowLength;
+  llvm::DenseSet<Operation *> inside(ops.begin(), ops.end());
+
+  auto fail = [&](Operation *op, const Twine &reason) {
+    why = (describeOp(op) + " " + reason).str();
+    return std::nullopt;
+  };
+  // Inputs: per element when they have as many elements, otherwise read by
+  // broadcast (or at the row index, when a per-row op uses them).
+  auto kindOf = [&](Value value) -> RowValueKind {
+    auto it = info.kinds.find(value);
+    if (it != info.kinds.end())
+      return it->second;
+    Operation *def = value.getDefiningOp();
+    RowValueKind kind;
+    if (def && !inside.count(def) && isSplatConstant(def))
+      kind = RowValueKind::Scalar;
+    else if (getNumElements(value.getType()) == elements)
+      kind = RowValueKind::Element;
+    else
+      kind = RowValueKind::Broadcast;
+    info.kinds[value] = kind;
+    return kind;
+  };
+  auto isInput = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return !def || !inside.count(def);
+  };
+
+  for (Operation *op : ops) {
+    if (isSplatConstant(op)) {
+      info.kinds[op->getResult(0)] = RowValueKind::Scalar;
+      continue;
+    }
+    if (isReduction(op)) {
+      std::optional<RowShape> shape = getRowShape(op);
+      if (!(*shape == info.shape))
+        return fail(op, "reduces rows of " + Twine(shape->rowLength) +
+                            " elements (" + Twine(shape->rows) +
+                            " rows), but the kernel's rows have " +
+                            Twine(info.shape.rowLength) + " (" + Twine(rows) +
+                            " rows)");
+      if (kindOf(op->getOperand(0)) != RowValueKind::Element)
+        return fail(op, "reduces a value that is not per element");
+      info.kinds[op->getResult(0)] = RowValueKind::Row;
+      continue;
+    }
+    if (isa<ReshapeOp>(op)) {
+      RowValueKind kind = kindOf(op->getOperand(0));
+      if (kind != RowValueKind::Element && kind != RowValueKind::Row)
+        return fail(op, "reshapes a value that is neither per element nor "
+                        "per row");
+      info.kinds[op->getResult(0)] = kind;
+      continue;
+    }
+    if (!isElementwise(op))
+      return fail(op, "is neither elementwise nor a row reduction");
+
+    Value result = op->getResult(0);
+    const int64_t count = getNumElements(result.getType());
+    bool hasRowOperand = false;
+    for (Value operand : op->getOperands())
+      hasRowOperand |= kindOf(operand) == RowValueKind::Row;
+
+    if (count == elements) {
+      // Per element: per-row operands must broadcast over their row.
+      for (Value operand : op->getOperands())
+        if (kindOf(operand) == RowValueKind::Row &&
+            !broadcastsPerRow(shapeOf(operand), shapeOf(result), rows))
+          return fail(op, "broadcasts a per-row value of shape " +
+                              formatShape(shapeOf(operand)) +
+                              " across rows, not along them");
+      info.kinds[result] = RowValueKind::Element;
+    } else if (hasRowOperand) {
+      if (count != rows)
+        return fail(op, "combines a per-row value into a shape of " +
+                            Twine(count) + " elements, neither per row (" +
+                            Twine(rows) + ") nor per element");
+      for (Value operand : op->getOperands()) {
+        RowValueKind kind = kindOf(operand);
+        bool rowInput = isInput(operand) &&
+                        getNumElements(operand.getType()) == rows;
+        if (kind != RowValueKind::Row && kind != RowValueKind::Scalar &&
+            !rowInput && getNumElements(operand.getType()) != 1)
+          return fail(op, "combines a per-row value with a value that is "
+                          "not one per row");
+      }
+      info.kinds[result] = RowValueKind::Row;
+    } else {
+      for (Value operand : op->getOperands())
+        if (kindOf(operand) == RowValueKind::Element)
+          return fail(op, "reduces the size of a per-element value");
+      info.kinds[result] = RowValueKind::Broadcast;
+    }
+  }
+
+  for (Value output : outputs) {
+    RowValueKind kind = kindOf(output);
+    if (kind != RowValueKind::Element && kind != RowValueKind::Row) {
+      Operation *def = output.getDefiningOp();
+      why = (def ? describeOp(def) : std::string("an input")) +
+            " writes an output that is neither per element nor per row";
+      return std::nullopt;
+    }
+  }
+  return info;
+}
+
+} // namespace opfuse::fuse

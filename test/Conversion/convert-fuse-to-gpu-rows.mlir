@@ -1,0 +1,116 @@
+// RUN: opfuse-opt %s -split-input-file -fuse-decompose -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+
+// Rows of 1024 f32: a warp per row (32 threads x 8 vectors of 4), 8 rows
+// per block of 256. The row is loaded once, reduced twice (5 xor shuffles
+// each, no shared memory), and stored once.
+// CHECK-LABEL: func.func @softmax_warp_per_row
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@softmax_warp_per_row_k0}
+// CHECK: gpu.func @softmax_warp_per_row_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+// CHECK-COUNT-8: llvm.load {{.*}} -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : f32
+// CHECK-COUNT-8: math.exp
+// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : f32
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-8: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT: llvm.load
+// CHECK: gpu.return
+func.func @softmax_warp_per_row(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %0 = fuse.softmax %x axis = 1 : tensor<64x1024xf32>
+  return %0 : tensor<64x1024xf32>
+}
+
+// -----
+
+// Rows of 4096 f32: 128 threads per row, two rows per block; each of the
+// three reductions (mean, corrected mean, variance) combines its four warps
+// through a shared-memory slot per warp and one barrier.
+// CHECK-LABEL: func.func @layernorm_block_per_row
+// CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>
+// CHECK: gpu.func @layernorm_block_per_row_k0({{.*}}) workgroup(%[[S0:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[S2:.*]] : memref<8xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: memref.store %{{.*}}, %[[S0]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[S0]]
+// CHECK: memref.store %{{.*}}, %[[S1]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[S2]]
+// CHECK: gpu.barrier
+// CHECK: math.rsqrt
+func.func @layernorm_block_per_row(%x: tensor<16x4096xf32>, %g: tensor<4096xf32>,
+                                   %b: tensor<4096xf32>) -> tensor<16x4096xf32> {
+  %0 = fuse.layer_norm %x scale %g bias %b axis = 1 epsilon = 1.0e-05
+      : (tensor<16x4096xf32>, tensor<4096xf32>, tensor<4096xf32>) -> tensor<16x4096xf32>
+  return %0 : tensor<16x4096xf32>
+}
+
+// -----
+
+// Rows of 65536 f32 exceed 1024 threads x 32 registers: streamed, one pass
+// per reduction and one for the output, each an scf.for of 16 steps.
+// CHECK-LABEL: func.func @softmax_streamed
+// CHECK: fuse.block = array<i64: 1024, 1, 1>, fuse.grid = array<i64: 4, 1, 1>
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: llvm.store
+func.func @softmax_streamed(%x: tensor<4x65536xf32>) -> tensor<4x65536xf32> {
+  %0 = fuse.softmax %x axis = 1 : tensor<4x65536xf32>
+  return %0 : tensor<4x65536xf32>
+}
+
+// -----
+
+// bf16 rows of 1000: vectors of 8 (125 per row), 32 threads holding 4 each;
+// the last vector slot is outside the row for most threads: it reads a
+// vector inside the row, folds the identity instead, and does not store.
+// Nine rows leave the second block with one row: the others recompute it
+// and store nothing.
+// CHECK-LABEL: func.func @masked
+// CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 2, 1, 1>
+// CHECK: %[[ROWOK:.*]] = arith.cmpi ult, %[[ROW:.*]], %c9_i32
+// CHECK: arith.minui %[[ROW]], %c8_i32
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %c125_i32
+// CHECK: arith.minui %{{.*}}, %c124_i32
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: arith.select %[[OK]]
+// CHECK: %[[STORE:.*]] = arith.andi %[[OK]], %[[ROWOK]]
+// CHECK: scf.if %[[STORE]]
+// CHECK: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<1>
+func.func @masked(%x: tensor<9x1000xbf16>) -> tensor<9x1000xbf16> {
+  %0 = fuse.softmax %x axis = 1 : tensor<9x1000xbf16>
+  return %0 : tensor<9x1000xbf16>
+}
+
+// -----
+
+// A sum over the leading dimension: one thread per result walks its column;
+// neighbouring threads read neighbouring addresses. No shuffles.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 1, 1, 1>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.reduce_sum {{.*}} axes = [0]
+// CHECK: gpu.func @column_sum_k0
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c64_i32{{.*}} step %c1_i32{{.*}} iter_args
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+func.func @column_sum(%x: tensor<64x4xf32>) -> tensor<4xf32> {
+  %0 = fuse.reduce_sum %x axes = [0] : tensor<64x4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A per-row output is stored by the first thread of its row; an i64 sum
+// crosses the shuffles as two 32-bit halves.
+// CHECK-LABEL: func.func @row_sum_i64
+// CHECK: gpu.shuffle  xor {{.*}} : i32
+// CHECK: gpu.shuffle  xor {{.*}} : i32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// CHECK: scf.if %[[FIRST]]
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
+func.func @row_sum_i64(%x: tensor<32x256xi64>) -> tensor<32xi64> {
+  %0 = fuse.reduce_sum %x axes = [1] : tensor<32x256xi64> -> tensor<32xi64>
+  return %0 : tensor<32xi64>
+}

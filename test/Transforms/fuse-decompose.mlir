@@ -1,0 +1,84 @@
+// RUN: opfuse-opt %s -split-input-file -fuse-decompose | FileCheck %s
+
+// softmax: the row maximum is subtracted before exp; reductions keep their
+// axis so that they broadcast back over the row.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[M:.*]] = fuse.reduce_max %[[X]] axes = [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT: %[[D:.*]] = fuse.sub %[[X]], %[[M]]
+// CHECK-NEXT: %[[E:.*]] = fuse.exp %[[D]]
+// CHECK-NEXT: %[[S:.*]] = fuse.reduce_sum %[[E]] axes = [1] keepdims
+// CHECK-NEXT: %[[P:.*]] = fuse.div %[[E]], %[[S]]
+// CHECK-NEXT: return %[[P]]
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = fuse.softmax %x axis = 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// softmax over a leading axis reduces that axis.
+// CHECK-LABEL: func.func @softmax_axis_0
+// CHECK: fuse.reduce_max %{{.*}} axes = [0] keepdims : tensor<4x8xf32> -> tensor<1x8xf32>
+// CHECK: fuse.reduce_sum %{{.*}} axes = [0] keepdims
+func.func @softmax_axis_0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = fuse.softmax %x axis = 0 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// layer_norm in bf16: widened to f32 (input, scale and bias), a corrected
+// two-pass variance over the trailing axes, rounded back once at the end.
+// CHECK-LABEL: func.func @layer_norm_bf16
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xbf16>, %[[G:.*]]: tensor<4x8xbf16>, %[[B:.*]]: tensor<4x8xbf16>)
+// CHECK-NEXT: %[[XF:.*]] = fuse.cast %[[X]] : tensor<2x4x8xbf16> to tensor<2x4x8xf32>
+// CHECK-NEXT: %[[M:.*]] = fuse.reduce_mean %[[XF]] axes = [1, 2] keepdims : tensor<2x4x8xf32> -> tensor<2x1x1xf32>
+// CHECK-NEXT: %[[D:.*]] = fuse.sub %[[XF]], %[[M]]
+// CHECK-NEXT: %[[M2:.*]] = fuse.reduce_mean %[[D]] axes = [1, 2] keepdims
+// CHECK-NEXT: %[[C:.*]] = fuse.sub %[[D]], %[[M2]]
+// CHECK-NEXT: %[[SQ:.*]] = fuse.mul %[[C]], %[[C]]
+// CHECK-NEXT: %[[V:.*]] = fuse.reduce_mean %[[SQ]] axes = [1, 2] keepdims
+// CHECK-NEXT: %[[EPS:.*]] = fuse.constant dense<9.99999974E-6> : tensor<2x1x1xf32>
+// CHECK-NEXT: %[[VE:.*]] = fuse.add %[[V]], %[[EPS]]
+// CHECK-NEXT: %[[R:.*]] = fuse.rsqrt %[[VE]]
+// CHECK-NEXT: %[[N:.*]] = fuse.mul %[[C]], %[[R]]
+// CHECK-NEXT: %[[GF:.*]] = fuse.cast %[[G]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-NEXT: %[[NG:.*]] = fuse.mul %[[N]], %[[GF]]
+// CHECK-NEXT: %[[BF:.*]] = fuse.cast %[[B]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-NEXT: %[[Y:.*]] = fuse.add %[[NG]], %[[BF]]
+// CHECK-NEXT: %[[OUT:.*]] = fuse.cast %[[Y]] : tensor<2x4x8xf32> to tensor<2x4x8xbf16>
+// CHECK-NEXT: return %[[OUT]]
+func.func @layer_norm_bf16(%x: tensor<2x4x8xbf16>, %g: tensor<4x8xbf16>, %b: tensor<4x8xbf16>) -> tensor<2x4x8xbf16> {
+  %0 = fuse.layer_norm %x scale %g bias %b axis = 1 epsilon = 1.0e-05
+      : (tensor<2x4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<2x4x8xbf16>
+  return %0 : tensor<2x4x8xbf16>
+}
+
+// -----
+
+// rms_norm without a scale: no centring, one reduction.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[SQ:.*]] = fuse.mul %[[X]], %[[X]]
+// CHECK-NEXT: %[[MS:.*]] = fuse.reduce_mean %[[SQ]] axes = [1] keepdims
+// CHECK-NEXT: %[[EPS:.*]] = fuse.constant dense<9.99999997E-7> : tensor<4x1xf32>
+// CHECK-NEXT: %[[VE:.*]] = fuse.add %[[MS]], %[[EPS]]
+// CHECK-NEXT: %[[R:.*]] = fuse.rsqrt %[[VE]]
+// CHECK-NEXT: %[[Y:.*]] = fuse.mul %[[X]], %[[R]]
+// CHECK-NEXT: return %[[Y]]
+func.func @rms_norm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = fuse.rms_norm %x axis = 1 epsilon = 1.0e-06 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Other ops are left alone.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NEXT: fuse.reduce_sum
+// CHECK-NEXT: return
+func.func @untouched(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = fuse.reduce_sum %x axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,147 @@
+//===- RowKernelTest.cpp - What forms one row-reduction kernel ------------===//
+//
+// The row shape of reductions, the per-row broadcast rule, and the value
+// kinds and refusals of analyzeRowKernel on small function bodies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuseTestUtils.h"
+
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace {
+
+class RowKernelTest : public opfuse::test::FuseTest {
+protected:
+  /// Analyses the body of the first function of `source`, its returned
+  /// values as the outputs.
+  std::optional<RowKernelInfo> analyze(llvm::StringRef source) {
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    if (!func)
+      return std::nullopt;
+    SmallVector<Operation *> ops;
+    for (Operation &op : func.getBody().front().without_terminator())
+      ops.push_back(&op);
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    why.clear();
+    return analyzeRowKernel(ops, llvm::to_vector(ret.getOperands()), why);
+  }
+
+  std::string why;
+};
+
+TEST(BroadcastsPerRow, LeadingDimensionsAreTheRow) {
+  EXPECT_TRUE(broadcastsPerRow({8, 1}, {8, 16}, 8));
+  EXPECT_TRUE(broadcastsPerRow({4, 2, 1}, {4, 2, 16}, 8));
+  EXPECT_TRUE(broadcastsPerRow({8, 1, 1}, {8, 4, 4}, 8));
+  // [8] aligns with the columns of [8, 8]: across rows, not along them.
+  EXPECT_FALSE(broadcastsPerRow({8}, {8, 8}, 8));
+  // One value for all rows is not per row.
+  EXPECT_FALSE(broadcastsPerRow({1, 1}, {8, 16}, 8));
+  // Rows of 1: the value is the whole tensor.
+  EXPECT_TRUE(broadcastsPerRow({8, 1}, {8, 1}, 8));
+}
+
+TEST_F(RowKernelTest, SoftmaxKinds) {
+  std::optional<RowKernelInfo> info = analyze(R"mlir(
+    func.func @f(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+      %m = fuse.reduce_max %x axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
+      %d = fuse.sub %x, %m : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+      %e = fuse.exp %d : tensor<4x64xf32>
+      %s = fuse.reduce_sum %e axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
+      %r = fuse.reciprocal %s : tensor<4x1xf32>
+      %p = fuse.mul %e, %r : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+      return %p : tensor<4x64xf32>
+    })mlir");
+  ASSERT_TRUE(info) << why;
+  EXPECT_EQ(info->shape.rows, 4);
+  EXPECT_EQ(info->shape.rowLength, 64);
+  func::FuncOp func = *module->getOps<func::FuncOp>().begin();
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front().without_terminator())
+    ops.push_back(&op);
+  EXPECT_EQ(info->kinds.lookup(func.getArgument(0)), RowValueKind::Element);
+  EXPECT_EQ(info->kinds.lookup(ops[0]->getResult(0)), RowValueKind::Row);
+  EXPECT_EQ(info->kinds.lookup(ops[2]->getResult(0)), RowValueKind::Element);
+  EXPECT_EQ(info->kinds.lookup(ops[4]->getResult(0)), RowValueKind::Row);
+  EXPECT_EQ(info->kinds.lookup(ops[5]->getResult(0)), RowValueKind::Element);
+}
+
+TEST_F(RowKernelTest, BroadcastInputsAndMultiDimRows) {
+  std::optional<RowKernelInfo> info = analyze(R"mlir(
+    func.func @f(%x: tensor<2x4x8xf32>, %g: tensor<4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2xf32>) {
+      %s = fuse.reduce_sum %x axes = [1, 2] : tensor<2x4x8xf32> -> tensor<2xf32>
+      %k = fuse.reduce_mean %x axes = [1, 2] keepdims : tensor<2x4x8xf32> -> tensor<2x1x1xf32>
+      %n = fuse.neg %g : tensor<4x8xf32>
+      %d = fuse.sub %x, %k : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+      %y = fuse.mul %d, %n : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+      return %y, %s : tensor<2x4x8xf32>, tensor<2xf32>
+    })mlir");
+  ASSERT_TRUE(info) << why;
+  EXPECT_EQ(info->shape.rows, 2);
+  EXPECT_EQ(info->shape.rowLength, 32);
+  func::FuncOp func = *module->getOps<func::FuncOp>().begin();
+  EXPECT_EQ(info->kinds.lookup(func.getArgument(1)), RowValueKind::Broadcast);
+}
+
+TEST_F(RowKernelTest, RefusesLeadingAxes) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<4x8xf32>) -> tensor<8xf32> {
+      %s = fuse.reduce_sum %x axes = [0] : tensor<4x8xf32> -> tensor<8xf32>
+      return %s : tensor<8xf32>
+    })mlir"));
+  EXPECT_NE(why.find("reduces dimensions that are not the trailing ones"),
+            std::string::npos)
+      << why;
+}
+
+TEST_F(RowKernelTest, RefusesDifferentRows) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<4xf32>) {
+      %a = fuse.reduce_sum %x axes = [1] : tensor<8x16xf32> -> tensor<8xf32>
+      %r = fuse.reshape %x : tensor<8x16xf32> -> tensor<4x32xf32>
+      %b = fuse.reduce_sum %r axes = [1] : tensor<4x32xf32> -> tensor<4xf32>
+      return %a, %b : tensor<8xf32>, tensor<4xf32>
+    })mlir"));
+  EXPECT_NE(why.find("reduces rows of 32 elements (4 rows), but the kernel's "
+                     "rows have 16 (8 rows)"),
+            std::string::npos)
+      << why;
+}
+
+TEST_F(RowKernelTest, RefusesBroadcastAcrossRows) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %s = fuse.reduce_sum %x axes = [1] : tensor<8x8xf32> -> tensor<8xf32>
+      %d = fuse.div %x, %s : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+      return %d : tensor<8x8xf32>
+    })mlir"));
+  EXPECT_NE(why.find("across rows, not along them"), std::string::npos) << why;
+}
+
+TEST_F(RowKernelTest, RefusesSmallerOutputs) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x16xf32>, %g: tensor<16xf32>) -> (tensor<8xf32>, tensor<16xf32>) {
+      %s = fuse.reduce_sum %x axes = [1] : tensor<8x16xf32> -> tensor<8xf32>
+      %n = fuse.neg %g : tensor<16xf32>
+      return %s, %n : tensor<8xf32>, tensor<16xf32>
+    })mlir"));
+  EXPECT_NE(why.find("neither per element nor per row"), std::string::npos)
+      << why;
+}
+
+TEST_F(RowKernelTest, RefusesWithoutReduction) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+      %n = fuse.neg %x : tensor<8x16xf32>
+      return %n : tensor<8x16xf32>
+    })mlir"));
+  EXPECT_EQ(why, "it contains no reduction");
+}
+
+} // namespace
