@@ -5,6 +5,7 @@
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -14,18 +15,36 @@ using namespace opfuse::fuse;
 namespace opfuse {
 
 namespace {
-/// Whether each thread of `kernel` reads an element of a same-size input
-/// before it writes the same element of an output: true for the loop
-/// emitter's kernels (elementwise ops, broadcasts, reshapes), whose
-/// full-size values are all addressed by the linear index, loads first.
-bool isLoopKernel(Operation *kernel) {
+/// The element count of the outputs `kernel` may write over a same-size
+/// input that dies in it, 0 when none: every thread must read each element
+/// of such an input before it writes the same element of the output, and
+/// no other thread may read it. The loop emitter's kernels (elementwise
+/// ops, broadcasts, reshapes) address every full-size value by the linear
+/// index, loads first: any same-size pair. A row kernel's thread reads and
+/// writes the same positions of its row in every pass: per-element pairs
+/// only (a per-row input is read by every thread of the row, while the
+/// row's first thread writes).
+int64_t inPlaceElements(Operation *kernel) {
   auto group = dyn_cast<GroupOp>(kernel);
   if (!group)
-    return isElementwise(kernel);
-  for (Operation &op : group.getBody().front())
-    if (!isElementwise(&op) && !isa<ReshapeOp, ConstantOp, YieldOp>(op))
-      return false;
-  return true;
+    return isElementwise(kernel)
+               ? getNumElements(kernel->getResult(0).getType())
+               : 0;
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> ops;
+  bool loopOnly = true;
+  for (Operation &op : body.without_terminator()) {
+    ops.push_back(&op);
+    loopOnly &= isElementwise(&op) || isa<ReshapeOp, ConstantOp>(op);
+  }
+  if (loopOnly)
+    return group.getNumResults() == 0
+               ? 0
+               : getNumElements(group.getResult(0).getType());
+  std::string why;
+  std::optional<RowKernelInfo> rows = analyzeRowKernel(
+      ops, llvm::to_vector(body.getTerminator()->getOperands()), why);
+  return rows ? rows->shape.rows * rows->shape.rowLength : 0;
 }
 
 /// The values a kernel reads: a group's inputs, an op's operands.
@@ -84,13 +103,13 @@ FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
           kernelName + ".out" + std::to_string(value.getResultNumber());
       node.writes.push_back(addBuffer(value, true, name));
     }
-    if (isLoopKernel(&op))
+    if (int64_t elements = inPlaceElements(&op))
       for (OpResult value : op.getResults())
         for (Value input : kernelInputs(&op)) {
           auto it = result.bufferOf.find(input);
           if (it == result.bufferOf.end() ||
-              getNumElements(input.getType()) !=
-                  getNumElements(value.getType()) ||
+              getNumElements(input.getType()) != elements ||
+              getNumElements(value.getType()) != elements ||
               getByteSize(input.getType()) != getByteSize(value.getType()))
             continue;
           node.inPlace.push_back(

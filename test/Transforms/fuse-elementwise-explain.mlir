@@ -73,3 +73,14 @@ func.func @across_rows(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %d = fuse.div %x, %s : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
   return %d : tensor<8x8xf32>
 }
+
+// -----
+
+func.func @epilogue_stays(%x: tensor<8x16xf32>) -> tensor<4xf32> {
+  %m = fuse.reduce_max %x axes = [1] keepdims : tensor<8x16xf32> -> tensor<8x1xf32>
+  // expected-remark@+1 {{fuse-elementwise: not fused: it is the epilogue of 'fuse.reduce_max' at 80:8, which cannot join this kernel; it stays in that reduction's kernel (kernel of 'fuse.reduce_sum' at 84:8)}}
+  %d = fuse.sub %x, %m : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+  %r = fuse.reshape %d : tensor<8x16xf32> -> tensor<4x2x16xf32>
+  %s = fuse.reduce_sum %r axes = [1, 2] : tensor<4x2x16xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

@@ -111,3 +111,38 @@ func.func @groups(%x: tensor<256xf32>) -> tensor<256xf32> {
   }
   return %4 : tensor<256xf32>
 }
+
+// -----
+
+// A row kernel reads and writes the same positions of its row in every
+// pass, so its per-element output goes over its dying per-element input
+// (k1 over k0's exp); its per-row output does not go over a dying per-row
+// input (k2), since every thread of a row reads that while the row's first
+// thread writes.
+// CHECK-LABEL: func.func @row_kernels
+// CHECK-SAME: in_place = 1 : i64
+// EXPLAIN: remark: fuse-plan-memory: writes row_kernels_k1.out0 in place over row_kernels_k0.out0, which dies in this kernel
+// With plan-outputs k2's result is in the arena, and still not over k1's
+// per-row output.
+// OUTPUTS-LABEL: func.func @row_kernels
+// OUTPUTS-SAME: in_place = 1 : i64
+func.func @row_kernels(%x: tensor<256x1024xf32>) -> tensor<256x1xf32> {
+  %0 = fuse.group(%x) : (tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  ^bb0(%a: tensor<256x1024xf32>):
+    %e = fuse.exp %a : tensor<256x1024xf32>
+    fuse.yield %e : tensor<256x1024xf32>
+  }
+  %1:2 = fuse.group(%0) : (tensor<256x1024xf32>) -> (tensor<256x1024xf32>, tensor<256x1xf32>) {
+  ^bb0(%a: tensor<256x1024xf32>):
+    %m = fuse.reduce_max %a axes = [1] keepdims : tensor<256x1024xf32> -> tensor<256x1xf32>
+    %d = fuse.sub %a, %m : (tensor<256x1024xf32>, tensor<256x1xf32>) -> tensor<256x1024xf32>
+    fuse.yield %d, %m : tensor<256x1024xf32>, tensor<256x1xf32>
+  }
+  %2 = fuse.group(%1#0, %1#1) : (tensor<256x1024xf32>, tensor<256x1xf32>) -> tensor<256x1xf32> {
+  ^bb0(%a: tensor<256x1024xf32>, %m: tensor<256x1xf32>):
+    %s = fuse.reduce_sum %a axes = [1] keepdims : tensor<256x1024xf32> -> tensor<256x1xf32>
+    %t = fuse.add %s, %m : (tensor<256x1xf32>, tensor<256x1xf32>) -> tensor<256x1xf32>
+    fuse.yield %t : tensor<256x1xf32>
+  }
+  return %2 : tensor<256x1xf32>
+}

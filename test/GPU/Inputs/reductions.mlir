@@ -119,3 +119,14 @@ func.func @reduce_axes(%x: tensor<16x64x32xf32>)
   %d = fuse.reduce_mean %x axes = [1] keepdims : tensor<16x64x32xf32> -> tensor<16x1x32xf32>
   return %a, %b, %c, %d : tensor<16xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<16x1x32xf32>
 }
+
+// Two row kernels over rows of different lengths: the second writes its
+// output over the first one's, which dies in it (in place).
+func.func @softmax_in_place(%x: tensor<2048x1024xf32>) -> tensor<2048x1024xf32> {
+  %r = fuse.reshape %x : tensor<2048x1024xf32> -> tensor<4096x512xf32>
+  %a = fuse.softmax %r axis = 1 : tensor<4096x512xf32>
+  %b = fuse.reshape %a : tensor<4096x512xf32> -> tensor<2048x1024xf32>
+  %c = fuse.exp %b : tensor<2048x1024xf32>
+  %d = fuse.layer_norm %c axis = 1 epsilon = 1.0e-05 : (tensor<2048x1024xf32>) -> tensor<2048x1024xf32>
+  return %d : tensor<2048x1024xf32>
+}

@@ -186,13 +186,14 @@ private:
 
   /// Whether cluster `k` with `op` added is still a kernel an emitter
   /// accepts: with a reduction in it, one row kernel; `why` says what fails.
-  bool emittable(Operation *op, int k, std::string &why) {
-    if (!clusters[k].hasReduction && !isReduction(op))
+  bool emittable(ArrayRef<Operation *> extra, int k, std::string &why) {
+    if (!clusters[k].hasReduction && llvm::none_of(extra, isReduction))
       return true;
     SmallVector<Operation *> ops(clusters[k].ops.begin(),
                                  clusters[k].ops.end());
-    if (!clusters[k].ops.contains(op))
-      ops.push_back(op);
+    for (Operation *op : extra)
+      if (!clusters[k].ops.contains(op))
+        ops.push_back(op);
     llvm::sort(ops, [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b);
     });
@@ -205,6 +206,34 @@ private:
             }))
           outputs.push_back(result);
     return analyzeRowKernel(ops, outputs, why).has_value();
+  }
+
+  /// A row reduction outside cluster `k` whose per-row result `producer`
+  /// reads (directly, or through smaller elementwise ops) and that cannot
+  /// join the cluster with it; null when there is none. Taking `producer`
+  /// would split that reduction's epilogue from its kernel.
+  Operation *foreignReductionFeeding(Operation *producer, int k) {
+    const int64_t size = getNumElements(producer->getResult(0).getType());
+    SmallVector<Operation *> stack = {producer};
+    DenseSet<Operation *> seen;
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || def->getBlock() != &block || inCluster(def, k) ||
+            !seen.insert(def).second)
+          continue;
+        if (getRowShape(def)) {
+          std::string why;
+          if (!emittable({producer, def}, k, why))
+            return def;
+        } else if (isElementwise(def) &&
+                   getNumElements(def->getResult(0).getType()) < size) {
+          stack.push_back(def);
+        }
+      }
+    }
+    return nullptr;
   }
 
   /// Whether adding `op` to cluster `k` makes a path leave it and return.
@@ -294,6 +323,13 @@ private:
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
   void consider(Operation *producer, int k, Worklist &worklist) {
     Cluster &cluster = clusters[k];
+    if (Operation *reduction = foreignReductionFeeding(producer, k)) {
+      remark(producer, k,
+             "not fused: it is the epilogue of " + describe(reduction) +
+                 ", which cannot join this kernel; it stays in that "
+                 "reduction's kernel");
+      return;
+    }
     bool allUsersInside = llvm::all_of(
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
     if (isa<ReshapeOp>(producer) &&
@@ -314,7 +350,7 @@ private:
         return;
       }
       std::string why;
-      if (!emittable(producer, k, why)) {
+      if (!emittable({producer}, k, why)) {
         remark(producer, k, "not fused: " + why);
         return;
       }
@@ -381,7 +417,7 @@ private:
       producer->getResult(0).replaceUsesWithIf(
           copy->getResult(0),
           [&](OpOperand &use) { return inCluster(use.getOwner(), k); });
-      if (createsCycle(copy, k) || !emittable(copy, k, why)) {
+      if (createsCycle(copy, k) || !emittable({copy}, k, why)) {
         copy->getResult(0).replaceAllUsesWith(producer->getResult(0));
         copy->erase();
         return false;
@@ -396,7 +432,7 @@ private:
       // A row kernel writes per-element and per-row outputs alike.
       if (!sameShape && !cluster.hasReduction && !isReduction(producer))
         return false;
-      if (!emittable(producer, k, why))
+      if (!emittable({producer}, k, why))
         return false;
       if (createsCycle(producer, k)) {
         cycle = true;
