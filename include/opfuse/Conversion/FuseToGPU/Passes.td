@@ -10,11 +10,12 @@
 include "mlir/Pass/PassBase.td"
 
 def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
-  let summary = "Emit one GPU kernel per fuse.group with the loop emitter";
+  let summary = "Emit one GPU kernel per fuse.group with the loop or row emitter";
   let description = [{
-    Every `fuse.group` of elementwise and broadcast ops, and every elementwise
-    op left outside a group (wrapped in a group of one first), becomes a
-    `gpu.func` in the `gpu.module @opfuse_kernels`, targeted at NVVM. The
+    Every `fuse.group`, and every elementwise op or reduction left outside a
+    group (wrapped in a group of one first), becomes a `gpu.func` in the
+    `gpu.module @opfuse_kernels`, targeted at NVVM: a group holding a
+    reduction with the row emitter, any other with the loop emitter. The
     group gets the attributes `fuse.kernel` (the kernel's symbol),
     `fuse.grid` and `fuse.block` (its launch configuration); the launch plan
     is read from them.
@@ -38,11 +39,32 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     rounded when stored, or where a `fuse.cast` asks for it. Kernel
     arguments are bare global pointers, inputs first, then outputs.
 
+    The row emitter splits the reductions' iteration space into rows (the
+    trailing, reduced dimensions) and gives each row a power-of-two segment
+    of threads: part of a warp for short rows, a warp, or up to a block of
+    1024, so that a thread holds at most `row-elements-per-thread` elements
+    (16-byte vectors a segment apart, coalesced); several rows share a block
+    of `block-size` threads when they are short. A thread loads its part of
+    the row once and keeps it in registers; each reduction folds it
+    pairwise, combines the segment with xor shuffles and, across warps,
+    through one shared-memory slot per warp and one barrier; per-row values
+    (a mean, an rsqrt) are computed once per thread; the epilogue is
+    computed from the same registers and stored as vectors, a per-row
+    output by the row's first thread. Rows longer than 1024 threads hold
+    are streamed: one pass over the row per reduction and one for the
+    outputs. Vector slots past the row's end read a vector inside it and
+    fold the identity; threads past the last row recompute it and store
+    nothing, so every thread reaches every shuffle and barrier. A lone
+    reduction over leading dimensions gets one thread per result, walking
+    its reduced elements (neighbouring threads read neighbouring
+    addresses).
+
     A `fuse.reshape` outside a group needs no kernel (its result aliases its
     input), and a dense or resource `fuse.constant` becomes an initialised
-    buffer of the launch plan. Every other op (matmul, conv2d, reductions,
-    normalisations, transpose, slice, concat, gather, collectives) fails with
-    `'<op>' is not yet supported for GPU emission` at its location.
+    buffer of the launch plan. softmax, layer_norm and rms_norm must be
+    decomposed first (`fuse-decompose`; the pipeline does). Every other op
+    (matmul, conv2d, transpose, slice, concat, gather, collectives) fails
+    with `'<op>' is not yet supported for GPU emission` at its location.
 
     ```mlir
     %0 = fuse.group (%x) : (tensor<1024xf32>) -> tensor<1024xf32> {...}

@@ -46,7 +46,7 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
 }
 
 def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
-  let summary = "Group elementwise and broadcast chains into fuse.group kernels";
+  let summary = "Group elementwise chains, and row reductions with their prologues and epilogues, into fuse.group kernels";
   let description = [{
     Groups producer-consumer chains of elementwise ops (every op with the
     `BroadcastElementwise` trait: unary, binary, compare, select, cast),
@@ -57,7 +57,24 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     inside and it spans the group's whole iteration space, and otherwise
     stays outside, where it costs nothing (its result aliases its input).
 
-    Groups grow from the last op of the function backwards through operands.
+    Reductions (`reduce_sum`, `reduce_max`, `reduce_mean`; softmax and the
+    normalisations after `fuse-decompose`) over the trailing dimensions of
+    their input join a group too, so that a reduction, the elementwise ops
+    that feed it (prologue), those that use its per-row result broadcast
+    back over the row (epilogue), and further reductions over the same rows
+    (layer_norm's mean and variance, softmax's max and sum) form one
+    row-reduction kernel. A group with a reduction must stay one such
+    kernel (`opfuse/Dialect/Fuse/IR/RowKernel.h`, shared with the emitter):
+    all its reductions over the same rows, a per-row value combined with
+    per-element ones only through a broadcast along its row, outputs per
+    element or per row. An elementwise op that reads the per-row result of a
+    reduction that cannot join (other rows) stays in that reduction's
+    kernel as its epilogue. A reduction over leading dimensions stays alone
+    (the GPU conversion gives it a kernel of its own).
+
+    Groups grow from the last op of the function backwards through operands,
+    considering the latest candidate first, so a value feeding two members
+    (softmax's exp feeds the sum and the division) joins once, unshared.
     A kernel iterates over the shape of its outputs, so every output of a
     group has the group's shape; an op of a smaller shape (a transformed
     bias) joins only when all its users are inside, and is evaluated at the
@@ -85,8 +102,8 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
 
     With `fuse-explain`, every decision about a producer that has users
     outside the group (recomputed, extra output, refused), every refused
-    reshape, and every edge where a kernel stops at an op that is not
-    elementwise (a matmul, a reduction) is reported as a remark naming the
+    reshape or reduction, and every edge where a kernel stops at an op that
+    is not elementwise (a matmul) is reported as a remark naming the
     reason.
 
     Example:
@@ -137,7 +154,10 @@ def FusePlanMemory : Pass<"fuse-plan-memory", "mlir::func::FuncOp"> {
     3. **In-place reuse.** A kernel of the loop emitter (elementwise ops,
        broadcasts, reshapes) writes an output over an input of the same
        element count and bytes that dies in it: each thread reads its
-       elements before it writes them.
+       elements before it writes them. A row-reduction kernel does the same
+       for its per-element outputs and inputs (a thread reads and writes
+       the same positions of its row in every pass), never for per-row
+       ones.
     4. **Offsets.** Placement heuristics (first fit by size, by lifetime,
        by start, and best fit by size) each assign 256-byte-aligned offsets;
        the smallest arena is kept. When it is more than 2% above the lower
