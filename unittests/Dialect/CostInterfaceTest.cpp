@@ -76,6 +76,11 @@ TEST_F(CostInterfaceTest, BinaryCountsResultElementsAndReadsBothOperands) {
                          "%0 = fuse.mul %x, %b : (tensor<4x1xf32>, "
                          "tensor<8xf32>) -> tensor<4x8xf32>")),
             (Cost{32, 48, 128, 0}));
+  // x * x reads x once: 128 bytes, not 256.
+  EXPECT_EQ((cost<MulOp>("%x: tensor<4x8xf32>",
+                         "%0 = fuse.mul %x, %x : (tensor<4x8xf32>, "
+                         "tensor<4x8xf32>) -> tensor<4x8xf32>")),
+            (Cost{32, 128, 128, 0}));
 }
 
 TEST_F(CostInterfaceTest, CompareWritesOneBytePerBool) {

@@ -10,15 +10,19 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
 namespace opfuse::fuse {
 
 int64_t detail::defaultBytesRead(Operation *op) {
+  // A value used twice (x * x) is read once.
   int64_t bytes = 0;
-  for (Type type : op->getOperandTypes())
-    bytes += getByteSize(type);
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (Value operand : op->getOperands())
+    if (seen.insert(operand).second)
+      bytes += getByteSize(operand.getType());
   return bytes;
 }
 
