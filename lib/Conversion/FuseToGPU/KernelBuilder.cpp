@@ -10,6 +10,7 @@
 #include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
@@ -47,6 +48,64 @@ FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
   access.isScalar = getNumElements(input) == 1;
   access.innerContiguous = rank > 0 && access.strides[rank - 1] == 1;
   return access;
+}
+
+int64_t vectorLanes(GroupOp group) {
+  int64_t widest = 1;
+  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
+                                           group.getResultTypes()))
+    widest = std::max(widest,
+                      getElementByteSize(getStorageType(
+                          cast<RankedTensorType>(type).getElementType())));
+  return 16 / widest;
+}
+
+Type indexTypeFor(MLIRContext *context, int64_t elements) {
+  return IntegerType::get(context, elements < (int64_t(1) << 31) ? 32 : 64);
+}
+
+gpu::GPUFuncOp createKernel(OpBuilder &b, GroupOp group,
+                            gpu::GPUModuleOp module, StringRef name,
+                            int64_t threads) {
+  auto pointerType =
+      LLVM::LLVMPointerType::get(group.getContext(), /*addressSpace=*/1);
+  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults(),
+                             pointerType);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = group.getLoc();
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return func;
+}
+
+Value splatScalar(OpBuilder &b, ConstantOp constant) {
+  auto splat = cast<DenseElementsAttr>(constant.getValue());
+  Type elementType = splat.getElementType();
+  Type computeType = getComputeType(elementType);
+  TypedAttr value;
+  if (isa<FloatType>(elementType))
+    value = b.getFloatAttr(computeType,
+                           splat.getSplatValue<APFloat>().convertToDouble());
+  else
+    value = b.getIntegerAttr(computeType,
+                             splat.getSplatValue<APInt>().getSExtValue());
+  return arith::ConstantOp::create(b, constant.getLoc(), value);
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
 }
 
 Value KernelBuilder::constant(int64_t value) {

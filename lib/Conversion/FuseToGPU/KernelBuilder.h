@@ -11,6 +11,7 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace opfuse {
@@ -35,6 +36,25 @@ mlir::FailureOr<InputAccess> analyzeInput(fuse::GroupOp group,
                                           mlir::RankedTensorType input,
                                           llvm::ArrayRef<int64_t> space,
                                           unsigned index);
+
+/// Lanes of a 16-byte vector of the widest element `group` reads or writes.
+int64_t vectorLanes(fuse::GroupOp group);
+
+/// i32 when `elements` fit in 31 bits, else i64: the kernel's index type.
+mlir::Type indexTypeFor(mlir::MLIRContext *context, int64_t elements);
+
+/// A new kernel `name` at the end of `module`, one global pointer argument
+/// per input and then per output of `group`, known to run `threads` per
+/// block; its body holds only the gpu.return.
+mlir::gpu::GPUFuncOp createKernel(mlir::OpBuilder &b, fuse::GroupOp group,
+                                  mlir::gpu::GPUModuleOp module,
+                                  llvm::StringRef name, int64_t threads);
+
+/// A splat fuse.constant as one scalar of its compute type.
+mlir::Value splatScalar(mlir::OpBuilder &b, fuse::ConstantOp constant);
+
+/// Row-major element strides of `shape`.
+llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
 /// Builds a kernel body; owns the builder state of one gpu.func.
 class KernelBuilder {

@@ -102,13 +102,7 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
 
   // Lanes per thread: 16 bytes of the widest stored element, when the
   // elements split evenly and no broadcast read crosses a row of its layout.
-  int64_t widest = 1;
-  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
-                                           group.getResultTypes()))
-    widest = std::max(widest,
-                      getElementByteSize(getStorageType(
-                          cast<RankedTensorType>(type).getElementType())));
-  int64_t vec = 16 / widest;
+  int64_t vec = vectorLanes(group);
   if (first.getRank() == 0 || elements % vec != 0)
     vec = 1;
   for (const Access &access : accesses)
@@ -118,22 +112,12 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
       vec = 1;
   const int64_t vectors = elements / vec;
 
-  MLIRContext *context = group.getContext();
-  Type indexType = elements < (int64_t(1) << 31) ? IntegerType::get(context, 32)
-                                                 : IntegerType::get(context, 64);
-  auto pointerType = LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
-  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults(),
-                             pointerType);
-
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type indexType = indexTypeFor(group.getContext(), elements);
+  OpBuilder b(group.getContext());
   Location loc = group.getLoc();
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     b.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, blockSize);
   Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
 
   // Each thread owns `unroll` vectors, a block's width apart so that a warp
@@ -156,11 +140,7 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           firstVector, kb.constant(vectors));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-    gpu::ReturnOp::create(b, loc);
     b.setInsertionPointToStart(&guard.getThenRegion().front());
-  } else {
-    gpu::ReturnOp::create(b, loc);
-    b.setInsertionPoint(entry.getTerminator());
   }
 
   using Key = std::pair<Value, int>;
@@ -230,18 +210,7 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
       for (Operation &op : body.without_terminator()) {
         Value result = op.getResult(0);
         if (auto constant = dyn_cast<ConstantOp>(op)) {
-          auto splat = cast<DenseElementsAttr>(constant.getValue());
-          Type elementType = splat.getElementType();
-          Type computeType = getComputeType(elementType);
-          TypedAttr value;
-          if (isa<FloatType>(elementType))
-            value = b.getFloatAttr(
-                computeType, splat.getSplatValue<APFloat>().convertToDouble());
-          else
-            value = b.getIntegerAttr(
-                computeType, splat.getSplatValue<APInt>().getSExtValue());
-          scalars[{result, -1}] =
-              arith::ConstantOp::create(b, op.getLoc(), value);
+          scalars[{result, -1}] = splatScalar(b, constant);
           continue;
         }
         SmallVector<int> ctx;

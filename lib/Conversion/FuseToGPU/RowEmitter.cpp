@@ -84,6 +84,10 @@ private:
   // Threads and rows.
   void emitRowIndices();
   Position makePosition(Value vectorIndex, bool mayBeOutside);
+  /// Strided mode: the input offset of element `index` of the kept
+  /// dimensions (the row) or of the reduced ones (the column), each
+  /// enumerated in row-major order.
+  Value stridedOffset(Value index, bool reduced);
 
   // Values.
   FailureOr<SmallVector<Value>> evaluate(Value value, Position &position,
@@ -172,30 +176,28 @@ void RowKernelEmitter::emitRowIndices() {
                                      kb.constant(layout.rows));
     row = arith::MinUIOp::create(b, loc, row, kb.constant(layout.rows - 1));
   }
-  if (layout.strided) {
-    // The kept dimensions of the input, in order, address the row.
-    Operation *reduction = &body.front();
-    auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
-    auto axes = reduction->getAttrOfType<DenseI64ArrayAttr>("axes");
-    SmallVector<int64_t> keptShape, keptStrides;
-    int64_t stride = 1;
-    SmallVector<int64_t> strides(input.getRank());
-    for (int64_t d = input.getRank() - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= input.getDimSize(d);
+  if (layout.strided)
+    stridedRowOffset = stridedOffset(row, /*reduced=*/false);
+}
+
+Value RowKernelEmitter::stridedOffset(Value index, bool reduced) {
+  Operation *reduction = &body.front();
+  auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
+  ArrayRef<int64_t> axes =
+      reduction->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+  SmallVector<int64_t> strides = rowMajorStrides(input.getShape());
+  SmallVector<int64_t> shape, selectedStrides;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (llvm::is_contained(axes, d) == reduced) {
+      shape.push_back(input.getDimSize(d));
+      selectedStrides.push_back(strides[d]);
     }
-    for (int64_t d = 0; d < input.getRank(); ++d)
-      if (!llvm::is_contained(axes.asArrayRef(), d)) {
-        keptShape.push_back(input.getDimSize(d));
-        keptStrides.push_back(strides[d]);
-      }
-    SmallVector<Value> indices = kb.decompose(row, keptShape);
-    stridedRowOffset = kb.constant(0);
-    for (auto [index, s] : llvm::zip(indices, keptStrides))
-      stridedRowOffset = arith::AddIOp::create(
-          b, loc, stridedRowOffset,
-          arith::MulIOp::create(b, loc, index, kb.constant(s)));
-  }
+  Value offset = kb.constant(0);
+  for (auto [i, stride] : llvm::zip(kb.decompose(index, shape),
+                                    selectedStrides))
+    offset = arith::AddIOp::create(
+        b, loc, offset, arith::MulIOp::create(b, loc, i, kb.constant(stride)));
+  return offset;
 }
 
 Position RowKernelEmitter::makePosition(Value vectorIndex, bool mayBeOutside) {
@@ -219,26 +221,8 @@ Position RowKernelEmitter::makePosition(Value vectorIndex, bool mayBeOutside) {
         column);
     return position;
   }
-  Operation *reduction = &body.front();
-  auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
-  auto axes = reduction->getAttrOfType<DenseI64ArrayAttr>("axes");
-  SmallVector<int64_t> reducedShape, reducedStrides;
-  int64_t stride = 1;
-  SmallVector<int64_t> strides(input.getRank());
-  for (int64_t d = input.getRank() - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= input.getDimSize(d);
-  }
-  for (int64_t axis : axes.asArrayRef()) {
-    reducedShape.push_back(input.getDimSize(axis));
-    reducedStrides.push_back(strides[axis]);
-  }
-  Value offset = stridedRowOffset;
-  for (auto [index, s] :
-       llvm::zip(kb.decompose(column, reducedShape), reducedStrides))
-    offset = arith::AddIOp::create(
-        b, loc, offset, arith::MulIOp::create(b, loc, index, kb.constant(s)));
-  position.elementIndex = offset;
+  position.elementIndex = arith::AddIOp::create(
+      b, loc, stridedRowOffset, stridedOffset(column, /*reduced=*/true));
   return position;
 }
 
@@ -350,17 +334,7 @@ FailureOr<Value> RowKernelEmitter::rowScalar(Value value) {
       operands.push_back(*scalar);
     }
     if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto splat = cast<DenseElementsAttr>(constant.getValue());
-      Type elementType = splat.getElementType();
-      Type computeType = getComputeType(elementType);
-      TypedAttr attr;
-      if (isa<FloatType>(elementType))
-        attr = b.getFloatAttr(computeType,
-                              splat.getSplatValue<APFloat>().convertToDouble());
-      else
-        attr = b.getIntegerAttr(computeType,
-                                splat.getSplatValue<APInt>().getSExtValue());
-      result = arith::ConstantOp::create(b, loc, attr);
+      result = splatScalar(b, constant);
     } else {
       FailureOr<Value> scalar = emitScalarOp(b, op, operands);
       if (failed(scalar))
@@ -651,13 +625,7 @@ RowLayout chooseLayout(GroupOp group, const RowKernelInfo &info,
   layout.rowLength = info.shape.rowLength;
   // 16-byte vectors of the widest element, when rows split into them and
   // no broadcast read crosses the innermost dimension of its layout.
-  int64_t widest = 1;
-  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
-                                           group.getResultTypes()))
-    widest = std::max(widest,
-                      getElementByteSize(getStorageType(
-                          cast<RankedTensorType>(type).getElementType())));
-  layout.vec = 16 / widest;
+  layout.vec = vectorLanes(group);
   if (layout.rowLength % layout.vec != 0)
     layout.vec = 1;
   for (Operation &op : group.getBody().front().without_terminator()) {
@@ -734,26 +702,13 @@ FailureOr<LaunchConfig> emitRowKernel(GroupOp group, gpu::GPUModuleOp module,
     return group.emitError("a reduction over an empty tensor is not "
                            "supported for GPU emission");
 
-  MLIRContext *context = group.getContext();
-  const int64_t elements = layout.rows * layout.rowLength;
-  Type indexType = elements < (int64_t(1) << 31) ? IntegerType::get(context, 32)
-                                                 : IntegerType::get(context, 64);
-  auto pointerType = LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
-  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults(),
-                             pointerType);
+  Type indexType = indexTypeFor(group.getContext(),
+                                layout.rows * layout.rowLength);
   const int64_t threads = layout.threadsPerRow * layout.rowsPerBlock;
-
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  OpBuilder b(group.getContext());
   Location loc = group.getLoc();
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     b.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
-  auto ret = gpu::ReturnOp::create(b, loc);
-  b.setInsertionPoint(ret);
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, threads);
+  b.setInsertionPoint(func.getBody().front().getTerminator());
 
   RowKernelEmitter emitter(group, std::move(info), layout, b, loc, indexType);
   if (failed(emitter.emit(func))) {

@@ -7,6 +7,7 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
 
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,6 +52,15 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   os << '[';
   llvm::interleaveComma(shape, os);
   os << ']';
+  return text;
+}
+
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << op->getName() << "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at " << loc.getLine() << ":" << loc.getColumn();
   return text;
 }
 

@@ -11,7 +11,6 @@
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -66,15 +65,6 @@ bool broadcastsPerRow(ArrayRef<int64_t> valueShape,
 }
 
 namespace {
-
-std::string describeOp(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "'" << op->getName() << "'";
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " at " << loc.getLine() << ":" << loc.getColumn();
-  return text;
-}
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();

@@ -46,16 +46,6 @@ bool isRoot(Operation *op) {
   return isElementwise(op) || getRowShape(op).has_value();
 }
 
-/// "'fuse.add' at 12:8" for remarks.
-std::string describe(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "'" << op->getName() << "'";
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " at " << loc.getLine() << ":" << loc.getColumn();
-  return text;
-}
-
 struct Cluster {
   Operation *root;
   /// The iteration space: the root's result, or a reduction's input once
@@ -294,7 +284,7 @@ private:
   void remark(Operation *producer, int k, const Twine &message) {
     if (explain)
       producer->emitRemark() << "fuse-elementwise: " << message
-                             << " (kernel of " << describe(clusters[k].root)
+                             << " (kernel of " << describeOp(clusters[k].root)
                              << ")";
   }
 
@@ -315,7 +305,7 @@ private:
       if (user->getBlock() == &block && !isFusibleProducer(user) &&
           !user->hasTrait<OpTrait::IsTerminator>())
         remark(op, k,
-               "not fused into " + describe(user) +
+               "not fused into " + describeOp(user) +
                    ": that op is not elementwise, so this kernel writes its "
                    "result to memory");
   }
@@ -325,7 +315,7 @@ private:
     Cluster &cluster = clusters[k];
     if (Operation *reduction = foreignReductionFeeding(producer, k)) {
       remark(producer, k,
-             "not fused: it is the epilogue of " + describe(reduction) +
+             "not fused: it is the epilogue of " + describeOp(reduction) +
                  ", which cannot join this kernel; it stays in that "
                  "reduction's kernel");
       return;
@@ -443,7 +433,7 @@ private:
       if (needsMemory)
         remark(producer, k,
                "kept as an extra output of the kernel: " +
-                   describe(needsMemory) + " needs it in memory");
+                   describeOp(needsMemory) + " needs it in memory");
       else
         remark(producer, k,
                "kept as an extra output of the kernel: recomputing costs "

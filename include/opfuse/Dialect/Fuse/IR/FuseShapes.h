@@ -59,6 +59,10 @@ mlir::LogicalResult inferReduceResult(std::optional<mlir::Location> loc,
 /// "[1, 2, 3]" for error messages.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
+/// "'fuse.add' at 12:8" (line and column when the location has them), to
+/// name an op in a remark or error about another.
+std::string describeOp(mlir::Operation *op);
+
 } // namespace opfuse::fuse
 
 #endif // OPFUSE_DIALECT_FUSE_IR_FUSESHAPES_H
