@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Softmax and layernorm over rows of 128 to 32768 elements, side by side.
 
+Also one reduction over the leading axis (a column sum of f32 16384x4096),
+which opfuse compiles with one thread per result: correct, and slower.
+
 For each row length L the input holds 2^26 f32 elements (rows = 2^26 / L,
 256 MiB, as examples/softmax.mlir and examples/layernorm.mlir), so every
 point moves the same bytes. PyTorch eager, torch.compile and opfuse run in
@@ -36,6 +39,13 @@ def layernorm_model(rows, length):
             f"  %0 = fuse.layer_norm %x scale %g bias %b axis = 1 "
             f"epsilon = 1.0e-05 : ({t}, {p}, {p}) -> {t}\n"
             f"  return %0 : {t}\n}}\n")
+
+
+def column_sum_model(rows, length):
+    t, r = f"tensor<{rows}x{length}xf32>", f"tensor<{length}xf32>"
+    return (f"func.func @column_sum(%x: {t}) -> {r} {{\n"
+            f"  %0 = fuse.reduce_sum %x axes = [0] : {t} -> {r}\n"
+            f"  return %0 : {r}\n}}\n")
 
 
 def main():
@@ -82,6 +92,22 @@ def main():
                 rows_out.append((name, length, "opfuse", p50, p99, gbs,
                                  100 * gbs / copy))
                 torch._dynamo.reset()
+
+        # The column sum: bytes = input + output.
+        rows, length = 16384, 4096
+        x = torch.randn(rows, length, device="cuda")
+        nbytes = x.numel() * 4 + length * 4
+        fn = lambda t: torch.sum(t, dim=0)
+        p50, p99 = time_cuda(lambda: fn(x), args.warmup, args.iters)
+        rows_out.append(("colsum", length, "eager", p50, p99,
+                         nbytes / (p50 * 1e3), 100 * nbytes / (p50 * 1e3) / copy))
+        path = os.path.join(tmp, "column_sum.mlir")
+        with open(path, "w") as f:
+            f.write(column_sum_model(rows, length))
+        result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters)
+        p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
+        rows_out.append(("colsum", length, "opfuse", p50, p99,
+                         nbytes / (p50 * 1e3), 100 * nbytes / (p50 * 1e3) / copy))
 
     print(f"copy: {copy:.0f} GB/s")
     print(f"{'graph':<10} {'row':>6} {'framework':<14} {'p50 us':>9} "

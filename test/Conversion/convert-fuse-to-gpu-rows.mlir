@@ -85,15 +85,20 @@ func.func @masked(%x: tensor<9x1000xbf16>) -> tensor<9x1000xbf16> {
 
 // -----
 
-// A sum over the leading dimension: one thread per result walks its column;
-// neighbouring threads read neighbouring addresses. No shuffles.
+// A sum over the leading dimension: a warp's lanes take 32 neighbouring
+// results (neighbouring addresses), and 32 warps each walk a slice of the
+// 64 reduced elements (2 each), combining through shared memory: a slot per
+// thread, one barrier, no shuffles.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 1, 1, 1>
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 1024, 1, 1>, fuse.grid = array<i64: 1, 1, 1>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: fuse.reduce_sum {{.*}} axes = [0]
-// CHECK: gpu.func @column_sum_k0
-// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c64_i32{{.*}} step %c1_i32{{.*}} iter_args
+// CHECK: gpu.func @column_sum_k0({{.*}}) workgroup(%[[S:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c2_i32{{.*}} step %c1_i32{{.*}} iter_args
 // CHECK-NOT: gpu.shuffle
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: memref.load %[[S]]
 // CHECK: gpu.return
 func.func @column_sum(%x: tensor<64x4xf32>) -> tensor<4xf32> {
   %0 = fuse.reduce_sum %x axes = [0] : tensor<64x4xf32> -> tensor<4xf32>

@@ -11,7 +11,7 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
 // -----
 
 // A group holding a reduction over a leading dimension together with
-// other ops: only a lone one gets a kernel (one thread per result).
+// other ops: only a lone one gets a kernel (the column mapping).
 func.func @column_reduction_in_group(%x: tensor<4x8xf32>) -> tensor<8xf32> {
   // expected-error@+1 {{this group is not a row-reduction kernel: 'fuse.reduce_sum' at 20:10 reduces dimensions that are not the trailing ones, so it runs as a kernel of its own}}
   %0 = fuse.group (%x) : (tensor<4x8xf32>) -> tensor<8xf32> {

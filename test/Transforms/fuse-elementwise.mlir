@@ -112,7 +112,7 @@ func.func @row_output(%x: tensor<16x32xf32>) -> (tensor<16x1xf32>, tensor<16x32x
 // -----
 
 // A reduction over a leading dimension is a kernel of its own (the GPU
-// conversion gives it one thread per result); its producer and consumer
+// conversion gives it a column mapping); its producer and consumer
 // are kernels on either side.
 // CHECK-LABEL: func.func @column
 // CHECK: %[[E:.*]] = fuse.group

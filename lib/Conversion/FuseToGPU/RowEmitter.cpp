@@ -49,7 +49,11 @@ struct RowLayout {
   int64_t rowsPerBlock = 1;
   int64_t positions = 1;     // vectors a thread holds (registers)
   bool streaming = false;    // one pass over the row per reduction
-  bool strided = false;      // a lone reduction over leading dimensions
+  // A lone reduction over leading dimensions: a warp's lanes take 32
+  // neighbouring results (neighbouring addresses), and the row's threads
+  // are the warps of the block, each walking a slice of the reduced
+  // elements.
+  bool strided = false;
 };
 
 int64_t powerOfTwoAtLeast(int64_t value) {
@@ -104,6 +108,9 @@ private:
   Value combineAll(Combine kind, SmallVector<Value> values);
   Value shuffleXor(Value value, int64_t offset);
   Value combineAcrossThreads(Combine kind, Value partial);
+  /// Strided mode: a row's threads are one lane in each warp; every thread
+  /// leaves its partial in shared memory and reads its row's column.
+  Value combineAcrossWarps(Combine kind, Value partial);
 
   // Outputs.
   LogicalResult storeElementOutputs(Position &position);
@@ -159,12 +166,19 @@ void RowKernelEmitter::emitRowIndices() {
   Value block = arith::IndexCastUIOp::create(
       b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   const int64_t segment = layout.threadsPerRow;
-  laneInRow = segment == 1 ? kb.constant(0)
-                           : arith::RemUIOp::create(b, loc, thread,
-                                                    kb.constant(segment));
-  rowInBlock = segment == 1 ? thread
-                            : arith::DivUIOp::create(b, loc, thread,
-                                                     kb.constant(segment));
+  if (layout.strided) {
+    rowInBlock = arith::RemUIOp::create(b, loc, thread,
+                                        kb.constant(layout.rowsPerBlock));
+    laneInRow = arith::DivUIOp::create(b, loc, thread,
+                                       kb.constant(layout.rowsPerBlock));
+  } else {
+    laneInRow = segment == 1 ? kb.constant(0)
+                             : arith::RemUIOp::create(b, loc, thread,
+                                                      kb.constant(segment));
+    rowInBlock = segment == 1 ? thread
+                              : arith::DivUIOp::create(b, loc, thread,
+                                                       kb.constant(segment));
+  }
   row = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, block, kb.constant(layout.rowsPerBlock)),
@@ -413,6 +427,8 @@ Value RowKernelEmitter::shuffleXor(Value value, int64_t offset) {
 
 Value RowKernelEmitter::combineAcrossThreads(Combine kind, Value partial) {
   const int64_t segment = layout.threadsPerRow;
+  if (layout.strided)
+    return combineAcrossWarps(kind, partial);
   // Within a warp: segments are aligned, so xor offsets below the segment
   // size stay inside it.
   for (int64_t offset = std::min(segment, kWarpSize) / 2; offset >= 1;
@@ -455,6 +471,34 @@ Value RowKernelEmitter::combineAcrossThreads(Combine kind, Value partial) {
         memref::LoadOp::create(b, loc, slots, ValueRange{slot}));
   }
   return combineAll(kind, perWarp);
+}
+
+Value RowKernelEmitter::combineAcrossWarps(Combine kind, Value partial) {
+  if (layout.threadsPerRow == 1)
+    return partial;
+  const int64_t rowsPerBlock = layout.rowsPerBlock;
+  auto memrefType = MemRefType::get(
+      {rowsPerBlock * layout.threadsPerRow}, partial.getType(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  Value slots = func.addWorkgroupAttribution(memrefType, loc);
+  Type index = b.getIndexType();
+  auto slotOf = [&](Value lane) {
+    return arith::IndexCastUIOp::create(
+        b, loc, index,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, lane, kb.constant(rowsPerBlock)),
+            rowInBlock));
+  };
+  memref::StoreOp::create(b, loc, partial, slots,
+                          ValueRange{slotOf(laneInRow)});
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> perLane;
+  for (int64_t lane = 0; lane < layout.threadsPerRow; ++lane)
+    perLane.push_back(memref::LoadOp::create(
+        b, loc, slots, ValueRange{slotOf(kb.constant(lane))}));
+  return combineAll(kind, perLane);
 }
 
 FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
@@ -678,9 +722,10 @@ FailureOr<LaunchConfig> emitRowKernel(GroupOp group, gpu::GPUModuleOp module,
     layout = chooseLayout(group, info, blockSize, elementsPerThread);
   } else if (ops.size() == 1 && isReduction(ops.front()) &&
              isa<BlockArgument>(ops.front()->getOperand(0))) {
-    // A lone reduction over leading (or scattered) dimensions: one thread
-    // per result walks its reduced elements; neighbouring threads read
-    // neighbouring addresses when the reduced dimensions are outer ones.
+    // A lone reduction over leading (or scattered) dimensions: a warp takes
+    // 32 neighbouring results (neighbouring addresses when the reduced
+    // dimensions are outer ones), and up to 32 warps split each result's
+    // reduced elements, combining through shared memory.
     Operation *reduction = ops.front();
     Value input = reduction->getOperand(0), result = reduction->getResult(0);
     info.shape.rows = getNumElements(result.getType());
@@ -693,7 +738,9 @@ FailureOr<LaunchConfig> emitRowKernel(GroupOp group, gpu::GPUModuleOp module,
     layout.rowLength = info.shape.rowLength;
     layout.vectorsPerRow = layout.rowLength;
     layout.streaming = layout.strided = true;
-    layout.rowsPerBlock = blockSize;
+    layout.rowsPerBlock = kWarpSize;
+    layout.threadsPerRow = std::min(kMaxThreadsPerRow / kWarpSize,
+                                    powerOfTwoAtLeast(layout.rowLength));
   } else {
     return group.emitError("this group is not a row-reduction kernel: ")
            << why;

@@ -19,6 +19,21 @@ func.func @softmax_65536(%x: tensor<64x65536xf32>) -> tensor<64x65536xf32> {
   return %0 : tensor<64x65536xf32>
 }
 
+// Rows of 40000 f32: streamed (10000 vectors over 1024 threads), the last
+// pass partly outside the row.
+func.func @softmax_40000(%x: tensor<16x40000xf32>) -> tensor<16x40000xf32> {
+  %0 = fuse.softmax %x axis = 1 : tensor<16x40000xf32>
+  return %0 : tensor<16x40000xf32>
+}
+
+// layer_norm over two trailing axes of odd sizes (rows of 3 x 333 = 999
+// elements, scalar loads), with a 2-D scale.
+func.func @layernorm_two_axes(%x: tensor<37x3x333xf32>, %g: tensor<3x333xf32>) -> tensor<37x3x333xf32> {
+  %0 = fuse.layer_norm %x scale %g axis = 1 epsilon = 1.0e-05
+      : (tensor<37x3x333xf32>, tensor<3x333xf32>) -> tensor<37x3x333xf32>
+  return %0 : tensor<37x3x333xf32>
+}
+
 // Scores of magnitude 1e4: exp overflows without the max subtracted.
 func.func @softmax_1e4(%x: tensor<2048x1024xf32>) -> tensor<2048x1024xf32> {
   %c = fuse.constant dense<1.0e+04> : tensor<f32>
@@ -110,7 +125,7 @@ func.func @reduce_i64(%x: tensor<64x2048xi64>) -> tensor<64xi64> {
 }
 
 // Two trailing axes at once, and reductions over leading and scattered
-// axes (one thread per result).
+// axes (a warp's lanes on neighbouring results, warps splitting each).
 func.func @reduce_axes(%x: tensor<16x64x32xf32>)
     -> (tensor<16xf32>, tensor<64x32xf32>, tensor<64xf32>, tensor<16x1x32xf32>) {
   %a = fuse.reduce_mean %x axes = [1, 2] : tensor<16x64x32xf32> -> tensor<16xf32>

@@ -55,9 +55,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     outputs. Vector slots past the row's end read a vector inside it and
     fold the identity; threads past the last row recompute it and store
     nothing, so every thread reaches every shuffle and barrier. A lone
-    reduction over leading dimensions gets one thread per result, walking
-    its reduced elements (neighbouring threads read neighbouring
-    addresses).
+    reduction over leading dimensions maps the other way round: a warp's
+    lanes take 32 neighbouring results (neighbouring addresses), up to 32
+    warps split each result's reduced elements, and the partials meet in
+    shared memory.
 
     A `fuse.reshape` outside a group needs no kernel (its result aliases its
     input), and a dense or resource `fuse.constant` becomes an initialised

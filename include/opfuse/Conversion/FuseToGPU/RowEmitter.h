@@ -21,8 +21,9 @@ bool isRowKernel(fuse::GroupOp group);
 /// segment of a warp, a warp, or a block), each holding up to
 /// `elementsPerThread` elements of its row in registers; longer rows are
 /// streamed in passes. Blocks hold `blockSize` threads when rows are short.
-/// A lone reduction over dimensions that are not the trailing ones gets one
-/// thread per result. Reports an unsupported op or shape and fails.
+/// A lone reduction over dimensions that are not the trailing ones puts 32
+/// neighbouring results on a warp's lanes and splits each result's reduced
+/// elements over up to 32 warps. Reports an unsupported op or shape and fails.
 mlir::FailureOr<LaunchConfig> emitRowKernel(fuse::GroupOp group,
                                             mlir::gpu::GPUModuleOp module,
                                             llvm::StringRef name,
