@@ -77,3 +77,12 @@ func.func @no_results(%x: tensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A reduction over zero elements has no row to read.
+func.func @empty_reduction(%x: tensor<4x0xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{a reduction over an empty tensor is not supported for GPU emission}}
+  %0 = fuse.reduce_sum %x axes = [1] : tensor<4x0xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
