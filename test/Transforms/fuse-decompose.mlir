@@ -29,16 +29,19 @@ func.func @softmax_axis_0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // -----
 
 // layer_norm in bf16: widened to f32 (input, scale and bias), a corrected
-// two-pass variance over the trailing axes, rounded back once at the end.
+// two-pass variance over the trailing axes (mean(d) and mean(d * d) of
+// d = x - mean(x), independent of each other), rounded back once at the end.
 // CHECK-LABEL: func.func @layer_norm_bf16
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xbf16>, %[[G:.*]]: tensor<4x8xbf16>, %[[B:.*]]: tensor<4x8xbf16>)
 // CHECK-NEXT: %[[XF:.*]] = fuse.cast %[[X]] : tensor<2x4x8xbf16> to tensor<2x4x8xf32>
 // CHECK-NEXT: %[[M:.*]] = fuse.reduce_mean %[[XF]] axes = [1, 2] keepdims : tensor<2x4x8xf32> -> tensor<2x1x1xf32>
 // CHECK-NEXT: %[[D:.*]] = fuse.sub %[[XF]], %[[M]]
 // CHECK-NEXT: %[[M2:.*]] = fuse.reduce_mean %[[D]] axes = [1, 2] keepdims
+// CHECK-NEXT: %[[SQ:.*]] = fuse.mul %[[D]], %[[D]]
+// CHECK-NEXT: %[[Q:.*]] = fuse.reduce_mean %[[SQ]] axes = [1, 2] keepdims
+// CHECK-NEXT: %[[M2SQ:.*]] = fuse.mul %[[M2]], %[[M2]]
+// CHECK-NEXT: %[[V:.*]] = fuse.sub %[[Q]], %[[M2SQ]]
 // CHECK-NEXT: %[[C:.*]] = fuse.sub %[[D]], %[[M2]]
-// CHECK-NEXT: %[[SQ:.*]] = fuse.mul %[[C]], %[[C]]
-// CHECK-NEXT: %[[V:.*]] = fuse.reduce_mean %[[SQ]] axes = [1, 2] keepdims
 // CHECK-NEXT: %[[EPS:.*]] = fuse.constant dense<9.99999974E-6> : tensor<2x1x1xf32>
 // CHECK-NEXT: %[[VE:.*]] = fuse.add %[[V]], %[[EPS]]
 // CHECK-NEXT: %[[R:.*]] = fuse.rsqrt %[[VE]]

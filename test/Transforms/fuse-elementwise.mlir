@@ -67,10 +67,11 @@ func.func @side_path(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
 
 // -----
 
-// Layer normalisation as fuse-decompose writes it, behind a bias and a
-// residual: three reductions over the same rows, the per-row chain between
-// them (add epsilon, rsqrt) and the scale in one kernel that also writes
-// the residual stream h, which the function returns.
+// Layer normalisation written out as a chain of three reductions over the
+// same rows (mean, corrected mean, variance), behind a bias and a residual:
+// the reductions, the per-row chain between them (add epsilon, rsqrt) and
+// the scale in one kernel that also writes the residual stream h, which
+// the function returns.
 // CHECK-LABEL: func.func @bias_residual_layernorm
 // CHECK: %[[K:.*]]:2 = fuse.group(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x256xf32>, tensor<256xf32>, tensor<8x256xf32>, tensor<256xf32>) -> (tensor<8x256xf32>, tensor<8x256xf32>)
 // CHECK-COUNT-3: fuse.reduce_mean

@@ -102,15 +102,26 @@ private:
   int intern(ArrayRef<int64_t> shape);
 
   // Reductions.
-  LogicalResult emitReduction(Operation *reduction);
+  /// Folds `reductions` (none depends on another) in one pass over the row
+  /// and combines them across threads with one barrier.
+  LogicalResult emitReductions(ArrayRef<Operation *> reductions);
+  /// 1 + the level of the deepest reduction `value` depends on inside the
+  /// group (-1: none); a reduction's result is at its own level.
+  int levelOf(Value value);
+  /// Computes every per-row value that depends on reductions up to `level`.
+  LogicalResult emitRowValuesUpTo(int level);
   Value identity(Combine combine, Type type);
   Value combine(Combine kind, Value lhs, Value rhs);
   Value combineAll(Combine kind, SmallVector<Value> values);
   Value shuffleXor(Value value, int64_t offset);
-  Value combineAcrossThreads(Combine kind, Value partial);
+  /// Combines each partial across its row's threads: xor shuffles within a
+  /// warp, then one shared-memory slot per warp; one barrier for all.
+  SmallVector<Value> combineAcrossThreads(ArrayRef<Combine> kinds,
+                                          ArrayRef<Value> partials);
   /// Strided mode: a row's threads are one lane in each warp; every thread
   /// leaves its partial in shared memory and reads its row's column.
-  Value combineAcrossWarps(Combine kind, Value partial);
+  SmallVector<Value> combineAcrossWarps(ArrayRef<Combine> kinds,
+                                       ArrayRef<Value> partials);
 
   // Outputs.
   LogicalResult storeElementOutputs(Position &position);
@@ -147,8 +158,8 @@ private:
   Value stridedRowOffset; // strided mode: the row's first input element
   SmallVector<SmallVector<int64_t>> contexts;
   DenseMap<Value, Value> rowScalars;
+  DenseMap<Value, int> levels;
   SmallVector<Position> registers;
-  int reductionsAcrossWarps = 0;
 };
 
 int RowKernelEmitter::intern(ArrayRef<int64_t> shape) {
@@ -425,33 +436,39 @@ Value RowKernelEmitter::shuffleXor(Value value, int64_t offset) {
   return arith::OrIOp::create(b, loc, newLow, newHigh);
 }
 
-Value RowKernelEmitter::combineAcrossThreads(Combine kind, Value partial) {
-  const int64_t segment = layout.threadsPerRow;
+SmallVector<Value>
+RowKernelEmitter::combineAcrossThreads(ArrayRef<Combine> kinds,
+                                       ArrayRef<Value> partials) {
   if (layout.strided)
-    return combineAcrossWarps(kind, partial);
+    return combineAcrossWarps(kinds, partials);
+  const int64_t segment = layout.threadsPerRow;
+  SmallVector<Value> values(partials.begin(), partials.end());
   // Within a warp: segments are aligned, so xor offsets below the segment
   // size stay inside it.
-  for (int64_t offset = std::min(segment, kWarpSize) / 2; offset >= 1;
-       offset /= 2)
-    partial = combine(kind, partial, shuffleXor(partial, offset));
+  for (auto [kind, value] : llvm::zip(kinds, values))
+    for (int64_t offset = std::min(segment, kWarpSize) / 2; offset >= 1;
+         offset /= 2)
+      value = combine(kind, value, shuffleXor(value, offset));
   if (segment <= kWarpSize)
-    return partial;
+    return values;
 
-  // Across the warps of a row: one slot per warp in shared memory (a fresh
-  // buffer per reduction, so one barrier each suffices).
+  // Across the warps of a row: one slot per warp in shared memory, a fresh
+  // array per reduction, so one barrier suffices for all of them.
   const int64_t warps = segment / kWarpSize;
-  auto memrefType = MemRefType::get(
-      {layout.rowsPerBlock * warps}, partial.getType(), AffineMap(),
-      gpu::AddressSpaceAttr::get(b.getContext(),
-                                 gpu::AddressSpace::Workgroup));
-  Value slots = func.addWorkgroupAttribution(memrefType, loc);
-  ++reductionsAcrossWarps;
   Type index = b.getIndexType();
   Value warpInRow = arith::DivUIOp::create(b, loc, laneInRow,
                                            kb.constant(kWarpSize));
   Value laneInWarp = arith::RemUIOp::create(b, loc, laneInRow,
                                             kb.constant(kWarpSize));
   Value base = arith::MulIOp::create(b, loc, rowInBlock, kb.constant(warps));
+  SmallVector<Value> slotArrays;
+  for (Value value : values)
+    slotArrays.push_back(func.addWorkgroupAttribution(
+        MemRefType::get({layout.rowsPerBlock * warps}, value.getType(),
+                        AffineMap(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup)),
+        loc));
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         laneInWarp, kb.constant(0));
   auto store = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
@@ -460,28 +477,30 @@ Value RowKernelEmitter::combineAcrossThreads(Combine kind, Value partial) {
     b.setInsertionPointToStart(&store.getThenRegion().front());
     Value slot = arith::IndexCastUIOp::create(
         b, loc, index, arith::AddIOp::create(b, loc, base, warpInRow));
-    memref::StoreOp::create(b, loc, partial, slots, ValueRange{slot});
+    for (auto [value, slots] : llvm::zip(values, slotArrays))
+      memref::StoreOp::create(b, loc, value, slots, ValueRange{slot});
   }
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> perWarp;
-  for (int64_t w = 0; w < warps; ++w) {
-    Value slot = arith::IndexCastUIOp::create(
-        b, loc, index, arith::AddIOp::create(b, loc, base, kb.constant(w)));
-    perWarp.push_back(
-        memref::LoadOp::create(b, loc, slots, ValueRange{slot}));
+  SmallVector<Value> totals;
+  for (auto [kind, slots] : llvm::zip(kinds, slotArrays)) {
+    SmallVector<Value> perWarp;
+    for (int64_t w = 0; w < warps; ++w) {
+      Value slot = arith::IndexCastUIOp::create(
+          b, loc, index, arith::AddIOp::create(b, loc, base, kb.constant(w)));
+      perWarp.push_back(
+          memref::LoadOp::create(b, loc, slots, ValueRange{slot}));
+    }
+    totals.push_back(combineAll(kind, perWarp));
   }
-  return combineAll(kind, perWarp);
+  return totals;
 }
 
-Value RowKernelEmitter::combineAcrossWarps(Combine kind, Value partial) {
+SmallVector<Value>
+RowKernelEmitter::combineAcrossWarps(ArrayRef<Combine> kinds,
+                                     ArrayRef<Value> partials) {
   if (layout.threadsPerRow == 1)
-    return partial;
+    return SmallVector<Value>(partials.begin(), partials.end());
   const int64_t rowsPerBlock = layout.rowsPerBlock;
-  auto memrefType = MemRefType::get(
-      {rowsPerBlock * layout.threadsPerRow}, partial.getType(), AffineMap(),
-      gpu::AddressSpaceAttr::get(b.getContext(),
-                                 gpu::AddressSpace::Workgroup));
-  Value slots = func.addWorkgroupAttribution(memrefType, loc);
   Type index = b.getIndexType();
   auto slotOf = [&](Value lane) {
     return arith::IndexCastUIOp::create(
@@ -491,14 +510,28 @@ Value RowKernelEmitter::combineAcrossWarps(Combine kind, Value partial) {
             arith::MulIOp::create(b, loc, lane, kb.constant(rowsPerBlock)),
             rowInBlock));
   };
-  memref::StoreOp::create(b, loc, partial, slots,
-                          ValueRange{slotOf(laneInRow)});
+  SmallVector<Value> slotArrays;
+  Value mySlot = slotOf(laneInRow);
+  for (Value partial : partials) {
+    Value slots = func.addWorkgroupAttribution(
+        MemRefType::get({rowsPerBlock * layout.threadsPerRow},
+                        partial.getType(), AffineMap(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup)),
+        loc);
+    memref::StoreOp::create(b, loc, partial, slots, ValueRange{mySlot});
+    slotArrays.push_back(slots);
+  }
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> perLane;
-  for (int64_t lane = 0; lane < layout.threadsPerRow; ++lane)
-    perLane.push_back(memref::LoadOp::create(
-        b, loc, slots, ValueRange{slotOf(kb.constant(lane))}));
-  return combineAll(kind, perLane);
+  SmallVector<Value> totals;
+  for (auto [kind, slots] : llvm::zip(kinds, slotArrays)) {
+    SmallVector<Value> perLane;
+    for (int64_t lane = 0; lane < layout.threadsPerRow; ++lane)
+      perLane.push_back(memref::LoadOp::create(
+          b, loc, slots, ValueRange{slotOf(kb.constant(lane))}));
+    totals.push_back(combineAll(kind, perLane));
+  }
+  return totals;
 }
 
 FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
@@ -538,35 +571,77 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
                             loop.getResults().end());
 }
 
-LogicalResult RowKernelEmitter::emitReduction(Operation *reduction) {
-  Value input = reduction->getOperand(0);
-  const Combine kind = combineOf(reduction);
-  Type type = getComputeType(
-      cast<RankedTensorType>(input.getType()).getElementType());
-  Value start = identity(kind, type);
+LogicalResult
+RowKernelEmitter::emitReductions(ArrayRef<Operation *> reductions) {
+  SmallVector<Combine> kinds;
+  SmallVector<Type> types;
+  SmallVector<Value> starts;
+  for (Operation *reduction : reductions) {
+    kinds.push_back(combineOf(reduction));
+    types.push_back(getComputeType(
+        cast<RankedTensorType>(reduction->getOperand(0).getType())
+            .getElementType()));
+    starts.push_back(identity(kinds.back(), types.back()));
+  }
   FailureOr<SmallVector<Value>> folded = forEachPosition(
-      ValueRange{start},
+      starts,
       [&](Position &position,
           ValueRange state) -> FailureOr<SmallVector<Value>> {
-        FailureOr<SmallVector<Value>> lanes = evaluate(input, position, -1);
-        if (failed(lanes))
-          return failure();
-        Value partial = combineAll(kind, *lanes);
-        if (position.valid)
-          partial = arith::SelectOp::create(b, loc, position.valid, partial,
-                                            identity(kind, type));
-        return SmallVector<Value>{combine(kind, state[0], partial)};
+        SmallVector<Value> next;
+        for (auto [i, reduction] : llvm::enumerate(reductions)) {
+          FailureOr<SmallVector<Value>> lanes =
+              evaluate(reduction->getOperand(0), position, -1);
+          if (failed(lanes))
+            return failure();
+          Value partial = combineAll(kinds[i], *lanes);
+          if (position.valid)
+            partial = arith::SelectOp::create(b, loc, position.valid, partial,
+                                              identity(kinds[i], types[i]));
+          next.push_back(combine(kinds[i], state[i], partial));
+        }
+        return next;
       });
   if (failed(folded))
     return failure();
-  Value total = combineAcrossThreads(kind, folded->front());
-  if (isa<ReduceMeanOp>(reduction))
-    total = arith::DivFOp::create(
-        b, loc, total,
-        arith::ConstantOp::create(
-            b, loc, b.getFloatAttr(type, static_cast<double>(
-                                             layout.rowLength))));
-  rowScalars[reduction->getResult(0)] = total;
+  SmallVector<Value> totals = combineAcrossThreads(kinds, *folded);
+  for (auto [i, reduction] : llvm::enumerate(reductions)) {
+    Value total = totals[i];
+    if (isa<ReduceMeanOp>(reduction))
+      total = arith::DivFOp::create(
+          b, loc, total,
+          arith::ConstantOp::create(
+              b, loc, b.getFloatAttr(types[i], static_cast<double>(
+                                                   layout.rowLength))));
+    rowScalars[reduction->getResult(0)] = total;
+  }
+  return success();
+}
+
+int RowKernelEmitter::levelOf(Value value) {
+  auto it = levels.find(value);
+  if (it != levels.end())
+    return it->second;
+  int level = -1;
+  if (Operation *op = value.getDefiningOp()) {
+    for (Value operand : op->getOperands())
+      level = std::max(level, levelOf(operand));
+    if (isReduction(op))
+      ++level;
+  }
+  levels[value] = level;
+  return level;
+}
+
+LogicalResult RowKernelEmitter::emitRowValuesUpTo(int level) {
+  for (Operation &op : body.without_terminator()) {
+    if (isReduction(&op))
+      continue;
+    Value result = op.getResult(0);
+    RowValueKind kind = info.kinds.lookup(result);
+    if ((kind == RowValueKind::Row || kind == RowValueKind::Scalar) &&
+        levelOf(result) <= level && failed(rowScalar(result)))
+      return failure();
+  }
   return success();
 }
 
@@ -644,20 +719,27 @@ LogicalResult RowKernelEmitter::emit(gpu::GPUFuncOp kernel) {
       registers.push_back(makePosition(
           vectorIndex, (j + 1) * layout.threadsPerRow > layout.vectorsPerRow));
     }
-  // Reductions in program order; what is computed per row from them right
-  // after (outside any pass over the row, so that every pass can use it).
-  for (Operation &op : body.without_terminator()) {
-    if (isReduction(&op)) {
-      if (failed(emitReduction(&op)))
-        return failure();
-      continue;
-    }
-    Value result = op.getResult(0);
-    if (info.kinds.lookup(result) == RowValueKind::Row ||
-        info.kinds.lookup(result) == RowValueKind::Scalar)
-      if (failed(rowScalar(result)))
-        return failure();
+  // Reductions level by level: those that do not depend on one another
+  // share a pass over the row and a barrier (layer_norm's corrected mean
+  // and its sum of squares); per-row values are computed as soon as their
+  // reductions are, outside any pass, so that every later pass can use
+  // them.
+  int deepest = -1;
+  for (Operation &op : body.without_terminator())
+    if (isReduction(&op))
+      deepest = std::max(deepest, levelOf(op.getResult(0)));
+  for (int level = 0; level <= deepest; ++level) {
+    if (failed(emitRowValuesUpTo(level - 1)))
+      return failure();
+    SmallVector<Operation *> batch;
+    for (Operation &op : body.without_terminator())
+      if (isReduction(&op) && levelOf(op.getResult(0)) == level)
+        batch.push_back(&op);
+    if (failed(emitReductions(batch)))
+      return failure();
   }
+  if (failed(emitRowValuesUpTo(deepest)))
+    return failure();
   return emitOutputs();
 }
 

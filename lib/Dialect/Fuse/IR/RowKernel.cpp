@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace opfuse::fuse {
@@ -123,6 +125,22 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
     Operation *def = value.getDefiningOp();
     return !def || !inside.count(def);
   };
+  // A value that is read, or computed from what is read, at the row index
+  // (or at 0): inputs of one element per row or of one element, and ops on
+  // those. Broadcasting keeps such a chain's shapes equal up to leading 1s.
+  std::function<bool(Value)> isRowIndexable = [&](Value value) {
+    const int64_t count = getNumElements(value.getType());
+    if (count == 1 || kindOf(value) == RowValueKind::Scalar)
+      return true;
+    if (count != rows)
+      return false;
+    if (isInput(value))
+      return true;
+    Operation *def = value.getDefiningOp();
+    return isElementwise(def) && llvm::all_of(def->getOperands(), [&](Value v) {
+             return kindOf(v) == RowValueKind::Row || isRowIndexable(v);
+           });
+  };
 
   for (Operation *op : ops) {
     if (isSplatConstant(op)) {
@@ -173,15 +191,10 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
         return fail(op, "combines a per-row value into a shape of " +
                             Twine(count) + " elements, neither per row (" +
                             Twine(rows) + ") nor per element");
-      for (Value operand : op->getOperands()) {
-        RowValueKind kind = kindOf(operand);
-        bool rowInput = isInput(operand) &&
-                        getNumElements(operand.getType()) == rows;
-        if (kind != RowValueKind::Row && kind != RowValueKind::Scalar &&
-            !rowInput && getNumElements(operand.getType()) != 1)
+      for (Value operand : op->getOperands())
+        if (kindOf(operand) != RowValueKind::Row && !isRowIndexable(operand))
           return fail(op, "combines a per-row value with a value that is "
                           "not one per row");
-      }
       info.kinds[result] = RowValueKind::Row;
     } else {
       for (Value operand : op->getOperands())

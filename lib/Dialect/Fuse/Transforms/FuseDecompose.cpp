@@ -79,19 +79,23 @@ public:
                   op.getType().getElementType());
   }
 
-  /// (x - mean) * rsqrt(mean((x - mean)^2) + eps) * scale + bias, with a
-  /// corrected two-pass variance: an f32 mean of a row around 1e4 is off by
-  /// up to half its ulp (5e-4), as large as the spread's last digits, so
-  /// the mean of `x - mean` (exact by Sterbenz, and small) corrects it
-  /// before the squares are summed.
+  /// (x - mean) * rsqrt(var + eps) * scale + bias, with the corrected
+  /// two-pass variance: an f32 mean of a row around 1e4 is off by up to
+  /// half its ulp (5e-4), as large as the spread's last digits. With
+  /// d = x - mean (exact by Sterbenz, and small), var = mean(d^2) -
+  /// mean(d)^2, where mean(d) is tiny so nothing cancels, and the centred
+  /// value is d - mean(d). mean(d) and mean(d^2) do not depend on each
+  /// other: the row emitter folds them in one pass.
   Value layerNorm(LayerNormOp op) {
     Value x = widen(op.getInput());
     SmallVector<int64_t> axes = trailingAxes(op.getType(), op.getAxis());
     Value shifted = binary<SubOp>(x, reduce<ReduceMeanOp>(x, axes));
-    Value centred =
-        binary<SubOp>(shifted, reduce<ReduceMeanOp>(shifted, axes));
-    Value variance =
-        reduce<ReduceMeanOp>(binary<MulOp>(centred, centred), axes);
+    Value correction = reduce<ReduceMeanOp>(shifted, axes);
+    Value meanSquare =
+        reduce<ReduceMeanOp>(binary<MulOp>(shifted, shifted), axes);
+    Value variance = binary<SubOp>(
+        meanSquare, binary<MulOp>(correction, correction));
+    Value centred = binary<SubOp>(shifted, correction);
     Value y = binary<MulOp>(centred, inverseRoot(variance, op.getEpsilon()));
     if (Value scale = op.getScale())
       y = binary<MulOp>(y, widen(scale));

@@ -18,12 +18,14 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
     producers (a bias, a residual add) and consumers (a cast, a scale):
 
     - `softmax`: `e = exp(x - reduce_max(x))`, `e / reduce_sum(e)`;
-    - `layer_norm`: `d = x - reduce_mean(x)`, `c = d - reduce_mean(d)`,
-      `c * rsqrt(reduce_mean(c * c) + epsilon)`, times `scale`, plus `bias`
-      (a corrected two-pass variance: `E[x^2] - E[x]^2` cancels for rows of
-      large magnitude, and even an f32 mean of a row around 1e4 is off by
-      up to 5e-4, its half ulp; the mean of `d`, whose subtraction is exact,
-      corrects it);
+    - `layer_norm`: `d = x - reduce_mean(x)`, `m = reduce_mean(d)`,
+      `var = reduce_mean(d * d) - m * m`, `(d - m) * rsqrt(var + epsilon)`,
+      times `scale`, plus `bias` (a corrected two-pass variance: `E[x^2] -
+      E[x]^2` cancels for rows of large magnitude, and even an f32 mean of a
+      row around 1e4 is off by up to 5e-4, its half ulp; `d` is exact and
+      small, so `m` is tiny and `var` cancels nothing; `m` and the mean of
+      squares do not depend on each other, so the row emitter folds them in
+      one pass);
     - `rms_norm`: `x * rsqrt(reduce_mean(x * x) + epsilon)`, times `scale`.
 
     Reductions keep their axes (`keepdims`) so that their results broadcast
