@@ -84,3 +84,14 @@ func.func @epilogue_stays(%x: tensor<8x16xf32>) -> tensor<4xf32> {
   %s = fuse.reduce_sum %r axes = [1, 2] : tensor<4x2x16xf32> -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+func.func @siblings(%x: tensor<16x256xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  // expected-remark@+1 {{fuse-elementwise: merged with 'fuse.reduce_max' at 94:8's kernel: both reduce the same rows of a common input, which one kernel reads once (kernel of 'fuse.reduce_max' at 94:8)}}
+  %s = fuse.reduce_sum %x axes = [1] : tensor<16x256xf32> -> tensor<16xf32>
+  %sq = fuse.mul %x, %x : (tensor<16x256xf32>, tensor<16x256xf32>) -> tensor<16x256xf32>
+  %m = fuse.reduce_max %sq axes = [1] : tensor<16x256xf32> -> tensor<16xf32>
+  return %s, %m : tensor<16xf32>, tensor<16xf32>
+}
+

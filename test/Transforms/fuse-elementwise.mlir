@@ -353,3 +353,33 @@ func.func @roofline_decides(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>, %z
   %b = fuse.mul %g, %z : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
   return %a, %b : tensor<256x256xf32>, tensor<256x256xf32>
 }
+
+// -----
+
+// Sibling row reductions: a row's sum and its maximum of squares read the
+// same input and do not depend on each other; they become one kernel with
+// two per-row outputs, which reads x once.
+// CHECK-LABEL: func.func @siblings
+// CHECK: %[[K:.*]]:2 = fuse.group(%{{.*}}) : (tensor<16x256xf32>) -> (tensor<16xf32>, tensor<16xf32>)
+// CHECK-DAG: fuse.reduce_sum
+// CHECK-DAG: fuse.reduce_max
+// CHECK-NOT: fuse.group
+// CHECK: return %[[K]]#{{[01]}}, %[[K]]#{{[01]}}
+func.func @siblings(%x: tensor<16x256xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %s = fuse.reduce_sum %x axes = [1] : tensor<16x256xf32> -> tensor<16xf32>
+  %sq = fuse.mul %x, %x : (tensor<16x256xf32>, tensor<16x256xf32>) -> tensor<16x256xf32>
+  %m = fuse.reduce_max %sq axes = [1] : tensor<16x256xf32> -> tensor<16xf32>
+  return %s, %m : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Siblings over different rows stay apart.
+// CHECK-LABEL: func.func @siblings_other_rows
+// CHECK-COUNT-2: fuse.group
+func.func @siblings_other_rows(%x: tensor<16x256xf32>) -> (tensor<16xf32>, tensor<256xf32>) {
+  %s = fuse.reduce_sum %x axes = [1] : tensor<16x256xf32> -> tensor<16xf32>
+  %r = fuse.reshape %x : tensor<16x256xf32> -> tensor<256x16xf32>
+  %m = fuse.reduce_max %r axes = [1] : tensor<256x16xf32> -> tensor<256xf32>
+  return %s, %m : tensor<16xf32>, tensor<256xf32>
+}

@@ -90,6 +90,7 @@ public:
         consider(producer, k, candidates);
       }
     }
+    mergeSiblings();
   }
 
   SmallVector<Cluster> clusters;
@@ -224,6 +225,69 @@ private:
       }
     }
     return nullptr;
+  }
+
+  /// Whether some op of cluster `to` uses, directly or through other ops,
+  /// a result of cluster `from`.
+  bool dependsOn(int from, int to) {
+    SmallVector<Operation *> stack(clusters[from].ops.begin(),
+                                   clusters[from].ops.end());
+    DenseSet<Operation *> seen;
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      for (Operation *user : op->getUsers()) {
+        if (user->getBlock() != &block || !seen.insert(user).second)
+          continue;
+        if (inCluster(user, to))
+          return true;
+        stack.push_back(user);
+      }
+    }
+    return false;
+  }
+
+  /// Row kernels over the same rows that read a common input and do not
+  /// depend on each other become one kernel, which reads that input once
+  /// (a row's sum beside its maximum of squares).
+  void mergeSiblings() {
+    for (int i = 0, e = clusters.size(); i < e; ++i) {
+      if (!clusters[i].hasReduction || clusters[i].ops.empty())
+        continue;
+      for (int j = i + 1; j < e; ++j) {
+        if (!clusters[j].hasReduction || clusters[j].ops.empty() ||
+            !sharesInput(i, j) || dependsOn(i, j) || dependsOn(j, i))
+          continue;
+        std::string why;
+        if (!emittable(clusters[j].ops.getArrayRef(), i, why))
+          continue;
+        remark(clusters[j].root, i,
+               "merged with " + describeOp(clusters[i].root) +
+                   "'s kernel: both reduce the same rows of a common input, "
+                   "which one kernel reads once");
+        for (Operation *op : clusters[j].ops)
+          add(op, i);
+        clusters[j].ops.clear();
+      }
+    }
+    llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
+  }
+
+  /// Whether clusters `a` and `b` read a row-sized value (as many elements
+  /// as `a`'s iteration space) that neither computes.
+  bool sharesInput(int a, int b) {
+    DenseSet<Value> inputs;
+    const int64_t elements = getNumElements(clusters[a].shape);
+    for (Operation *op : clusters[a].ops)
+      for (Value operand : op->getOperands())
+        if (!inCluster(operand.getDefiningOp(), a) &&
+            !isSplatConstant(operand.getDefiningOp()) &&
+            getNumElements(operand.getType()) == elements)
+          inputs.insert(operand);
+    for (Operation *op : clusters[b].ops)
+      for (Value operand : op->getOperands())
+        if (!inCluster(operand.getDefiningOp(), b) && inputs.count(operand))
+          return true;
+    return false;
   }
 
   /// Whether adding `op` to cluster `k` makes a path leave it and return.

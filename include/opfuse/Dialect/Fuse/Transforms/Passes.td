@@ -72,7 +72,10 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     element or per row. An elementwise op that reads the per-row result of a
     reduction that cannot join (other rows) stays in that reduction's
     kernel as its epilogue. A reduction over leading dimensions stays alone
-    (the GPU conversion gives it a kernel of its own).
+    (the GPU conversion gives it a kernel of its own). Finally, row kernels
+    over the same rows that read a common row-sized input and do not depend
+    on each other (a row's sum beside its maximum) merge into one kernel,
+    which reads that input once.
 
     Groups grow from the last op of the function backwards through operands,
     considering the latest candidate first, so a value feeding two members
