@@ -3,13 +3,16 @@
 // Each row of the iteration space belongs to a power-of-two segment of
 // threads: part of a warp for short rows, a warp, or a whole block for long
 // ones. A thread owns vectors of its row a segment apart (coalesced), keeps
-// them in registers, folds each reduction over them, combines the segment
-// with warp shuffles (and shared memory across warps), and then computes
-// and stores the epilogue from the same registers: the row is read from
-// device memory once. Rows too long for registers are streamed: each
-// reduction, and the epilogue, makes one pass over the row. Values are
-// evaluated on demand per vector and memoised, so every op of the group
-// runs once per element however many reductions and outputs use it.
+// them in registers, folds the reductions over them (those that do not
+// depend on one another together), combines the segment with warp shuffles
+// (and shared memory across warps), and then computes and stores the
+// epilogue from the same registers: the row is read from device memory
+// once. Rows too long for registers are streamed: each level of reductions,
+// and the epilogue, makes one pass over the row. A lone reduction over
+// leading dimensions maps the other way round (see RowLayout::strided).
+// Values are evaluated on demand per vector and memoised, so every op of
+// the group runs once per element however many reductions and outputs use
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,7 +51,7 @@ struct RowLayout {
   int64_t threadsPerRow = 1; // a power of two
   int64_t rowsPerBlock = 1;
   int64_t positions = 1;     // vectors a thread holds (registers)
-  bool streaming = false;    // one pass over the row per reduction
+  bool streaming = false;    // one pass over the row per reduction level
   // A lone reduction over leading dimensions: a warp's lanes take 32
   // neighbouring results (neighbouring addresses), and the row's threads
   // are the warps of the block, each walking a slice of the reduced
@@ -105,8 +108,9 @@ private:
   /// Folds `reductions` (none depends on another) in one pass over the row
   /// and combines them across threads with one barrier.
   LogicalResult emitReductions(ArrayRef<Operation *> reductions);
-  /// 1 + the level of the deepest reduction `value` depends on inside the
-  /// group (-1: none); a reduction's result is at its own level.
+  /// The level of the deepest reduction `value` depends on inside the
+  /// group, its own when it is a reduction's result (-1: none). A reduction
+  /// is one level above the deepest one its input depends on.
   int levelOf(Value value);
   /// Computes every per-row value that depends on reductions up to `level`.
   LogicalResult emitRowValuesUpTo(int level);

@@ -50,9 +50,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     through one shared-memory slot per warp and one barrier; per-row values
     (a mean, an rsqrt) are computed once per thread; the epilogue is
     computed from the same registers and stored as vectors, a per-row
-    output by the row's first thread. Rows longer than 1024 threads hold
-    are streamed: one pass over the row per reduction and one for the
-    outputs. Vector slots past the row's end read a vector inside it and
+    output by the row's first thread. Reductions that do not depend on one
+    another share one fold and one barrier. Rows longer than 1024 threads
+    hold are streamed: one pass over the row per level of reductions and
+    one for the outputs. Vector slots past the row's end read a vector inside it and
     fold the identity; threads past the last row recompute it and store
     nothing, so every thread reaches every shuffle and barrier. A lone
     reduction over leading dimensions maps the other way round: a warp's
