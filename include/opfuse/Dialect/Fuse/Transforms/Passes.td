@@ -107,9 +107,9 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
 
     With `fuse-explain`, every decision about a producer that has users
     outside the group (recomputed, extra output, refused), every refused
-    reshape or reduction, and every edge where a kernel stops at an op that
-    is not elementwise (a matmul) is reported as a remark naming the
-    reason.
+    reshape or reduction, every merge of sibling row kernels, and every
+    edge where a kernel stops at an op that is not elementwise (a matmul)
+    is reported as a remark naming the reason.
 
     Example:
 
