@@ -135,6 +135,47 @@ TEST_F(RowKernelTest, RefusesSmallerOutputs) {
       << why;
 }
 
+TEST_F(RowKernelTest, RefusesPerRowValuesInOtherShapes) {
+  // [8,1] + [1,4] is neither one value per row (8) nor per element (128).
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x16xf32>, %c: tensor<1x4xf32>) -> tensor<8x4xf32> {
+      %s = fuse.reduce_sum %x axes = [1] keepdims : tensor<8x16xf32> -> tensor<8x1xf32>
+      %t = fuse.add %s, %c : (tensor<8x1xf32>, tensor<1x4xf32>) -> tensor<8x4xf32>
+      return %t : tensor<8x4xf32>
+    })mlir"));
+  EXPECT_NE(why.find("combines a per-row value into a shape of 32 elements, "
+                     "neither per row (8) nor per element"),
+            std::string::npos)
+      << why;
+  // A value of 8 elements computed from [2,1] and [1,4] has one element
+  // per row only by coincidence of its count: it is not read at the row.
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x16xf32>, %p: tensor<2x1xf32>, %q: tensor<1x4xf32>) -> tensor<2x4xf32> {
+      %s = fuse.reduce_sum %x axes = [1] : tensor<8x16xf32> -> tensor<8xf32>
+      %r = fuse.reshape %s : tensor<8xf32> -> tensor<2x4xf32>
+      %a = fuse.add %p, %q : (tensor<2x1xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+      %t = fuse.add %r, %a : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+      return %t : tensor<2x4xf32>
+    })mlir"));
+  EXPECT_NE(why.find("combines a per-row value with a value that is not one "
+                     "per row"),
+            std::string::npos)
+      << why;
+}
+
+TEST_F(RowKernelTest, RefusesOtherOps) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x1xf32> {
+      %m = fuse.matmul %x, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+      %s = fuse.reduce_sum %m axes = [1] keepdims : tensor<8x16xf32> -> tensor<8x1xf32>
+      return %s : tensor<8x1xf32>
+    })mlir"));
+  EXPECT_NE(why.find("'fuse.matmul' at 3:12 is neither elementwise nor a "
+                     "row reduction"),
+            std::string::npos)
+      << why;
+}
+
 TEST_F(RowKernelTest, RefusesWithoutReduction) {
   EXPECT_FALSE(analyze(R"mlir(
     func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {

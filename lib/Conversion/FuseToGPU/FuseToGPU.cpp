@@ -88,7 +88,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
         continue;
       auto group = dyn_cast<GroupOp>(op);
       if (!group) {
-        if (isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op))
+        if (isComposite(&op))
           op.emitError("'")
               << op.getName()
               << "' is emitted as its primitives: run fuse-decompose first";

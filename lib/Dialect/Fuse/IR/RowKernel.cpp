@@ -22,6 +22,10 @@ bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op);
 }
 
+bool isComposite(Operation *op) {
+  return isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op);
+}
+
 std::optional<RowShape> getRowShape(Operation *op) {
   if (!isReduction(op))
     return std::nullopt;

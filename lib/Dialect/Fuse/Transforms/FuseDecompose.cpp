@@ -10,6 +10,7 @@
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -140,7 +141,7 @@ struct FuseDecomposePass
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     getOperation().walk([&](Operation *op) {
-      if (isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op))
+      if (isComposite(op))
         composites.push_back(op);
     });
     for (Operation *op : composites) {

@@ -21,6 +21,10 @@ namespace opfuse::fuse {
 /// reduce_sum, reduce_max or reduce_mean.
 bool isReduction(mlir::Operation *op);
 
+/// softmax, layer_norm or rms_norm: emitted as their primitives
+/// (fuse-decompose).
+bool isComposite(mlir::Operation *op);
+
 /// The iteration space of a row reduction: `rows` results, each folding
 /// `rowLength` consecutive elements of the input.
 struct RowShape {
