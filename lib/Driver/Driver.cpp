@@ -8,6 +8,8 @@
 
 #include "opfuse/Driver/Driver.h"
 
+#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
+
 #include "GpuRun.h"
 #include "Output.h"
 
@@ -171,6 +173,12 @@ int runDriver(const DriverOptions &options) {
     llvm::errs() << "opt-fuse: error: " << *error << "\n";
     return ExitUsage;
   }
+  std::string tilingError;
+  if (!parseMatmulTiling(options.matmulTiling, tilingError)) {
+    llvm::errs() << "opt-fuse: error: --matmul-tiling: " << tilingError
+                 << "\n";
+    return ExitUsage;
+  }
   int targetError = ExitSuccess;
   std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
   if (!target)
@@ -235,6 +243,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.chip = options.chip.empty() ? target->chip : options.chip;
   pipeline.vectorsPerThread = options.vectorsPerThread;
   pipeline.rowElementsPerThread = options.rowElementsPerThread;
+  pipeline.matmulTiling = options.matmulTiling;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
 

@@ -85,6 +85,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.chip = options.chip;
   emission.vectorsPerThread = options.vectorsPerThread;
   emission.rowElementsPerThread = options.rowElementsPerThread;
+  emission.matmulTiling = options.matmulTiling;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

@@ -60,7 +60,7 @@ public:
     const int64_t grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
     llvm::Expected<std::vector<double>> samples = timeWithEvents(
         driver, options.warmup, iterations ? iterations : options.iterations,
-        [&] { return driver.launch(*function, grid, block, args.data()); });
+        [&] { return driver.launch(*function, grid, block, 0, args.data()); });
     if (!samples)
       return samples.takeError();
     return summarize(*samples).p50;

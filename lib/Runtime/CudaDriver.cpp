@@ -37,6 +37,7 @@ struct Driver::Api {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuEventRecord)(CUevent, CUstream);
@@ -96,6 +97,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
             bind(l, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
             bind(l, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD) &&
             bind(l, "cuLaunchKernel", a.cuLaunchKernel) &&
+            bind(l, "cuFuncSetAttribute", a.cuFuncSetAttribute) &&
             bind(l, "cuEventCreate", a.cuEventCreate) &&
             bind(l, "cuEventDestroy_v2", a.cuEventDestroy) &&
             bind(l, "cuEventRecord", a.cuEventRecord) &&
@@ -208,10 +210,20 @@ llvm::Error Driver::copyOnDevice(CUdeviceptr dst, CUdeviceptr src,
   return check(api->cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
 }
 
+llvm::Error Driver::setSharedMemory(CUfunction function, int64_t bytes) {
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  constexpr int kMaxDynamicShared = 8;
+  return check(api->cuFuncSetAttribute(function, kMaxDynamicShared,
+                                       static_cast<int>(bytes)),
+               "cuFuncSetAttribute");
+}
+
 llvm::Error Driver::launch(CUfunction function, const int64_t grid[3],
-                           const int64_t block[3], void **args) {
+                           const int64_t block[3], int64_t sharedBytes,
+                           void **args) {
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
-                                   block[0], block[1], block[2], 0, nullptr,
+                                   block[0], block[1], block[2],
+                                   static_cast<unsigned>(sharedBytes), nullptr,
                                    args, nullptr),
                "cuLaunchKernel");
 }

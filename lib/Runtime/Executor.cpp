@@ -134,6 +134,10 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
         driver.getFunction(module.module, kernel.name);
     if (!function)
       return function.takeError();
+    if (kernel.sharedBytes > 48 * 1024)
+      if (llvm::Error error =
+              driver.setSharedMemory(*function, kernel.sharedBytes))
+        return error;
     functions.push_back(*function);
     result.bytesMoved += kernel.bytes;
   }
@@ -190,7 +194,8 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
   }
   auto launchOne = [&](size_t k) {
     return driver.launch(functions[k], plan.kernels[k].grid.data(),
-                         plan.kernels[k].block.data(), argPointers[k].data());
+                         plan.kernels[k].block.data(),
+                         plan.kernels[k].sharedBytes, argPointers[k].data());
   };
   auto launchAll = [&]() -> llvm::Error {
     for (size_t k = 0; k < functions.size(); ++k)

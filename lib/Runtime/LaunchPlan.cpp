@@ -106,6 +106,8 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
     };
     if (kernel.predictedUs > 0)
       object["predicted_us"] = kernel.predictedUs;
+    if (kernel.sharedBytes > 0)
+      object["shared_bytes"] = kernel.sharedBytes;
     kernels.push_back(std::move(object));
   }
   json::Object root{
@@ -245,6 +247,10 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
     kernel.flops = object->getInteger("flops").value_or(0);
     kernel.numOps = object->getInteger("num_ops").value_or(0);
     kernel.predictedUs = object->getNumber("predicted_us").value_or(0);
+    kernel.sharedBytes = object->getInteger("shared_bytes").value_or(0);
+    if (kernel.sharedBytes < 0)
+      return planError("kernel '" + kernel.name +
+                       "' has negative shared_bytes");
     for (int arg : kernel.args)
       if (!validId(arg))
         return planError("kernel '" + kernel.name + "' uses buffer " +

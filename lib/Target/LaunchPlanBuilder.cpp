@@ -155,6 +155,8 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
               kernel.grid.begin());
     std::copy(block.asArrayRef().begin(), block.asArrayRef().end(),
               kernel.block.begin());
+    if (auto shared = group->getAttrOfType<IntegerAttr>("fuse.shared_bytes"))
+      kernel.sharedBytes = shared.getInt();
     for (Value input : group.getInputs()) {
       auto it = bufferOf.find(input);
       if (it == bufferOf.end())

@@ -3,7 +3,7 @@
 // Ops and groups the emitters cannot compile fail at their location.
 
 func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
-  // expected-error@+1 {{'fuse.matmul' is not yet supported for GPU emission}}
+  // expected-error@+1 {{the tensor-core GEMM takes bf16 or f16 operands; 'f32' matmuls are not yet supported for GPU emission}}
   %0 = fuse.matmul %a, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
@@ -85,4 +85,18 @@ func.func @empty_reduction(%x: tensor<4x0xf32>) -> tensor<4xf32> {
   // expected-error@+1 {{a reduction over an empty tensor is not supported for GPU emission}}
   %0 = fuse.reduce_sum %x axes = [1] : tensor<4x0xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A hand-written group with a matmul and an op its epilogue cannot run.
+func.func @matmul_with_reduction(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>) -> tensor<16xbf16> {
+  // expected-error@+1 {{not one GEMM kernel: 'fuse.reduce_sum' at 98:10 cannot run in a GEMM epilogue (only elementwise ops can)}}
+  %0 = fuse.group (%a, %b) : (tensor<16x16xbf16>, tensor<16x16xbf16>) -> tensor<16xbf16> {
+  ^bb0(%x: tensor<16x16xbf16>, %y: tensor<16x16xbf16>):
+    %m = fuse.matmul %x, %y : (tensor<16x16xbf16>, tensor<16x16xbf16>) -> tensor<16x16xbf16>
+    %s = fuse.reduce_sum %m axes = [1] : tensor<16x16xbf16> -> tensor<16xbf16>
+    fuse.yield %s : tensor<16xbf16>
+  }
+  return %0 : tensor<16xbf16>
 }

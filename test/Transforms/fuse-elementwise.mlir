@@ -244,18 +244,22 @@ func.func @broadcast_producer(%x: tensor<16x64xbf16>, %b: tensor<64xbf16>) -> te
 
 // -----
 
-// Matmuls bound the kernels: the bias+GELU after one and the bias+residual
-// after the other are separate groups (epilogue fusion comes with the
-// matmul emitter).
+// Each matmul takes the elementwise ops after it as its epilogue: the
+// bias+GELU and the bias+residual. The GELU feeding the second matmul stays
+// in the first kernel (no prologue fusion).
 // CHECK-LABEL: func.func @mlp
-// CHECK: fuse.matmul
-// CHECK: fuse.group
-// CHECK: fuse.add
-// CHECK: fuse.gelu
-// CHECK: fuse.matmul
-// CHECK: fuse.group
-// CHECK: fuse.add
-// CHECK: fuse.add
+// CHECK: %[[H:.*]] = fuse.group(%arg0, %arg1, %arg2)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.matmul
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.gelu
+// CHECK-NEXT: fuse.yield
+// CHECK: fuse.group(%[[H]], %arg3, %arg4, %arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.matmul
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.yield
 func.func @mlp(%x: tensor<8x16xbf16>, %w1: tensor<16x32xbf16>, %b1: tensor<32xbf16>,
                %w2: tensor<32x16xbf16>, %b2: tensor<16xbf16>) -> tensor<8x16xbf16> {
   %0 = fuse.matmul %x, %w1 : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
@@ -382,4 +386,41 @@ func.func @siblings_other_rows(%x: tensor<16x256xf32>) -> (tensor<16xf32>, tenso
   %r = fuse.reshape %x : tensor<16x256xf32> -> tensor<256x16xf32>
   %m = fuse.reduce_max %r axes = [1] : tensor<256x16xf32> -> tensor<256xf32>
   return %s, %m : tensor<16xf32>, tensor<256xf32>
+}
+
+// -----
+
+// A matmul whose result is also returned writes it as an extra output of
+// its epilogue kernel.
+// CHECK-LABEL: func.func @matmul_extra_output
+// CHECK: %[[K:.*]]:2 = fuse.group
+// CHECK: fuse.matmul
+// CHECK: fuse.silu
+// CHECK: fuse.yield
+// CHECK: return %[[K]]#{{[01]}}, %[[K]]#{{[01]}}
+func.func @matmul_extra_output(%a: tensor<32x64xbf16>, %b: tensor<64x48xbf16>) -> (tensor<32x48xbf16>, tensor<32x48xbf16>) {
+  %0 = fuse.matmul %a, %b : (tensor<32x64xbf16>, tensor<64x48xbf16>) -> tensor<32x48xbf16>
+  %1 = fuse.silu %0 : tensor<32x48xbf16>
+  return %1, %0 : tensor<32x48xbf16>, tensor<32x48xbf16>
+}
+
+// -----
+
+// An epilogue value of another shape (the matmul's result broadcast to a
+// batch) does not join the matmul: an epilogue computes one value per output
+// element. The elementwise kernel keeps the ops, with the smaller bias op.
+// CHECK-LABEL: func.func @matmul_other_shapes
+// CHECK: fuse.matmul
+// CHECK-NEXT: fuse.group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.neg
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.yield
+func.func @matmul_other_shapes(%a: tensor<32x64xbf16>, %b: tensor<64x48xbf16>, %bias: tensor<48xbf16>, %y: tensor<2x32x48xbf16>) -> tensor<2x32x48xbf16> {
+  %nb = fuse.neg %bias : tensor<48xbf16>
+  %0 = fuse.matmul %a, %b : (tensor<32x64xbf16>, tensor<64x48xbf16>) -> tensor<32x48xbf16>
+  %1 = fuse.add %0, %y : (tensor<32x48xbf16>, tensor<2x32x48xbf16>) -> tensor<2x32x48xbf16>
+  %2 = fuse.add %1, %nb : (tensor<2x32x48xbf16>, tensor<48xbf16>) -> tensor<2x32x48xbf16>
+  return %2 : tensor<2x32x48xbf16>
 }

@@ -83,6 +83,13 @@ cl::opt<int> rowElementsPerThread(
              "16, 32 or 64 (default 32); longer rows get more threads, and "
              "beyond 1024 threads a row is streamed in passes"),
     cl::init(32), cl::cat(category));
+cl::opt<std::string> matmulTiling(
+    "matmul-tiling",
+    cl::desc("Tiles of the tensor-core GEMM kernels as BMxBNxBK/WMxWN/S: "
+             "output tile per block, warps per block (each owning "
+             "BM/WM x BN/WN), shared-memory stages (default "
+             "128x128x32/2x2/4)"),
+    cl::init("128x128x32/2x2/4"), cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -190,6 +197,7 @@ int main(int argc, char **argv) {
   options.printTarget = printTarget;
   options.vectorsPerThread = vectorsPerThread;
   options.rowElementsPerThread = rowElementsPerThread;
+  options.matmulTiling = matmulTiling;
   options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;
   options.bench = bench;

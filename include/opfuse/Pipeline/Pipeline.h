@@ -52,6 +52,11 @@ struct FusePipelineOptions
       llvm::cl::desc("Elements of its row each thread of a row-reduction "
                      "kernel holds in registers at most"),
       llvm::cl::init(32)};
+  Option<std::string> matmulTiling{
+      *this, "matmul-tiling",
+      llvm::cl::desc("Tiles of the tensor-core GEMM kernels as "
+                     "BMxBNxBK/WMxWN/S"),
+      llvm::cl::init("128x128x32/2x2/4")};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

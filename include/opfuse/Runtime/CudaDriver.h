@@ -70,8 +70,12 @@ public:
   llvm::Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
   llvm::Error copyOnDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+  /// Lets `function` use up to `bytes` of dynamic shared memory (beyond
+  /// the default 48 KiB).
+  llvm::Error setSharedMemory(CUfunction function, int64_t bytes);
   llvm::Error launch(CUfunction function, const int64_t grid[3],
-                     const int64_t block[3], void **args);
+                     const int64_t block[3], int64_t sharedBytes,
+                     void **args);
   llvm::Expected<CUevent> createEvent();
   void destroyEvent(CUevent event);
   llvm::Error record(CUevent event);

@@ -51,6 +51,8 @@ struct PlanKernel {
   std::string name;
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
+  /// Dynamic shared memory per block, in bytes.
+  int64_t sharedBytes = 0;
   /// Buffer ids, in the kernel's parameter order (inputs, then outputs).
   std::vector<int> args;
   /// How many of `args` are inputs.

@@ -1,9 +1,10 @@
 //===- FuseToGPU.cpp - One gpu.func per fuse.group ------------------------===//
 //
-// Wraps lone elementwise ops and reductions in groups of one, emits every
-// group into gpu.module @opfuse_kernels (with the row emitter when it holds
-// a reduction, the loop emitter otherwise), and records each kernel's
-// symbol and launch configuration on its group for the launch plan.
+// Wraps lone elementwise ops, reductions and matmuls in groups of one,
+// emits every group into gpu.module @opfuse_kernels (with the matmul
+// emitter when it holds a matmul, the row emitter when it holds a
+// reduction, the loop emitter otherwise), and records each kernel's symbol
+// and launch configuration on its group for the launch plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,9 @@
 #include "opfuse/Analysis/BufferGraph.h"
 
 #include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/RowEmitter.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -65,12 +68,20 @@ void ConvertFuseToGPUPass::runOnOperation() {
                     builder.getUnitAttr());
   }
 
+  std::string tilingError;
+  std::optional<MatmulTiling> tiling =
+      parseMatmulTiling(matmulTiling, tilingError);
+  if (!tiling) {
+    module.emitError("matmul-tiling: ") << tilingError;
+    return signalPassFailure();
+  }
+
   bool failedAny = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
-      if (isElementwise(&op) || isReduction(&op)) {
+      if (isElementwise(&op) || isReduction(&op) || isContraction(&op)) {
         // A lone op becomes a kernel of one, keeping its planned offsets.
         Attribute offsets = op.getAttr(opfuse::kOffsetsAttr);
         GroupOp group = outlineIntoGroup({&op});
@@ -101,7 +112,8 @@ void ConvertFuseToGPUPass::runOnOperation() {
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
       FailureOr<LaunchConfig> config =
-          isRowKernel(group)
+          isGemmKernel(group) ? emitGemmKernel(group, kernels, name, *tiling)
+          : isRowKernel(group)
               ? emitRowKernel(group, kernels, name, blockSize,
                               rowElementsPerThread)
               : emitLoopKernel(group, kernels, name, blockSize,
@@ -118,6 +130,9 @@ void ConvertFuseToGPUPass::runOnOperation() {
                                       {config->grid, 1, 1}));
       group->setAttr("fuse.block", builder.getDenseI64ArrayAttr(
                                        {config->block, 1, 1}));
+      if (config->sharedBytes > 0)
+        group->setAttr("fuse.shared_bytes",
+                       builder.getI64IntegerAttr(config->sharedBytes));
     }
   }
   if (failedAny)

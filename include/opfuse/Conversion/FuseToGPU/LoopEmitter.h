@@ -15,10 +15,12 @@
 
 namespace opfuse {
 
-/// How a kernel is launched: a 1-D grid of 1-D blocks.
+/// How a kernel is launched: a 1-D grid of 1-D blocks, with `sharedBytes`
+/// of dynamic shared memory per block.
 struct LaunchConfig {
   int64_t grid = 1;
   int64_t block = 1;
+  int64_t sharedBytes = 0;
 };
 
 /// Whether the loop emitter can compile `op` (inside a group or alone).

@@ -10,15 +10,16 @@
 include "mlir/Pass/PassBase.td"
 
 def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
-  let summary = "Emit one GPU kernel per fuse.group with the loop or row emitter";
+  let summary = "Emit one GPU kernel per fuse.group with the loop, row or matmul emitter";
   let description = [{
-    Every `fuse.group`, and every elementwise op or reduction left outside a
-    group (wrapped in a group of one first), becomes a `gpu.func` in the
-    `gpu.module @opfuse_kernels`, targeted at NVVM: a group holding a
-    reduction with the row emitter, any other with the loop emitter. The
-    group gets the attributes `fuse.kernel` (the kernel's symbol),
-    `fuse.grid` and `fuse.block` (its launch configuration); the launch plan
-    is read from them.
+    Every `fuse.group`, and every elementwise op, reduction or matmul left
+    outside a group (wrapped in a group of one first), becomes a `gpu.func`
+    in the `gpu.module @opfuse_kernels`, targeted at NVVM: a group holding a
+    matmul with the matmul emitter, one holding a reduction with the row
+    emitter, any other with the loop emitter. The group gets the attributes
+    `fuse.kernel` (the kernel's symbol), `fuse.grid` and `fuse.block` (its
+    launch configuration) and, when the kernel uses dynamic shared memory,
+    `fuse.shared_bytes`; the launch plan is read from them.
 
     The loop emitter gives each thread vectors of consecutive output
     elements: 16 bytes of the widest element type in the kernel (4 f32 or 8
@@ -61,11 +62,28 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     warps split each result's reduced elements, and the partials meet in
     shared memory.
 
+    The matmul emitter computes a bf16 or f16 `fuse.matmul` (batch
+    dimensions broadcast, either operand transposed) on tensor cores. A
+    block of `WM x WN` warps owns a `BM x BN` output tile (`matmul-tiling`
+    = `BMxBNxBK/WMxWN/S`); it walks K in `BK` slices through `S` stages of
+    dynamic shared memory, copying each slice with `cp.async` (16-byte
+    chunks, 8 or 4 bytes when the operand's rows are not a multiple of 8
+    elements, plain loads when they are odd) `S - 1` slices ahead of the one
+    multiplied; chunks are XOR-swizzled so that copies and `ldmatrix` reads
+    are free of bank conflicts. Each warp multiplies with `mma.sync`
+    m16n8k16 into f32 accumulators in registers (`ldmatrix.trans` for
+    operands stored with M or N contiguous). The epilogue runs the group's
+    elementwise ops (bias, GELU, SiLU, residual, cast) on the accumulators,
+    reading other inputs at the broadcast index, and stores each output
+    once. Chunks outside the matrices are zero-filled and stores past M or
+    N are skipped, so no shape needs to be a multiple of the tile. Blocks
+    visit tiles in groups of 8 tile-rows for L2 reuse.
+
     A `fuse.reshape` outside a group needs no kernel (its result aliases its
     input), and a dense or resource `fuse.constant` becomes an initialised
     buffer of the launch plan. softmax, layer_norm and rms_norm must be
     decomposed first (`fuse-decompose`; the pipeline does). Every other op
-    (matmul, conv2d, transpose, slice, concat, gather, collectives) fails
+    (f32 matmul, conv2d, transpose, slice, concat, gather, collectives) fails
     with `'<op>' is not yet supported for GPU emission` at its location.
 
     ```mlir
@@ -93,6 +111,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "Elements of its row a thread of a row-reduction kernel holds in "
            "registers at most; longer rows get more threads, up to 1024, "
            "and are streamed beyond that">,
+    Option<"matmulTiling", "matmul-tiling", "std::string",
+           /*default=*/"\"128x128x32/2x2/4\"",
+           "Tiles of the tensor-core GEMM kernel as BMxBNxBK/WMxWN/S: block "
+           "tile, warps per block, shared-memory stages">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

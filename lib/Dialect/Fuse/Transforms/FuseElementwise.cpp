@@ -4,7 +4,8 @@
 // each through its operands; then turns every cluster into a fuse.group.
 // Shared producers are recomputed or kept as extra outputs as the roofline
 // cost model (opfuse/Analysis/CostModel.h) predicts is faster; a producer
-// joins only when the grouped graph stays acyclic.
+// joins only when the grouped graph stays acyclic. A matmul joins the
+// elementwise kernel after it, which becomes its epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -36,9 +38,11 @@ namespace {
 /// row-major data: inside a kernel it costs nothing, and outside one it is
 /// free too (its result aliases its input), so it never roots a kernel.
 /// A reduction joins when the kernel stays one row kernel
-/// (opfuse/Dialect/Fuse/IR/RowKernel.h).
+/// (opfuse/Dialect/Fuse/IR/RowKernel.h); a matmul when the kernel becomes
+/// its epilogue (opfuse/Dialect/Fuse/IR/GemmKernel.h).
 bool isFusibleProducer(Operation *op) {
-  return isElementwise(op) || isa<ReshapeOp>(op) || isReduction(op);
+  return isElementwise(op) || isa<ReshapeOp>(op) || isReduction(op) ||
+         isContraction(op);
 }
 
 /// Ops that start a kernel of their own when no later kernel takes them.
@@ -52,6 +56,7 @@ struct Cluster {
   /// the cluster holds one.
   RankedTensorType shape;
   bool hasReduction = false;
+  bool hasContraction = false;
   llvm::SetVector<Operation *> ops;
   Operation *earliest;
 };
@@ -71,8 +76,8 @@ public:
         continue;
       int k = clusters.size();
       clusters.push_back(
-          {op, cast<RankedTensorType>(op->getResult(0).getType()), false, {},
-           op});
+          {op, cast<RankedTensorType>(op->getResult(0).getType()), false,
+           false, {}, op});
       add(op, k);
       explainBoundaries(op, k, /*asProducer=*/false);
       // Candidate producers, latest first: one is considered only once
@@ -126,6 +131,7 @@ private:
       clusters[k].hasReduction = true;
       clusters[k].shape = cast<RankedTensorType>(op->getOperand(0).getType());
     }
+    clusters[k].hasContraction |= isContraction(op);
     if (op->isBeforeInBlock(clusters[k].earliest))
       clusters[k].earliest = op;
   }
@@ -178,7 +184,11 @@ private:
   /// Whether cluster `k` with `op` added is still a kernel an emitter
   /// accepts: with a reduction in it, one row kernel; `why` says what fails.
   bool emittable(ArrayRef<Operation *> extra, int k, std::string &why) {
-    if (!clusters[k].hasReduction && llvm::none_of(extra, isReduction))
+    const bool rows =
+        clusters[k].hasReduction || llvm::any_of(extra, isReduction);
+    const bool gemm =
+        clusters[k].hasContraction || llvm::any_of(extra, isContraction);
+    if (!rows && !gemm)
       return true;
     SmallVector<Operation *> ops(clusters[k].ops.begin(),
                                  clusters[k].ops.end());
@@ -196,6 +206,8 @@ private:
               return !members.count(user);
             }))
           outputs.push_back(result);
+    if (gemm && !rows)
+      return analyzeGemmKernel(ops, why).has_value();
     return analyzeRowKernel(ops, outputs, why).has_value();
   }
 
@@ -366,8 +378,13 @@ private:
       return;
     }
     for (Operation *user : op->getUsers())
-      if (user->getBlock() == &block && !isFusibleProducer(user) &&
-          !user->hasTrait<OpTrait::IsTerminator>())
+      if (user->getBlock() == &block && isContraction(user))
+        remark(op, k,
+               "not fused into " + describeOp(user) +
+                   ": a GEMM kernel reads its operands from memory (no "
+                   "prologue fusion), so this kernel writes its result");
+      else if (user->getBlock() == &block && !isFusibleProducer(user) &&
+               !user->hasTrait<OpTrait::IsTerminator>())
         remark(op, k,
                "not fused into " + describeOp(user) +
                    ": that op is not elementwise, so this kernel writes its "
@@ -462,8 +479,9 @@ private:
 
     std::string why;
     auto tryRecompute = [&]() -> bool {
-      // A reduction recomputed would read its whole input again.
-      if (!cheap || isReduction(producer))
+      // A reduction or a matmul recomputed would read its whole inputs
+      // again.
+      if (!cheap || isReduction(producer) || isContraction(producer))
         return false;
       OpBuilder builder(producer->getContext());
       builder.setInsertionPointAfter(producer);
@@ -518,11 +536,12 @@ private:
         : cycle ? std::string("as an extra output a path would leave the "
                               "kernel and come back")
                 : std::string("it cannot be an extra output");
-    remark(producer, k,
-           "not fused: " + output + ", and " +
-               (cheap ? std::string("recomputing it would form a cycle")
-                      : "recomputing it is not faster than reading it: " +
-                            costs));
+    std::string recompute =
+        isReduction(producer) || isContraction(producer)
+            ? "it is not recomputed (that would read its whole inputs again)"
+        : cheap ? std::string("recomputing it would form a cycle")
+                : "recomputing it is not faster than reading it: " + costs;
+    remark(producer, k, "not fused: " + output + ", and " + recompute);
   }
 
   Block &block;

@@ -48,7 +48,7 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
 }
 
 def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
-  let summary = "Group elementwise chains, and row reductions with their prologues and epilogues, into fuse.group kernels";
+  let summary = "Group elementwise chains, row reductions with their prologues and epilogues, and matmuls with their epilogues into fuse.group kernels";
   let description = [{
     Groups producer-consumer chains of elementwise ops (every op with the
     `BroadcastElementwise` trait: unary, binary, compare, select, cast),
@@ -76,6 +76,17 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     over the same rows that read a common row-sized input and do not depend
     on each other (a row's sum beside its maximum) merge into one kernel,
     which reads that input once.
+
+    A `fuse.matmul` joins the group of elementwise ops that consume its
+    result, which becomes the GEMM kernel's epilogue: bias, activation,
+    residual and cast run on the accumulators and the kernel writes once
+    (`x @ W1 + b1 -> gelu` is one kernel). Such a group
+    (`opfuse/Dialect/Fuse/IR/GemmKernel.h`, shared with the emitter) holds
+    one matmul and elementwise ops over its output shape; smaller values (a
+    bias) are read by broadcast. The matmul's operands are always read from
+    memory: an op producing one does not join (no prologue fusion). A matmul
+    is never recomputed; with users outside the group its result is an extra
+    output of the kernel.
 
     Groups grow from the last op of the function backwards through operands,
     considering the latest candidate first, so a value feeding two members

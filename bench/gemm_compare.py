@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Side-by-side GEMM benchmark: cuBLAS (torch.matmul), torch.compile, opfuse.
+
+Runs on the GPU machine: the same shapes and dtypes, CUDA-event timing after
+warm-up, P50 and P99 over the same number of runs, TFLOP/s from the graph's
+matmul FLOPs, and opfuse as a percentage of PyTorch eager (cuBLAS) in the
+same run.
+
+    python3 bench/gemm_compare.py [--iters 50] [--tilings 128x128x32/2x2/4 ...]
+"""
+import argparse
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import run_opfuse, time_cuda  # noqa: E402
+from torch_graphs import mlp  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def matmul(a, b):
+    return a @ b
+
+
+# name: (model file, function, input shapes, dtype, FLOPs)
+GRAPHS = {
+    "matmul_8192": ("bench/graphs/matmul_8192.mlir", matmul,
+                    [(8192, 8192), (8192, 8192)], torch.bfloat16,
+                    2 * 8192 ** 3),
+    "mlp": ("examples/mlp.mlir", mlp,
+            [(8192, 4096), (4096, 11008), (11008,), (11008, 4096), (4096,)],
+            torch.bfloat16, 2 * 2 * 8192 * 4096 * 11008),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opt-fuse",
+                        default=os.path.join(ROOT, "build/bin/opt-fuse"))
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--graphs", nargs="*", default=list(GRAPHS))
+    parser.add_argument("--tilings", nargs="*", default=[None],
+                        help="opfuse --matmul-tiling values to time")
+    args = parser.parse_args()
+
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    rows = []
+    for name in args.graphs:
+        model, fn, shapes, dtype, flops = GRAPHS[name]
+        generator = torch.Generator(device="cuda").manual_seed(0)
+        inputs = [torch.rand(s, device="cuda", dtype=torch.float32,
+                             generator=generator).mul_(2).sub_(1).to(dtype)
+                  for s in shapes]
+        compiled = torch.compile(fn)
+        compiled(*inputs)  # compile outside the timing
+        eager_p50 = None
+        for label, call in (("eager (cuBLAS)", lambda: fn(*inputs)),
+                            ("torch.compile", lambda: compiled(*inputs))):
+            p50, p99 = time_cuda(call, args.warmup, args.iters)
+            eager_p50 = eager_p50 or p50
+            rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
+        for tiling in args.tilings:
+            extra = [f"--matmul-tiling={tiling}"] if tiling else []
+            result = run_opfuse(args.opt_fuse, model, args.warmup, args.iters,
+                                extra)
+            p50 = result["latency"]["p50_us"]
+            p99 = result["latency"]["p99_us"]
+            label = "opfuse" + (f" {tiling}" if tiling else "")
+            rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
+        rows = [r + (100 * eager_p50 / r[2],) if r[0] == name and len(r) == 5
+                else r for r in rows]
+
+    print(f"{'graph':<12} {'framework':<32} {'p50 us':>10} {'p99 us':>10} "
+          f"{'TFLOP/s':>8} {'% eager':>8}")
+    for name, label, p50, p99, tflops, pct in rows:
+        print(f"{name:<12} {label:<32} {p50:>10.1f} {p99:>10.1f} "
+              f"{tflops:>8.1f} {pct:>7.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

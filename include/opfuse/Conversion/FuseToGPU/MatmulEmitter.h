@@ -1,0 +1,55 @@
+//===- MatmulEmitter.h - Tensor-core GEMM kernels from fuse.group -*- C++ -*-=//
+//
+// The matmul emitter: one gpu.func per group holding a fuse.matmul and its
+// elementwise epilogue (opfuse/Dialect/Fuse/IR/GemmKernel.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_CONVERSION_FUSETOGPU_MATMULEMITTER_H
+#define OPFUSE_CONVERSION_FUSETOGPU_MATMULEMITTER_H
+
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+
+#include <string>
+
+namespace opfuse {
+
+/// The tiles of the tensor-core GEMM kernel: a block computes a
+/// blockM x blockN tile of the output, stepping over K in blockK slices held
+/// in `stages` shared-memory buffers; its warpsM x warpsN warps each own a
+/// (blockM / warpsM) x (blockN / warpsN) part of the tile.
+struct MatmulTiling {
+  int64_t blockM = 128, blockN = 128, blockK = 32;
+  int64_t warpsM = 2, warpsN = 2;
+  int64_t stages = 4;
+
+  /// Shared memory a block needs, in bytes (16-bit operands).
+  int64_t sharedBytes() const { return stages * (blockM + blockN) * blockK * 2; }
+};
+
+/// Parses "BMxBNxBK/WMxWN/S" (e.g. "128x128x32/2x2/4"); on failure says why
+/// in `error`.
+std::optional<MatmulTiling> parseMatmulTiling(llvm::StringRef text,
+                                              std::string &error);
+
+/// The tiling as "BMxBNxBK/WMxWN/S".
+std::string formatMatmulTiling(const MatmulTiling &tiling);
+
+/// Whether `group` holds a matmul, so that the matmul emitter compiles it.
+bool isGemmKernel(fuse::GroupOp group);
+
+/// Emits `group` as the kernel `name` in `module`: bf16/f16 operands on
+/// tensor cores (mma.sync m16n8k16, f32 accumulators) fed from shared memory
+/// by ldmatrix, with cp.async copies `tiling.stages - 1` K-slices ahead;
+/// the epilogue applies the group's elementwise ops to the accumulators and
+/// stores each output once. Shapes that are not multiples of the tile are
+/// handled by zero-filled copies and guarded stores. Reports an unsupported
+/// op, element type or tiling and fails.
+mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
+                                             mlir::gpu::GPUModuleOp module,
+                                             llvm::StringRef name,
+                                             const MatmulTiling &tiling);
+
+} // namespace opfuse
+
+#endif // OPFUSE_CONVERSION_FUSETOGPU_MATMULEMITTER_H

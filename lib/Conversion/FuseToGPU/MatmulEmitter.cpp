@@ -1,0 +1,633 @@
+//===- MatmulEmitter.cpp - Tensor-core GEMM kernels from fuse.group -------===//
+//
+// A block owns one output tile of one batch element. K is walked in slices:
+// every thread issues cp.async copies of its 16-byte chunks of the next A
+// and B slices into a ring of shared-memory stages, `stages - 1` slices
+// ahead of the one the warps multiply, so the copies overlap the tensor
+// cores. Chunks are stored XOR-swizzled within each 128-byte line so that
+// both the copies and the ldmatrix reads of eight rows hit eight different
+// bank groups. Each warp multiplies its part of the tile with mma.sync
+// m16n8k16 into f32 accumulators held in registers (the scf.for's
+// iteration arguments), and the epilogue evaluates the group's elementwise
+// ops on them before the only store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
+
+#include "KernelBuilder.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
+                                              std::string &error) {
+  SmallVector<StringRef> parts;
+  text.split(parts, '/');
+  SmallVector<int64_t> values;
+  for (StringRef part : parts) {
+    SmallVector<StringRef> numbers;
+    part.split(numbers, 'x');
+    for (StringRef number : numbers) {
+      int64_t value;
+      if (number.getAsInteger(10, value) || value <= 0) {
+        error = "'" + text.str() +
+                "' is not BMxBNxBK/WMxWN/S with positive integers";
+        return std::nullopt;
+      }
+      values.push_back(value);
+    }
+  }
+  if (parts.size() != 3 || values.size() != 6) {
+    error = "'" + text.str() + "' is not BMxBNxBK/WMxWN/S (e.g. " +
+            formatMatmulTiling(MatmulTiling()) + ")";
+    return std::nullopt;
+  }
+  MatmulTiling tiling{values[0], values[1], values[2],
+                      values[3], values[4], values[5]};
+  const int64_t warpM = tiling.blockM / tiling.warpsM,
+                warpN = tiling.blockN / tiling.warpsN;
+  if (tiling.blockM % tiling.warpsM || warpM % 16 || tiling.blockN % tiling.warpsN ||
+      warpN % 16)
+    error = "each warp's tile (BM/WM x BN/WN) must be a multiple of 16 in "
+            "both dimensions";
+  else if (tiling.blockK % 16)
+    error = "BK must be a multiple of 16 (the MMA's K)";
+  else if (tiling.warpsM * tiling.warpsN > 32)
+    error = "at most 32 warps (1024 threads) per block";
+  else if (tiling.stages < 2)
+    error = "at least 2 stages (one copied while one is multiplied)";
+  else if (tiling.sharedBytes() > 227 * 1024)
+    error = "the stages need " + std::to_string(tiling.sharedBytes()) +
+            " bytes of shared memory; an sm_90 block has at most 232448";
+  if (!error.empty())
+    return std::nullopt;
+  return tiling;
+}
+
+std::string formatMatmulTiling(const MatmulTiling &t) {
+  return (Twine(t.blockM) + "x" + Twine(t.blockN) + "x" + Twine(t.blockK) +
+          "/" + Twine(t.warpsM) + "x" + Twine(t.warpsN) + "/" +
+          Twine(t.stages))
+      .str();
+}
+
+bool isGemmKernel(GroupOp group) {
+  return llvm::any_of(group.getBody().front(), [](Operation &op) {
+    return isContraction(&op);
+  });
+}
+
+namespace {
+
+constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
+
+/// One GEMM operand (A or B) as the kernel copies it: per batch element a
+/// row-major matrix whose rows run along K (`kContiguous`) or along M/N.
+struct Operand {
+  Value pointer;          // the kernel argument
+  int64_t mn = 0, k = 0;  // M (for A) or N (for B), and K
+  int64_t tileMN = 0;     // blockM or blockN
+  bool kContiguous = false;
+  int64_t chunk = 8;      // elements per copy: 8, 4, 2 (cp.async) or 1
+  int64_t stageOffset = 0; // bytes from the start of a stage
+  SmallVector<int64_t> batchStrides; // per output batch dimension
+
+  int64_t tileRows(int64_t blockK) const { return kContiguous ? tileMN : blockK; }
+  int64_t tileCols(int64_t blockK) const { return kContiguous ? blockK : tileMN; }
+  int64_t leading() const { return kContiguous ? k : mn; }
+};
+
+/// Builds the body of one GEMM kernel.
+class GemmBuilder {
+public:
+  GemmBuilder(OpBuilder &b, Location loc, KernelBuilder &kb,
+              const MatmulTiling &tiling, Type elementType)
+      : b(b), loc(loc), kb(kb), t(tiling), elementType(elementType) {}
+
+  Value i32(int64_t v) { return kb.i32(v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value divu(Value x, int64_t d) {
+    return arith::DivUIOp::create(b, loc, x, i32(d));
+  }
+  Value remu(Value x, int64_t d) {
+    return arith::RemUIOp::create(b, loc, x, i32(d));
+  }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value toIndexType(Value v32) {
+    if (kb.getIndexType().isInteger(32))
+      return v32;
+    return arith::ExtUIOp::create(b, loc, kb.getIndexType(), v32);
+  }
+
+  /// The byte offset in shared memory of element (row, col) of a tile with
+  /// `cols` 16-bit columns. 16-byte chunks are XOR-swizzled inside their
+  /// 128-byte line by the row (rows of 128 bytes or more) or by the line
+  /// (shorter rows, several to a line), which spreads eight consecutive
+  /// rows at one column over all eight bank groups.
+  Value swizzled(Value row, Value col, int64_t cols) {
+    const int64_t chunksPerRow = cols / 8;
+    Value chunk = add(mul(row, i32(chunksPerRow)), divu(col, 8));
+    Value key = chunksPerRow >= 8 ? remu(row, 8) : remu(divu(chunk, 8), 8);
+    Value physical = arith::XOrIOp::create(b, loc, chunk, key);
+    return add(mul(physical, i32(16)), mul(remu(col, 8), i32(2)));
+  }
+
+  Value sharedPointer(Value base, Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ValueRange{byteOffset});
+  }
+
+  /// Issues the copies of K-slice `slice` (i32) of `op` into the stage at
+  /// byte offset `stageBase` (i32).
+  void copySlice(const Operand &op, Value slice, Value stageBase, Value thread,
+                 Value tileStart, Value batchOffset, Value smem) {
+    const int64_t rows = op.tileRows(t.blockK), cols = op.tileCols(t.blockK);
+    const int64_t chunksPerRow = cols / op.chunk;
+    const int64_t chunks = rows * chunksPerRow;
+    const int64_t threads = t.warpsM * t.warpsN * 32;
+    Value kStart = mul(slice, i32(t.blockK));
+    const int64_t bytes = op.chunk * 2;
+    for (int64_t first = 0; first < chunks; first += threads) {
+      Value q = add(thread, i32(first));
+      Value inTile = first + threads <= chunks ? Value() : lt(q, i32(chunks));
+      Value row = divu(q, chunksPerRow);
+      Value col = mul(remu(q, chunksPerRow), i32(op.chunk));
+      Value mnIndex = add(tileStart, op.kContiguous ? row : col);
+      Value kIndex = add(kStart, op.kContiguous ? col : row);
+      Value valid = arith::AndIOp::create(b, loc, lt(mnIndex, i32(op.mn)),
+                                          lt(kIndex, i32(op.k)));
+      if (inTile)
+        valid = arith::AndIOp::create(b, loc, valid, inTile);
+      Value globalRow = op.kContiguous ? mnIndex : kIndex;
+      Value globalCol = op.kContiguous ? kIndex : mnIndex;
+      // Out-of-range chunks copy nothing (zeros) from the operand's start.
+      Value offset = add(batchOffset,
+                         toIndexType(add(mul(globalRow, i32(op.leading())),
+                                         globalCol)));
+      offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));
+      Value source = kb.pointerAt(op.pointer, elementType, offset);
+      Value target = sharedPointer(
+          smem, add(add(stageBase, i32(op.stageOffset)),
+                    swizzled(row, col, cols)));
+      if (inTile) {
+        // A partial last round: threads past the tile copy nothing, but
+        // must still not write outside it.
+        auto guard = scf::IfOp::create(b, loc, inTile, /*withElse=*/false);
+        b.setInsertionPointToStart(&guard.getThenRegion().front());
+      }
+      if (op.chunk == 1) {
+        // Odd leading dimensions: no aligned cp.async exists, so a plain
+        // load and store.
+        Value value = LLVM::LoadOp::create(b, loc, elementType, source, 2);
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+        value = arith::SelectOp::create(b, loc, valid, value, zero);
+        LLVM::StoreOp::create(b, loc, value, target, 2);
+      } else {
+        Value sourceBytes = arith::SelectOp::create(b, loc, valid,
+                                                    i32(bytes), i32(0));
+        NVVM::CpAsyncOp::create(
+            b, loc, target, source, bytes,
+            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                        : NVVM::LoadCacheModifierKind::CA,
+            sourceBytes);
+      }
+      if (inTile)
+        b.setInsertionPointAfter(b.getInsertionBlock()->getParentOp());
+    }
+  }
+
+  /// ldmatrix.x4 of the 8x8 matrices whose first rows this lane addresses.
+  SmallVector<Value> loadMatrices(Value smem, Value byteOffset, bool trans) {
+    auto i32Type = b.getI32Type();
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {i32Type, i32Type, i32Type, i32Type});
+    Value result = NVVM::LdMatrixOp::create(
+        b, loc, structType, sharedPointer(smem, byteOffset), 4,
+        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> registers;
+    for (int64_t i = 0; i < 4; ++i)
+      registers.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    return registers;
+  }
+
+  /// One m16n8k16 MMA: acc += a * b.
+  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bRegs,
+                         ArrayRef<Value> acc) {
+    auto f32 = b.getF32Type();
+    auto structType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> aOps(a), bOps(bRegs);
+    NVVM::MMATypes type = NVVM::MMATypes::bf16;
+    if (elementType.isF16()) {
+      // f16 fragments are typed as two halves.
+      type = NVVM::MMATypes::f16;
+      auto half2 = VectorType::get({2}, b.getF16Type());
+      for (Value &v : aOps)
+        v = LLVM::BitcastOp::create(b, loc, half2, v);
+      for (Value &v : bOps)
+        v = LLVM::BitcastOp::create(b, loc, half2, v);
+    }
+    Value result = NVVM::MmaOp::create(
+        b, loc, structType, aOps, bOps, acc, {16, 8, 16}, std::nullopt,
+        std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    return out;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder &kb;
+  const MatmulTiling &t;
+  Type elementType;
+};
+
+/// The per-batch-dimension element strides of a matmul operand whose batch
+/// dimensions (all but the last two) broadcast to `batchShape`.
+SmallVector<int64_t> batchStridesOf(RankedTensorType type,
+                                    ArrayRef<int64_t> batchShape) {
+  SmallVector<int64_t> strides(batchShape.size(), 0);
+  const int64_t rank = type.getRank();
+  int64_t stride = type.getDimSize(rank - 1) * type.getDimSize(rank - 2);
+  for (int64_t d = rank - 3, o = batchShape.size() - 1; d >= 0; --d, --o) {
+    if (type.getDimSize(d) != 1)
+      strides[o] = stride;
+    stride *= type.getDimSize(d);
+  }
+  return strides;
+}
+
+int64_t chunkFor(int64_t leading) {
+  for (int64_t chunk : {8, 4, 2})
+    if (leading % chunk == 0)
+      return chunk;
+  return 1;
+}
+
+} // namespace
+
+FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
+                                       StringRef name,
+                                       const MatmulTiling &t) {
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  std::string why;
+  std::optional<MatmulOp> analyzed = analyzeGemmKernel(ops, why);
+  if (!analyzed)
+    return group.emitError("not one GEMM kernel: ") << why;
+  MatmulOp matmul = *analyzed;
+  Type elementType = matmul.getLhs().getType().getElementType();
+  if (!elementType.isBF16() && !elementType.isF16())
+    return matmul.emitError("the tensor-core GEMM takes bf16 or f16 "
+                            "operands; ")
+           << elementType << " matmuls are not yet supported for GPU emission";
+  auto lhsArg = dyn_cast<BlockArgument>(matmul.getLhs());
+  auto rhsArg = dyn_cast<BlockArgument>(matmul.getRhs());
+  if (!lhsArg || !rhsArg)
+    return matmul.emitError("a GEMM kernel reads its operands from memory; "
+                            "they must be inputs of the group");
+
+  RankedTensorType output = matmul.getType();
+  ArrayRef<int64_t> batchShape = output.getShape().drop_back(2);
+  const GemmShape shape = getGemmShape(matmul);
+  const int64_t threads = t.warpsM * t.warpsN * 32;
+  const int64_t warpM = t.blockM / t.warpsM, warpN = t.blockN / t.warpsN;
+  const int64_t mTiles = warpM / 16, nTiles = warpN / 8;
+
+  Operand a, bOp;
+  a.mn = shape.m;
+  a.k = shape.k;
+  a.tileMN = t.blockM;
+  a.kContiguous = !matmul.getTransposeA();
+  a.batchStrides = batchStridesOf(matmul.getLhs().getType(), batchShape);
+  bOp.mn = shape.n;
+  bOp.k = shape.k;
+  bOp.tileMN = t.blockN;
+  bOp.kContiguous = matmul.getTransposeB();
+  bOp.batchStrides = batchStridesOf(matmul.getRhs().getType(), batchShape);
+  a.chunk = chunkFor(a.leading());
+  bOp.chunk = chunkFor(bOp.leading());
+  bOp.stageOffset = t.blockM * t.blockK * 2;
+  const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
+
+  int64_t largest = 0;
+  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
+                                           group.getResultTypes()))
+    largest = std::max(largest, getNumElements(type));
+  Type indexType = indexTypeFor(group.getContext(), largest);
+
+  OpBuilder b(group.getContext());
+  Location loc = group.getLoc();
+
+  // The dynamic shared memory all stages live in, declared once per module.
+  auto sharedPointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  if (!module.lookupSymbol(kDynamicShared)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc,
+                           LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kDynamicShared, Attribute(), /*alignment=*/128,
+                           /*addrSpace=*/3);
+  }
+
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, threads);
+  Block &entry = func.getBody().front();
+  b.setInsertionPoint(entry.getTerminator());
+  KernelBuilder kb(b, loc, indexType);
+  GemmBuilder gb(b, loc, kb, t, elementType);
+  a.pointer = entry.getArgument(lhsArg.getArgNumber());
+  bOp.pointer = entry.getArgument(rhsArg.getArgNumber());
+  Value smem = LLVM::AddressOfOp::create(b, loc, sharedPointerType,
+                                         kDynamicShared);
+
+  auto toI32 = [&](Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  Value thread = toI32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value blockId = toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value lane = gb.remu(thread, 32);
+  Value warp = gb.divu(thread, 32);
+  Value warpRow = gb.mul(gb.divu(warp, t.warpsN), gb.i32(warpM));
+  Value warpCol = gb.mul(gb.remu(warp, t.warpsN), gb.i32(warpN));
+
+  // Blocks walk the tiles in groups of 8 tile-rows, column by column, so
+  // that blocks running together share A rows and B columns in L2.
+  const int64_t tilesM = llvm::divideCeil(shape.m, t.blockM);
+  const int64_t tilesN = llvm::divideCeil(shape.n, t.blockN);
+  const int64_t tilesPerBatch = tilesM * tilesN;
+  constexpr int64_t groupRows = 8;
+  Value batch = gb.divu(blockId, tilesPerBatch);
+  Value tile = gb.remu(blockId, tilesPerBatch);
+  Value groupId = gb.divu(tile, groupRows * tilesN);
+  Value firstRow = gb.mul(groupId, gb.i32(groupRows));
+  Value rowsInGroup = arith::MinUIOp::create(
+      b, loc, gb.i32(groupRows),
+      arith::SubIOp::create(b, loc, gb.i32(tilesM), firstRow));
+  Value inGroup = gb.remu(tile, groupRows * tilesN);
+  Value tileRow = gb.add(firstRow, arith::RemUIOp::create(b, loc, inGroup,
+                                                          rowsInGroup));
+  Value tileCol = arith::DivUIOp::create(b, loc, inGroup, rowsInGroup);
+  Value tileM = gb.mul(tileRow, gb.i32(t.blockM));
+  Value tileN = gb.mul(tileCol, gb.i32(t.blockN));
+
+  SmallVector<Value> batchIndices =
+      batchShape.empty() ? SmallVector<Value>()
+                         : kb.decompose(gb.toIndexType(batch), batchShape);
+  auto batchOffsetOf = [&](ArrayRef<int64_t> strides) {
+    Value offset = kb.constant(0);
+    for (auto [d, stride] : llvm::enumerate(strides))
+      if (stride != 0)
+        offset = arith::AddIOp::create(
+            b, loc, offset,
+            arith::MulIOp::create(b, loc, batchIndices[d],
+                                  kb.constant(stride)));
+    return offset;
+  };
+  Value aBatch = batchOffsetOf(a.batchStrides);
+  Value bBatch = batchOffsetOf(bOp.batchStrides);
+
+  auto copyStage = [&](Value slice, Value stage) {
+    Value stageBase = gb.mul(stage, gb.i32(stageBytes));
+    gb.copySlice(a, slice, stageBase, thread, tileM, aBatch, smem);
+    gb.copySlice(bOp, slice, stageBase, thread, tileN, bBatch, smem);
+  };
+
+  // Prologue: the first stages - 1 slices in flight, one commit group each.
+  const int64_t slices = llvm::divideCeil(shape.k, t.blockK);
+  for (int64_t s = 0; s + 1 < t.stages; ++s) {
+    if (s < slices)
+      copyStage(gb.i32(s), gb.i32(s));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  const int64_t accumulators = mTiles * nTiles * 4;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> init(accumulators, zero);
+  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(b, loc, slices);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *loopBody = loop.getBody();
+    if (!loopBody->empty())
+      loopBody->getTerminator()->erase();
+    b.setInsertionPointToStart(loopBody);
+    Value slice = toI32(loop.getInductionVar());
+    // Slice `slice` has landed (at most stages - 2 newer groups pending),
+    // and every warp is done with the stage the next copy overwrites.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
+    gpu::BarrierOp::create(b, loc);
+    Value next = gb.add(slice, gb.i32(t.stages - 1));
+    auto prefetch =
+        scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+      copyStage(next, gb.remu(next, t.stages));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+    Value stageBase = gb.mul(gb.remu(slice, t.stages), gb.i32(stageBytes));
+    Value aBase = gb.add(stageBase, gb.i32(a.stageOffset));
+    Value bBase = gb.add(stageBase, gb.i32(bOp.stageOffset));
+    Value matrix = gb.divu(lane, 8), rowInMatrix = gb.remu(lane, 8);
+    Value matrixLow = gb.remu(matrix, 2), matrixHigh = gb.divu(matrix, 2);
+    SmallVector<Value> acc(loopBody->getArguments().drop_front());
+    for (int64_t kk = 0; kk < t.blockK; kk += 16) {
+      // A fragments: matrices (m0, k0), (m8, k0), (m0, k8), (m8, k8).
+      SmallVector<SmallVector<Value>> aFragments;
+      for (int64_t i = 0; i < mTiles; ++i) {
+        Value m = gb.add(warpRow, gb.i32(i * 16));
+        Value row, col;
+        if (a.kContiguous) {
+          row = gb.add(m, gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
+          col = gb.add(gb.i32(kk), gb.mul(matrixHigh, gb.i32(8)));
+        } else {
+          row = gb.add(gb.i32(kk),
+                       gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
+          col = gb.add(m, gb.mul(matrixLow, gb.i32(8)));
+        }
+        Value offset = gb.add(aBase, gb.swizzled(row, col, a.tileCols(t.blockK)));
+        aFragments.push_back(gb.loadMatrices(smem, offset, !a.kContiguous));
+      }
+      // B fragments, two n8 tiles per ldmatrix.x4: (n0, k0), (n0, k8),
+      // (n8, k0), (n8, k8).
+      SmallVector<SmallVector<Value>> bFragments;
+      for (int64_t j = 0; j < nTiles; j += 2) {
+        Value n = gb.add(warpCol, gb.i32(j * 8));
+        Value row, col;
+        if (bOp.kContiguous) {
+          row = gb.add(n, gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
+          col = gb.add(gb.i32(kk), gb.mul(matrixLow, gb.i32(8)));
+        } else {
+          row = gb.add(gb.i32(kk),
+                       gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
+          col = gb.add(n, gb.mul(matrixHigh, gb.i32(8)));
+        }
+        Value offset =
+            gb.add(bBase, gb.swizzled(row, col, bOp.tileCols(t.blockK)));
+        SmallVector<Value> four =
+            gb.loadMatrices(smem, offset, !bOp.kContiguous);
+        bFragments.push_back({four[0], four[1]});
+        bFragments.push_back({four[2], four[3]});
+      }
+      for (int64_t i = 0; i < mTiles; ++i)
+        for (int64_t j = 0; j < nTiles; ++j) {
+          MutableArrayRef<Value> c(&acc[(i * nTiles + j) * 4], 4);
+          SmallVector<Value> d = gb.mma(aFragments[i], bFragments[j], c);
+          llvm::copy(d, c.begin());
+        }
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  SmallVector<Value> acc(loop.getResults());
+
+  // Epilogue. Inputs other than the matmul's operands are read at the
+  // broadcast index of the output; splat constants are scalars.
+  DenseMap<Value, InputAccess> epilogueInputs;
+  for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
+    bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
+      return user != matmul.getOperation();
+    });
+    if (!used)
+      continue;
+    FailureOr<InputAccess> access =
+        analyzeInput(group, cast<RankedTensorType>(argument.getType()),
+                     output.getShape(), index);
+    if (failed(access))
+      return failure();
+    epilogueInputs[argument] = *access;
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  const unsigned numInputs = group.getNumOperands();
+  const bool pairs = shape.n % 2 == 0;
+  const bool fullTiles = shape.m % t.blockM == 0 && shape.n % t.blockN == 0;
+  Value group8 = gb.divu(lane, 4), quad = gb.remu(lane, 4);
+  Value batchBase = arith::MulIOp::create(b, loc, gb.toIndexType(batch),
+                                          kb.constant(shape.m * shape.n));
+
+  // Stores `lanes` (1 or 2 consecutive accumulators) at (row, col).
+  auto storeAt = [&](Value row, Value col, ArrayRef<Value> lanes) -> LogicalResult {
+    const int64_t count = lanes.size();
+    SmallVector<Value> indices(batchIndices);
+    indices.push_back(gb.toIndexType(row));
+    indices.push_back(gb.toIndexType(col));
+    DenseMap<Value, SmallVector<Value>> values;
+    values[matmul.getResult()] = SmallVector<Value>(lanes);
+    for (auto &[argument, access] : epilogueInputs) {
+      Type type = cast<RankedTensorType>(argument.getType()).getElementType();
+      Value pointer = entry.getArgument(
+          cast<BlockArgument>(argument).getArgNumber());
+      Value offset = kb.broadcastOffset(access, access.isScalar
+                                                    ? ArrayRef<Value>()
+                                                    : ArrayRef<Value>(indices));
+      if (access.innerContiguous && count > 1) {
+        values[argument] = kb.load(pointer, type, offset, count);
+      } else {
+        Value one = kb.load(pointer, type, offset, 1).front();
+        values[argument] = SmallVector<Value>(count, one);
+      }
+    }
+    for (Operation *op : ops) {
+      if (op == matmul.getOperation())
+        continue;
+      if (auto constant = dyn_cast<ConstantOp>(op)) {
+        values[constant.getResult()] =
+            SmallVector<Value>(count, splatScalar(b, constant));
+        continue;
+      }
+      SmallVector<Value> results;
+      for (int64_t l = 0; l < count; ++l) {
+        SmallVector<Value> operands;
+        for (Value operand : op->getOperands())
+          operands.push_back(values.lookup(operand)[l]);
+        FailureOr<Value> scalar = emitScalarOp(b, op, operands);
+        if (failed(scalar))
+          return failure();
+        results.push_back(*scalar);
+      }
+      values[op->getResult(0)] = std::move(results);
+    }
+    Value offset = arith::AddIOp::create(
+        b, loc, batchBase,
+        gb.toIndexType(gb.add(gb.mul(row, gb.i32(shape.n)), col)));
+    for (auto [index, value] : llvm::enumerate(yield.getOperands()))
+      kb.store(entry.getArgument(numInputs + index),
+               cast<RankedTensorType>(group.getResultTypes()[index])
+                   .getElementType(),
+               offset, values.lookup(value));
+    return success();
+  };
+  auto guarded = [&](Value condition, auto emit) -> LogicalResult {
+    if (!condition)
+      return emit();
+    auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    return emit();
+  };
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t j = 0; j < nTiles; ++j)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = gb.add(gb.add(tileM, warpRow),
+                           gb.add(gb.i32(i * 16 + half * 8), group8));
+        Value col = gb.add(gb.add(tileN, warpCol),
+                           gb.add(gb.i32(j * 8), gb.mul(quad, gb.i32(2))));
+        Value first = acc[(i * nTiles + j) * 4 + half * 2];
+        Value second = acc[(i * nTiles + j) * 4 + half * 2 + 1];
+        Value rowValid = fullTiles ? Value() : gb.lt(row, gb.i32(shape.m));
+        auto both = [&](Value c) {
+          Value v = gb.lt(c, gb.i32(shape.n));
+          return rowValid ? arith::AndIOp::create(b, loc, rowValid, v)
+                                .getResult()
+                          : v;
+        };
+        if (pairs) {
+          if (failed(guarded(fullTiles ? Value() : both(col), [&] {
+                return storeAt(row, col, {first, second});
+              })))
+            return failure();
+          continue;
+        }
+        Value nextCol = gb.add(col, gb.i32(1));
+        if (failed(guarded(both(col),
+                           [&] { return storeAt(row, col, {first}); })) ||
+            failed(guarded(both(nextCol),
+                           [&] { return storeAt(row, nextCol, {second}); })))
+          return failure();
+      }
+
+  LaunchConfig config;
+  config.block = threads;
+  config.grid = shape.batch * tilesPerBatch;
+  config.sharedBytes = t.sharedBytes();
+  return config;
+}
+
+} // namespace opfuse

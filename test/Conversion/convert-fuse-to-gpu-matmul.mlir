@@ -1,0 +1,93 @@
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3" | FileCheck %s --check-prefix=SMALL
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x24/2x2/4" 2>&1 | FileCheck %s --check-prefix=BADTILING
+// BADTILING: error: matmul-tiling: BK must be a multiple of 16 (the MMA's K)
+
+// bf16 256x256x64 with a bias+GELU epilogue, default tiles
+// (128x128x32/2x2/4): 4 blocks of 4 warps, 4 stages of (128 + 128) x 32
+// bf16 = 64 KiB of dynamic shared memory. Each thread copies 4 + 4 16-byte
+// chunks per K-slice; the prologue fills the two slices there are (3
+// commit groups, one empty). Per slice a warp loads 2 x (4 A + 4 B)
+// fragments (B with ldmatrix.trans: it is stored N-contiguous) and issues
+// 2 x 32 m16n8k16 MMAs. The epilogue reads the bias as pairs, runs GELU on
+// the 128 accumulators and stores bf16 pairs; whole tiles need no guard.
+// CHECK-LABEL: func.func @bias_gelu
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.shared_bytes = 65536 : i64}
+// CHECK: fuse.matmul
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.gelu
+// CHECK: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+// CHECK: gpu.func @bias_gelu_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: llvm.mlir.addressof @opfuse_dynamic_shared : !llvm.ptr<3>
+// CHECK-COUNT-8: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-COUNT-8: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32,
+// CHECK: nvvm.cp.async.wait.group 2
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-COUNT-8: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>, num = 4
+// CHECK-COUNT-4: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>, num = 4
+// CHECK-COUNT-32: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NOT: scf.if
+// CHECK: llvm.load {{.*}} -> vector<2xbf16>
+// CHECK: math.tanh
+// CHECK: math.tanh
+// CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+func.func @bias_gelu(%a: tensor<256x64xbf16>, %b: tensor<64x256xbf16>, %bias: tensor<256xbf16>) -> tensor<256x256xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<256x64xbf16>, tensor<64x256xbf16>) -> tensor<256x256xbf16>
+  %1 = fuse.add %0, %bias : (tensor<256x256xbf16>, tensor<256xbf16>) -> tensor<256x256xbf16>
+  %2 = fuse.gelu %1 approximate = tanh : tensor<256x256xbf16>
+  return %2 : tensor<256x256xbf16>
+}
+
+// -----
+
+// f16, both operands transposed, ragged: M = 200, N = 100, K = 300 (a
+// multiple of 4, not 8: 8-byte copies). A is stored M-contiguous
+// (ldmatrix.trans), B K-contiguous. One lone matmul becomes a group of one;
+// out-of-range rows and columns copy zero bytes and every store pair is
+// guarded. 2 x 1 tiles; fragments are f16 pairs.
+// SMALL-LABEL: func.func @ragged_transposed
+// SMALL: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.shared_bytes = 24576 : i64}
+// SMALL: gpu.func @ragged_transposed_k0
+// SMALL: nvvm.cp.async.shared.global {{.*}}, 8, cache =  ca, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// SMALL: scf.for
+// SMALL: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// SMALL: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// SMALL: llvm.bitcast {{.*}} : i32 to vector<2xf16>
+// SMALL: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// SMALL: nvvm.cp.async.wait.group 0
+// SMALL: scf.if
+// SMALL: llvm.store {{.*}} : vector<2xf16>, !llvm.ptr<1>
+func.func @ragged_transposed(%a: tensor<300x200xf16>, %b: tensor<100x300xf16>) -> tensor<200x100xf16> {
+  %0 = fuse.matmul %a, %b transpose_a transpose_b : (tensor<300x200xf16>, tensor<100x300xf16>) -> tensor<200x100xf16>
+  return %0 : tensor<200x100xf16>
+}
+
+// -----
+
+// Odd leading dimensions (K = 45, N = 31): no aligned cp.async exists, so
+// plain 2-byte loads and shared stores; odd N stores single elements.
+// SMALL-LABEL: func.func @odd
+// SMALL: gpu.func @odd_k0
+// SMALL-NOT: nvvm.cp.async.shared.global
+// SMALL: llvm.load {{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+// SMALL: llvm.store {{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<3>
+// SMALL: nvvm.mma.sync
+// SMALL: llvm.store {{.*}} : bf16, !llvm.ptr<1>
+func.func @odd(%a: tensor<77x45xbf16>, %b: tensor<45x31xbf16>) -> tensor<77x31xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<77x45xbf16>, tensor<45x31xbf16>) -> tensor<77x31xbf16>
+  return %0 : tensor<77x31xbf16>
+}

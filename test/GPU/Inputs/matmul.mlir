@@ -1,0 +1,61 @@
+// Matmuls at the shapes the tensor-core GEMM emitter treats differently:
+// whole tiles, ragged M/N/K (zero-filled copies, guarded stores), leading
+// dimensions that are multiples of 4 or 2 only (8- and 4-byte cp.async) or
+// odd (plain loads), odd N (unpaired stores), both transposes, batches
+// with broadcasting, f16, K longer than the pipeline, and fused
+// epilogues (bias + GELU, SiLU, residual, cast) with extra outputs.
+
+func.func @bias_gelu(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>, %bias: tensor<256xbf16>) -> tensor<256x256xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xbf16>
+  %1 = fuse.add %0, %bias : (tensor<256x256xbf16>, tensor<256xbf16>) -> tensor<256x256xbf16>
+  %2 = fuse.gelu %1 approximate = tanh : tensor<256x256xbf16>
+  return %2 : tensor<256x256xbf16>
+}
+
+func.func @ragged(%a: tensor<1000x1000xbf16>, %b: tensor<1000x1000xbf16>) -> tensor<1000x1000xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<1000x1000xbf16>, tensor<1000x1000xbf16>) -> tensor<1000x1000xbf16>
+  return %0 : tensor<1000x1000xbf16>
+}
+
+func.func @ragged_transposed(%a: tensor<300x200xbf16>, %b: tensor<100x300xbf16>) -> tensor<200x100xbf16> {
+  %0 = fuse.matmul %a, %b transpose_a transpose_b : (tensor<300x200xbf16>, tensor<100x300xbf16>) -> tensor<200x100xbf16>
+  return %0 : tensor<200x100xbf16>
+}
+
+func.func @transpose_a(%a: tensor<96x160xf16>, %b: tensor<96x72xf16>) -> tensor<160x72xf16> {
+  %0 = fuse.matmul %a, %b transpose_a : (tensor<96x160xf16>, tensor<96x72xf16>) -> tensor<160x72xf16>
+  return %0 : tensor<160x72xf16>
+}
+
+func.func @transpose_b_k4(%a: tensor<130x100xbf16>, %b: tensor<260x100xbf16>) -> tensor<130x260xbf16> {
+  %0 = fuse.matmul %a, %b transpose_b : (tensor<130x100xbf16>, tensor<260x100xbf16>) -> tensor<130x260xbf16>
+  return %0 : tensor<130x260xbf16>
+}
+
+func.func @k2_odd_n(%a: tensor<70x50xbf16>, %b: tensor<50x33xbf16>) -> tensor<70x33xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<70x50xbf16>, tensor<50x33xbf16>) -> tensor<70x33xbf16>
+  return %0 : tensor<70x33xbf16>
+}
+
+func.func @odd_everything(%a: tensor<77x45xbf16>, %b: tensor<45x31xbf16>) -> tensor<77x31xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<77x45xbf16>, tensor<45x31xbf16>) -> tensor<77x31xbf16>
+  return %0 : tensor<77x31xbf16>
+}
+
+func.func @batched_broadcast(%a: tensor<3x4x130x64xbf16>, %b: tensor<4x64x72xbf16>) -> tensor<3x4x130x72xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<3x4x130x64xbf16>, tensor<4x64x72xbf16>) -> tensor<3x4x130x72xbf16>
+  return %0 : tensor<3x4x130x72xbf16>
+}
+
+func.func @long_k(%a: tensor<128x4096xbf16>, %b: tensor<4096x128xbf16>) -> tensor<128x128xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<128x4096xbf16>, tensor<4096x128xbf16>) -> tensor<128x128xbf16>
+  return %0 : tensor<128x128xbf16>
+}
+
+func.func @silu_residual_cast(%a: tensor<200x256xbf16>, %b: tensor<256x192xbf16>, %r: tensor<200x192xbf16>) -> (tensor<200x192xf32>, tensor<200x192xbf16>) {
+  %0 = fuse.matmul %a, %b : (tensor<200x256xbf16>, tensor<256x192xbf16>) -> tensor<200x192xbf16>
+  %1 = fuse.silu %0 : tensor<200x192xbf16>
+  %2 = fuse.add %1, %r : (tensor<200x192xbf16>, tensor<200x192xbf16>) -> tensor<200x192xbf16>
+  %3 = fuse.cast %2 : tensor<200x192xbf16> to tensor<200x192xf32>
+  return %3, %0 : tensor<200x192xf32>, tensor<200x192xbf16>
+}

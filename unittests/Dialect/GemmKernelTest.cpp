@@ -1,0 +1,152 @@
+//===- GemmKernelTest.cpp - What forms one GEMM kernel --------------------===//
+//
+// The GEMM shape of matmuls, the epilogue rules and refusals of
+// analyzeGemmKernel, and the tiling option's parser and checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuseTestUtils.h"
+
+#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace {
+
+class GemmKernelTest : public opfuse::test::FuseTest {
+protected:
+  /// Analyses the body of the first function of `source`.
+  std::optional<MatmulOp> analyze(llvm::StringRef source) {
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    if (!func)
+      return std::nullopt;
+    SmallVector<Operation *> ops;
+    for (Operation &op : func.getBody().front().without_terminator())
+      ops.push_back(&op);
+    why.clear();
+    return analyzeGemmKernel(ops, why);
+  }
+
+  std::string why;
+};
+
+TEST_F(GemmKernelTest, BatchedShape) {
+  func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
+    func.func @f(%a: tensor<3x4x64x32xbf16>, %b: tensor<4x48x32xbf16>) -> tensor<3x4x64x48xbf16> {
+      %m = fuse.matmul %a, %b transpose_b : (tensor<3x4x64x32xbf16>, tensor<4x48x32xbf16>) -> tensor<3x4x64x48xbf16>
+      return %m : tensor<3x4x64x48xbf16>
+    })mlir");
+  ASSERT_TRUE(func);
+  auto matmul = cast<MatmulOp>(&func.getBody().front().front());
+  GemmShape shape = getGemmShape(matmul);
+  EXPECT_EQ(shape.batch, 12);
+  EXPECT_EQ(shape.m, 64);
+  EXPECT_EQ(shape.n, 48);
+  EXPECT_EQ(shape.k, 32);
+}
+
+TEST_F(GemmKernelTest, BiasGeluResidualCastEpilogue) {
+  std::optional<MatmulOp> matmul = analyze(R"mlir(
+    func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>, %bias: tensor<48xbf16>, %r: tensor<64x48xbf16>) -> tensor<64x48xf32> {
+      %m = fuse.matmul %a, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      %c = fuse.constant dense<2.0> : tensor<64x48xbf16>
+      %s = fuse.mul %m, %c : (tensor<64x48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16>
+      %x = fuse.add %s, %bias : (tensor<64x48xbf16>, tensor<48xbf16>) -> tensor<64x48xbf16>
+      %g = fuse.gelu %x approximate = tanh : tensor<64x48xbf16>
+      %y = fuse.add %g, %r : (tensor<64x48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16>
+      %z = fuse.cast %y : tensor<64x48xbf16> to tensor<64x48xf32>
+      return %z : tensor<64x48xf32>
+    })mlir");
+  ASSERT_TRUE(matmul.has_value()) << why;
+  EXPECT_EQ(getGemmShape(*matmul).k, 32);
+}
+
+TEST_F(GemmKernelTest, RefusesPrologue) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>) -> tensor<64x48xbf16> {
+      %r = fuse.relu %a : tensor<64x32xbf16>
+      %m = fuse.matmul %r, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      return %m : tensor<64x48xbf16>
+    })mlir"));
+  EXPECT_NE(why.find("produces an operand of 'fuse.matmul'"),
+            std::string::npos)
+      << why;
+}
+
+TEST_F(GemmKernelTest, RefusesTwoMatmuls) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>, %c: tensor<64x32xbf16>) -> tensor<64x48xbf16> {
+      %m = fuse.matmul %a, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      %n = fuse.matmul %c, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      %s = fuse.add %m, %n : (tensor<64x48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16>
+      return %s : tensor<64x48xbf16>
+    })mlir"));
+  EXPECT_NE(why.find("would be the second"), std::string::npos) << why;
+}
+
+TEST_F(GemmKernelTest, RefusesOtherShapesAndOps) {
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>, %y: tensor<2x64x48xbf16>) -> tensor<2x64x48xbf16> {
+      %m = fuse.matmul %a, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      %s = fuse.add %m, %y : (tensor<64x48xbf16>, tensor<2x64x48xbf16>) -> tensor<2x64x48xbf16>
+      return %s : tensor<2x64x48xbf16>
+    })mlir"));
+  EXPECT_NE(why.find("has shape [2, 64, 48] but the matmul's output is "
+                     "[64, 48]"),
+            std::string::npos)
+      << why;
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>) -> tensor<64xbf16> {
+      %m = fuse.matmul %a, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      %s = fuse.reduce_sum %m axes = [1] : tensor<64x48xbf16> -> tensor<64xbf16>
+      return %s : tensor<64xbf16>
+    })mlir"));
+  EXPECT_NE(why.find("cannot run in a GEMM epilogue"), std::string::npos)
+      << why;
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+      %e = fuse.exp %a : tensor<64x32xbf16>
+      return %e : tensor<64x32xbf16>
+    })mlir"));
+  EXPECT_EQ(why, "the kernel holds no matmul");
+}
+
+TEST(MatmulTiling, ParsesAndFormats) {
+  std::string error;
+  std::optional<opfuse::MatmulTiling> tiling =
+      opfuse::parseMatmulTiling("128x256x64/2x4/3", error);
+  ASSERT_TRUE(tiling.has_value()) << error;
+  EXPECT_EQ(tiling->blockM, 128);
+  EXPECT_EQ(tiling->blockN, 256);
+  EXPECT_EQ(tiling->blockK, 64);
+  EXPECT_EQ(tiling->warpsM, 2);
+  EXPECT_EQ(tiling->warpsN, 4);
+  EXPECT_EQ(tiling->stages, 3);
+  EXPECT_EQ(tiling->sharedBytes(), 3 * (128 + 256) * 64 * 2);
+  EXPECT_EQ(opfuse::formatMatmulTiling(*tiling), "128x256x64/2x4/3");
+  EXPECT_EQ(opfuse::formatMatmulTiling(opfuse::MatmulTiling()),
+            "128x128x32/2x2/4");
+}
+
+TEST(MatmulTiling, RejectsWhatTheKernelCannotRun) {
+  auto rejects = [](llvm::StringRef text, llvm::StringRef reason) {
+    std::string error;
+    EXPECT_FALSE(opfuse::parseMatmulTiling(text, error).has_value())
+        << text.str();
+    EXPECT_NE(error.find(reason.str()), std::string::npos) << error;
+  };
+  rejects("128x128x32", "is not BMxBNxBK/WMxWN/S");
+  rejects("128x128x32/2x2/0", "positive integers");
+  rejects("128xAx32/2x2/4", "positive integers");
+  rejects("96x128x32/4x2/4", "multiple of 16");
+  rejects("128x128x24/2x2/4", "BK must be a multiple of 16");
+  rejects("512x512x32/8x8/2", "at most 32 warps");
+  rejects("128x128x32/2x2/1", "at least 2 stages");
+  rejects("256x256x64/2x2/4", "bytes of shared memory");
+}
+
+} // namespace
