@@ -173,16 +173,18 @@ int runDriver(const DriverOptions &options) {
     llvm::errs() << "opt-fuse: error: " << *error << "\n";
     return ExitUsage;
   }
-  std::string tilingError;
-  if (!parseMatmulTiling(options.matmulTiling, tilingError)) {
-    llvm::errs() << "opt-fuse: error: --matmul-tiling: " << tilingError
-                 << "\n";
-    return ExitUsage;
-  }
   int targetError = ExitSuccess;
   std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
   if (!target)
     return targetError;
+  std::string tilingError;
+  if (!resolveMatmulTiling(options.matmulTiling,
+                           options.chip.empty() ? target->chip : options.chip,
+                           tilingError)) {
+    llvm::errs() << "opt-fuse: error: --matmul-tiling: " << tilingError
+                 << "\n";
+    return ExitUsage;
+  }
   if (options.calibrate)
     return runCalibration(options, *target);
   if (options.printTarget)

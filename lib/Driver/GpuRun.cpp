@@ -2,12 +2,15 @@
 //
 // The same seeded inputs go to the GPU and to the reference interpreter on
 // the unfused model; each output is compared against per-dtype tolerances
-// (docs/numerics.md): a bound on each element's mixed error and one on
-// the relative L2 error of the whole output; NaN must match NaN.
+// (docs/numerics.md): a bound on each element's error relative to its
+// scale and one on the relative L2 error of the whole output; NaN must
+// match NaN.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuRun.h"
+
+#include "CheckTolerance.h"
 
 #include "opfuse/Runtime/Calibrate.h"
 
@@ -43,36 +46,6 @@ Tolerance toleranceFor(DType dtype) {
   }
 }
 
-/// The float type of least precision that returned value #`index` of
-/// `func` is computed through (its own type included), or its own type when
-/// none is narrower. An f32 output cast from a bf16 chain carries bf16
-/// precision: a fused kernel that skips the chain's intermediate roundings
-/// differs from the reference by bf16 ulps, which f32 tolerances reject.
-Type computedPrecision(func::FuncOp func, unsigned index) {
-  Value result = func.front().getTerminator()->getOperand(index);
-  auto rank = [](Type type) {
-    if (type.isBF16())
-      return 3;
-    if (type.isF16())
-      return 2;
-    return type.isF32() ? 1 : 0;
-  };
-  Type narrowest = cast<ShapedType>(result.getType()).getElementType();
-  SmallVector<Value> stack = {result};
-  DenseSet<Value> seen;
-  while (!stack.empty()) {
-    Value value = stack.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    if (auto shaped = dyn_cast<ShapedType>(value.getType()))
-      if (rank(shaped.getElementType()) > rank(narrowest))
-        narrowest = shaped.getElementType();
-    if (Operation *producer = value.getDefiningOp())
-      llvm::append_range(stack, producer->getOperands());
-  }
-  return narrowest;
-}
-
 /// Compares every output; prints one line each; true when all pass.
 bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
                   const std::vector<HostBuffer> &outputs) {
@@ -80,8 +53,24 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
   // more f32 evaluation order to agree with.
   reference::Options exact;
   exact.f64Accumulation = true;
+  // The reference also returns the addends each output is a sum or
+  // difference of, for the outputs' element scales.
+  OwningOpRef<func::FuncOp> probe = func.clone();
+  Operation *terminator = probe->front().getTerminator();
+  SmallVector<Value> returned(terminator->getOperands());
+  SmallVector<SmallVector<unsigned>> addendsOf(outputs.size());
+  for (unsigned index = 0; index < outputs.size(); ++index)
+    for (Value addend : cancellationOperands(*probe, index)) {
+      addendsOf[index].push_back(returned.size());
+      returned.push_back(addend);
+    }
+  OpBuilder builder(terminator);
+  func::ReturnOp::create(builder, terminator->getLoc(), returned);
+  terminator->erase();
+  probe->setFunctionType(builder.getFunctionType(
+      probe->getArgumentTypes(), ValueRange(returned).getTypes()));
   FailureOr<SmallVector<reference::Tensor>> expected =
-      reference::interpret(func, toReferenceTensors(func, inputs), exact);
+      reference::interpret(*probe, toReferenceTensors(func, inputs), exact);
   if (failed(expected))
     return false;
   bool allPass = true;
@@ -118,7 +107,10 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
       double abs = std::fabs(got - want);
       if (std::isinf(got) || std::isinf(want))
         abs = INFINITY;
-      double mixed = abs / std::max(std::fabs(want), 1.0);
+      double scale = std::max(std::fabs(want), 1.0);
+      for (unsigned addend : addendsOf[index])
+        scale = std::max(scale, std::fabs((*expected)[addend].data[i]));
+      double mixed = abs / scale;
       if (mixed > maxMixed || worst < 0) {
         maxMixed = std::max(maxMixed, mixed);
         worst = i;
@@ -134,7 +126,7 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
     allPass &= pass;
     llvm::outs() << llvm::formatv(
         "check output #{0} ({1}, {2} elements): max abs {3:e3}, max "
-        "abs/max(|ref|,1) {4:e3} (tolerance {5:e2}), relative L2 {6:e3} "
+        "abs/scale {4:e3} (tolerance {5:e2}), relative L2 {6:e3} "
         "(tolerance {7:e2}): {8}\n",
         index, dtype, output.elements(), maxAbs, maxMixed,
         tol.element, l2, tol.l2, pass ? "PASS" : "FAIL");

@@ -1,7 +1,41 @@
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x32/2x2/4" | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=WGMMA
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80 matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=NOTHOPPER
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80" | FileCheck %s --check-prefix=AMPERE
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3" | FileCheck %s --check-prefix=SMALL
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x24/2x2/4" 2>&1 | FileCheck %s --check-prefix=BADTILING
 // BADTILING: error: matmul-tiling: BK must be a multiple of 16 (the MMA's K)
+// NOTHOPPER: error: matmul-tiling: wgmma needs sm_90 (the kernels are compiled for sm_80)
+// auto is mma.sync off sm_90, and the module keeps its chip.
+// AMPERE: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_80">]
+// AMPERE: nvvm.mma.sync
+// AMPERE-NOT: wgmma
+
+// On sm_90 auto is warpgroup MMA (wgmma:128x256x64/2x1/4) and the kernels
+// are compiled for sm_90a: 2 warpgroups (256 threads) own a 128x256 tile,
+// 4 stages of (128 + 256) x 64 bf16 = 192 KiB. The copies run 2 slices
+// ahead (the prologue fills the 1 slice there is here and commits twice);
+// each slice waits for its copies, fences them for the tensor cores' async
+// proxy and passes one barrier, then each warpgroup issues 4 wgmma
+// m64n256k16 reading A (K-contiguous, row) and B (N-contiguous, row)
+// through descriptors and waits for the batch before last.
+// WGMMA-LABEL: func.func @bias_gelu
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.shared_bytes = 196608 : i64}
+// WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
+// WGMMA: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
+// WGMMA: nvvm.cp.async.commit.group
+// WGMMA-NEXT: nvvm.cp.async.commit.group
+// WGMMA: scf.for {{.*}} -> (!llvm.struct<(f32,
+// WGMMA: nvvm.cp.async.wait.group 1
+// WGMMA-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// WGMMA-NEXT: gpu.barrier
+// WGMMA: nvvm.wgmma.fence.aligned
+// WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// WGMMA: nvvm.wgmma.commit.group.sync.aligned
+// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// WGMMA: nvvm.wgmma.wait.group.sync.aligned 0
+// WGMMA: math.tanh
+// WGMMA: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
 
 // bf16 256x256x64 with a bias+GELU epilogue, default tiles
 // (128x128x32/2x2/4): 4 blocks of 4 warps, 4 stages of (128 + 128) x 32
@@ -16,7 +50,7 @@
 // CHECK: fuse.matmul
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.gelu
-// CHECK: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @bias_gelu_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: llvm.mlir.addressof @opfuse_dynamic_shared : !llvm.ptr<3>
 // CHECK-COUNT-8: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
@@ -59,6 +93,8 @@ func.func @bias_gelu(%a: tensor<256x64xbf16>, %b: tensor<64x256xbf16>, %bias: te
 // (ldmatrix.trans), B K-contiguous. One lone matmul becomes a group of one;
 // out-of-range rows and columns copy zero bytes and every store pair is
 // guarded. 2 x 1 tiles; fragments are f16 pairs.
+// WGMMA-LABEL: func.func @ragged_transposed
+// WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
 // SMALL-LABEL: func.func @ragged_transposed
 // SMALL: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.shared_bytes = 24576 : i64}
 // SMALL: gpu.func @ragged_transposed_k0

@@ -85,11 +85,13 @@ cl::opt<int> rowElementsPerThread(
     cl::init(32), cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",
-    cl::desc("Tiles of the tensor-core GEMM kernels as BMxBNxBK/WMxWN/S: "
-             "output tile per block, warps per block (each owning "
-             "BM/WM x BN/WN), shared-memory stages (default "
-             "128x128x32/2x2/4)"),
-    cl::init("128x128x32/2x2/4"), cl::cat(category));
+    cl::desc("Tiles of the tensor-core GEMM kernels: "
+             "[wgmma:]BMxBNxBK/WMxWN/S = output tile per block, warps per "
+             "block (mma.sync, each owning BM/WM x BN/WN) or warpgroups "
+             "(wgmma:, WN = 1, 64 rows each), shared-memory stages; auto "
+             "(default) is wgmma:128x256x64/2x1/4 on sm_90, "
+             "128x128x32/2x2/4 elsewhere"),
+    cl::init("auto"), cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "

@@ -74,7 +74,7 @@ struct DriverOptions {
   std::string chip;
   int64_t vectorsPerThread = 2;
   int64_t rowElementsPerThread = 32;
-  std::string matmulTiling = "128x128x32/2x2/4";
+  std::string matmulTiling = "auto";
   std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
   /// require identical outputs (no GPU needed).

@@ -55,8 +55,8 @@ struct FusePipelineOptions
   Option<std::string> matmulTiling{
       *this, "matmul-tiling",
       llvm::cl::desc("Tiles of the tensor-core GEMM kernels as "
-                     "BMxBNxBK/WMxWN/S"),
-      llvm::cl::init("128x128x32/2x2/4")};
+                     "[wgmma:]BMxBNxBK/WMxWN/S, or auto"),
+      llvm::cl::init("auto")};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

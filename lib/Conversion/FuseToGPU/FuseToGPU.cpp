@@ -52,6 +52,13 @@ void ConvertFuseToGPUPass::runOnOperation() {
   MLIRContext *context = &getContext();
   OpBuilder builder(context);
 
+  std::string tilingError;
+  std::optional<MatmulTiling> tiling =
+      resolveMatmulTiling(matmulTiling, chip, tilingError);
+  if (!tiling) {
+    module.emitError("matmul-tiling: ") << tilingError;
+    return signalPassFailure();
+  }
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("opfuse_kernels");
   if (!kernels) {
     builder.setInsertionPointToEnd(module.getBody());
@@ -68,15 +75,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
                     builder.getUnitAttr());
   }
 
-  std::string tilingError;
-  std::optional<MatmulTiling> tiling =
-      parseMatmulTiling(matmulTiling, tilingError);
-  if (!tiling) {
-    module.emitError("matmul-tiling: ") << tilingError;
-    return signalPassFailure();
-  }
-
-  bool failedAny = false;
+  bool failedAny = false, usedWgmma = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -111,6 +110,8 @@ void ConvertFuseToGPUPass::runOnOperation() {
       }
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
+      usedWgmma |= isGemmKernel(group) &&
+                   tiling->instruction == MmaInstruction::Warpgroup;
       FailureOr<LaunchConfig> config =
           isGemmKernel(group) ? emitGemmKernel(group, kernels, name, *tiling)
           : isRowKernel(group)
@@ -135,6 +136,11 @@ void ConvertFuseToGPUPass::runOnOperation() {
                        builder.getI64IntegerAttr(config->sharedBytes));
     }
   }
+  // wgmma is an sm_90a instruction; PTX for sm_90a runs on sm_90 parts
+  // (H100, H200) only, which is what such a module targets anyway.
+  if (usedWgmma && chip == "sm_90")
+    kernels.setTargetsAttr(builder.getArrayAttr(
+        {parseAttribute("#nvvm.target<chip = \"sm_90a\", O = 3>", context)}));
   if (failedAny)
     signalPassFailure();
 }

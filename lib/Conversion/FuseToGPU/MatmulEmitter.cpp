@@ -34,8 +34,13 @@ namespace opfuse {
 
 std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
                                               std::string &error) {
+  MatmulTiling tiling;
+  StringRef body = text;
+  if (body.consume_front("wgmma:"))
+    tiling.instruction = MmaInstruction::Warpgroup;
+  const bool warpgroups = tiling.instruction == MmaInstruction::Warpgroup;
   SmallVector<StringRef> parts;
-  text.split(parts, '/');
+  body.split(parts, '/');
   SmallVector<int64_t> values;
   for (StringRef part : parts) {
     SmallVector<StringRef> numbers;
@@ -44,41 +49,77 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
       int64_t value;
       if (number.getAsInteger(10, value) || value <= 0) {
         error = "'" + text.str() +
-                "' is not BMxBNxBK/WMxWN/S with positive integers";
+                "' is not [wgmma:]BMxBNxBK/WMxWN/S with positive integers";
         return std::nullopt;
       }
       values.push_back(value);
     }
   }
   if (parts.size() != 3 || values.size() != 6) {
-    error = "'" + text.str() + "' is not BMxBNxBK/WMxWN/S (e.g. " +
+    error = "'" + text.str() + "' is not [wgmma:]BMxBNxBK/WMxWN/S (e.g. " +
             formatMatmulTiling(MatmulTiling()) + ")";
     return std::nullopt;
   }
-  MatmulTiling tiling{values[0], values[1], values[2],
-                      values[3], values[4], values[5]};
-  const int64_t warpM = tiling.blockM / tiling.warpsM,
-                warpN = tiling.blockN / tiling.warpsN;
-  if (tiling.blockM % tiling.warpsM || warpM % 16 || tiling.blockN % tiling.warpsN ||
-      warpN % 16)
-    error = "each warp's tile (BM/WM x BN/WN) must be a multiple of 16 in "
-            "both dimensions";
-  else if (tiling.blockK % 16)
-    error = "BK must be a multiple of 16 (the MMA's K)";
-  else if (tiling.warpsM * tiling.warpsN > 32)
-    error = "at most 32 warps (1024 threads) per block";
-  else if (tiling.stages < 2)
-    error = "at least 2 stages (one copied while one is multiplied)";
-  else if (tiling.sharedBytes() > 227 * 1024)
-    error = "the stages need " + std::to_string(tiling.sharedBytes()) +
+  tiling.blockM = values[0];
+  tiling.blockN = values[1];
+  tiling.blockK = values[2];
+  tiling.warpsM = values[3];
+  tiling.warpsN = values[4];
+  tiling.stages = values[5];
+  const MatmulTiling &t = tiling;
+  if (warpgroups) {
+    if (t.warpsN != 1 || t.blockM != 64 * t.warpsM)
+      error = "wgmma: each warpgroup owns 64 rows of the whole tile width, "
+              "so WN must be 1 and BM = 64 x WM";
+    else if (t.blockN % 64 || t.blockN > 256)
+      error = "wgmma: BN must be a multiple of 64, at most 256";
+    else if (t.blockK != 64)
+      error = "wgmma: BK must be 64 (one 128-byte swizzled row of 16-bit "
+              "elements)";
+    else if (t.warpsM > 4)
+      error = "at most 4 warpgroups (512 threads) per block";
+    else if (t.stages < 3)
+      error = "wgmma: at least 3 stages (one copied, one multiplied, one "
+              "still read by the MMA in flight)";
+  } else {
+    const int64_t warpM = t.blockM / t.warpsM, warpN = t.blockN / t.warpsN;
+    if (t.blockM % t.warpsM || warpM % 16 || t.blockN % t.warpsN ||
+        warpN % 16)
+      error = "each warp's tile (BM/WM x BN/WN) must be a multiple of 16 in "
+              "both dimensions";
+    else if (t.blockK % 16)
+      error = "BK must be a multiple of 16 (the MMA's K)";
+    else if (t.warpsM * t.warpsN > 32)
+      error = "at most 32 warps (1024 threads) per block";
+    else if (t.stages < 2)
+      error = "at least 2 stages (one copied while one is multiplied)";
+  }
+  if (error.empty() && t.sharedBytes() > 227 * 1024)
+    error = "the stages need " + std::to_string(t.sharedBytes()) +
             " bytes of shared memory; an sm_90 block has at most 232448";
   if (!error.empty())
     return std::nullopt;
   return tiling;
 }
 
+std::optional<MatmulTiling> resolveMatmulTiling(StringRef text,
+                                                StringRef chip,
+                                                std::string &error) {
+  const bool hopper = chip == "sm_90" || chip == "sm_90a";
+  if (text == "auto")
+    text = hopper ? "wgmma:128x256x64/2x1/4" : "128x128x32/2x2/4";
+  std::optional<MatmulTiling> tiling = parseMatmulTiling(text, error);
+  if (tiling && tiling->instruction == MmaInstruction::Warpgroup && !hopper) {
+    error = "wgmma needs sm_90 (the kernels are compiled for " + chip.str() +
+            ")";
+    return std::nullopt;
+  }
+  return tiling;
+}
+
 std::string formatMatmulTiling(const MatmulTiling &t) {
-  return (Twine(t.blockM) + "x" + Twine(t.blockN) + "x" + Twine(t.blockK) +
+  return ((t.instruction == MmaInstruction::Warpgroup ? "wgmma:" : "") +
+          Twine(t.blockM) + "x" + Twine(t.blockN) + "x" + Twine(t.blockK) +
           "/" + Twine(t.warpsM) + "x" + Twine(t.warpsN) + "/" +
           Twine(t.stages))
       .str();
@@ -148,6 +189,20 @@ public:
     return add(mul(physical, i32(16)), mul(remu(col, 8), i32(2)));
   }
 
+  /// The byte offset of element (row, col) of `op`'s tile in a stage. The
+  /// mma.sync kernel stores the tile row-major (`swizzled`). The wgmma
+  /// kernel stores it in the 128-byte-swizzle layout its descriptors
+  /// describe: K-contiguous tiles as rows of 64 elements (128 bytes), chunk
+  /// XOR row % 8; M/N-contiguous tiles as panels of 64 M/N elements, each
+  /// BK rows of 128 bytes with the same swizzle, panel after panel.
+  Value tileOffset(const Operand &op, Value row, Value col) {
+    const int64_t cols = op.tileCols(t.blockK);
+    if (t.instruction == MmaInstruction::Sync || op.kContiguous)
+      return swizzled(row, col, cols);
+    Value panel = divu(col, 64);
+    return add(mul(panel, i32(t.blockK * 128)), swizzled(row, remu(col, 64), 64));
+  }
+
   Value sharedPointer(Value base, Value byteOffset) {
     return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                                ValueRange{byteOffset});
@@ -160,7 +215,7 @@ public:
     const int64_t rows = op.tileRows(t.blockK), cols = op.tileCols(t.blockK);
     const int64_t chunksPerRow = cols / op.chunk;
     const int64_t chunks = rows * chunksPerRow;
-    const int64_t threads = t.warpsM * t.warpsN * 32;
+    const int64_t threads = t.threads();
     Value kStart = mul(slice, i32(t.blockK));
     const int64_t bytes = op.chunk * 2;
     for (int64_t first = 0; first < chunks; first += threads) {
@@ -184,7 +239,7 @@ public:
       Value source = kb.pointerAt(op.pointer, elementType, offset);
       Value target = sharedPointer(
           smem, add(add(stageBase, i32(op.stageOffset)),
-                    swizzled(row, col, cols)));
+                    tileOffset(op, row, col)));
       if (inTile) {
         // A partial last round: threads past the tile copy nothing, but
         // must still not write outside it.
@@ -278,6 +333,125 @@ SmallVector<int64_t> batchStridesOf(RankedTensorType type,
   return strides;
 }
 
+/// A wgmma shared-memory descriptor: the operand's start address, the
+/// leading and stride byte offsets and the 128-byte swizzle mode.
+Value wgmmaDescriptor(GemmBuilder &gb, Value address, int64_t leading,
+                      int64_t stride) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  Value encoded = gb.remu(gb.divu(address, 16), 1 << 14);
+  Value low = arith::ExtUIOp::create(b, loc, b.getI64Type(), encoded);
+  const uint64_t high = (uint64_t(leading >> 4) << 16) |
+                        (uint64_t(stride >> 4) << 32) | (uint64_t(1) << 62);
+  Value constant = arith::ConstantOp::create(
+      b, loc, b.getI64IntegerAttr(static_cast<int64_t>(high)));
+  return arith::OrIOp::create(b, loc, low, constant);
+}
+
+/// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
+/// m16n8 order of the mma.sync kernel (nTiles tiles of 4 per thread).
+/// Copies run `stages - 2` slices ahead: one more stage than mma.sync
+/// holds the slice the previous, still running wgmma batch reads.
+SmallVector<Value>
+emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
+                  const Operand &bOp, int64_t slices, int64_t nTiles,
+                  Value smem, llvm::function_ref<void(Value, Value)> copy) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  MLIRContext *context = b.getContext();
+  for (int64_t s = 0; s + 2 < t.stages; ++s) {
+    if (s < slices)
+      copy(gb.i32(s), gb.i32(s));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  auto f32 = b.getF32Type();
+  SmallVector<Type> fields(nTiles * 4, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(context, fields);
+  Value init = LLVM::ZeroOp::create(b, loc, accType);
+  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(b, loc, slices);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step, ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = loop.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    b.setInsertionPointToStart(body);
+    Value slice = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                               loop.getInductionVar());
+    // Slice `slice` has landed; the proxy fence makes the copies visible
+    // to the tensor cores' reads; after the barrier every warpgroup has
+    // also finished the wgmma batch of slice - 2, whose stage is refilled.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 3);
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+    Value next = gb.add(slice, gb.i32(t.stages - 2));
+    auto prefetch =
+        scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+      copy(next, gb.remu(next, t.stages));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+    const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
+    Value base = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+    Value stageBase = gb.add(base, gb.mul(gb.remu(slice, t.stages),
+                                          gb.i32(stageBytes)));
+    // Warpgroup g multiplies rows 64g..64g+63: 64 rows of 128 bytes into
+    // a K-contiguous tile, or panel g of an M-contiguous one (BK = 64 rows
+    // of 128 bytes: the same 8 KiB).
+    Value warpgroup = gb.divu(gb.divu(
+        arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x)),
+        32), 4);
+    Value aBase = gb.add(gb.add(stageBase, gb.i32(a.stageOffset)),
+                         gb.mul(warpgroup, gb.i32(64 * 128)));
+    Value bBase = gb.add(stageBase, gb.i32(bOp.stageOffset));
+    const int64_t panel = t.blockK * 128;
+    Value acc = body->getArgument(1);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    NVVM::WGMMATypes type = gb.elementType.isF16() ? NVVM::WGMMATypes::f16
+                                                   : NVVM::WGMMATypes::bf16;
+    for (int64_t kk = 0; kk < t.blockK / 16; ++kk) {
+      // K-contiguous: 16 more elements along the 128-byte row (32 bytes).
+      // M/N-contiguous: 16 more rows (2048 bytes).
+      auto stepOf = [&](const Operand &op) {
+        return op.kContiguous ? kk * 32 : kk * 16 * 128;
+      };
+      Value descA = wgmmaDescriptor(gb, gb.add(aBase, gb.i32(stepOf(a))),
+                                    a.kContiguous ? 16 : panel, 1024);
+      Value descB = wgmmaDescriptor(gb, gb.add(bBase, gb.i32(stepOf(bOp))),
+                                    bOp.kContiguous ? 16 : panel, 1024);
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, acc, descA, descB,
+          NVVM::MMAShapeAttr::get(context, 64, t.blockN, 16), type, type,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          a.kContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+          bOp.kContiguous ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::MMAIntOverflowAttr());
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < nTiles * 4; ++i)
+    values.push_back(
+        LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), i));
+  return values;
+}
+
 int64_t chunkFor(int64_t leading) {
   for (int64_t chunk : {8, 4, 2})
     if (leading % chunk == 0)
@@ -313,8 +487,13 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   RankedTensorType output = matmul.getType();
   ArrayRef<int64_t> batchShape = output.getShape().drop_back(2);
   const GemmShape shape = getGemmShape(matmul);
-  const int64_t threads = t.warpsM * t.warpsN * 32;
-  const int64_t warpM = t.blockM / t.warpsM, warpN = t.blockN / t.warpsN;
+  const bool warpgroups = t.instruction == MmaInstruction::Warpgroup;
+  const int64_t threads = t.threads();
+  // Accumulators: each warp holds mTiles x nTiles m16n8 tiles (4 f32 a
+  // thread each); a warpgroup's m64nN result is laid out the same way, a
+  // warp owning 16 of its 64 rows.
+  const int64_t warpM = warpgroups ? 16 : t.blockM / t.warpsM;
+  const int64_t warpN = warpgroups ? t.blockN : t.blockN / t.warpsN;
   const int64_t mTiles = warpM / 16, nTiles = warpN / 8;
 
   Operand a, bOp;
@@ -350,7 +529,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     LLVM::GlobalOp::create(b, loc,
                            LLVM::LLVMArrayType::get(b.getI8Type(), 0),
                            /*isConstant=*/false, LLVM::Linkage::External,
-                           kDynamicShared, Attribute(), /*alignment=*/128,
+                           kDynamicShared, Attribute(), /*alignment=*/1024,
                            /*addrSpace=*/3);
   }
 
@@ -371,8 +550,14 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   Value blockId = toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value lane = gb.remu(thread, 32);
   Value warp = gb.divu(thread, 32);
-  Value warpRow = gb.mul(gb.divu(warp, t.warpsN), gb.i32(warpM));
-  Value warpCol = gb.mul(gb.remu(warp, t.warpsN), gb.i32(warpN));
+  Value warpRow =
+      warpgroups
+          ? gb.add(gb.mul(gb.divu(warp, 4), gb.i32(64)),
+                   gb.mul(gb.remu(warp, 4), gb.i32(16)))
+          : gb.mul(gb.divu(warp, t.warpsN), gb.i32(warpM));
+  Value warpCol = warpgroups
+                      ? gb.i32(0)
+                      : gb.mul(gb.remu(warp, t.warpsN), gb.i32(warpN));
 
   // Blocks walk the tiles in groups of 8 tile-rows, column by column, so
   // that blocks running together share A rows and B columns in L2.
@@ -416,97 +601,102 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     gb.copySlice(bOp, slice, stageBase, thread, tileN, bBatch, smem);
   };
 
-  // Prologue: the first stages - 1 slices in flight, one commit group each.
   const int64_t slices = llvm::divideCeil(shape.k, t.blockK);
-  for (int64_t s = 0; s + 1 < t.stages; ++s) {
-    if (s < slices)
-      copyStage(gb.i32(s), gb.i32(s));
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  }
+  SmallVector<Value> acc;
+  if (warpgroups) {
+    acc = emitWarpgroupLoop(gb, t, a, bOp, slices, nTiles, smem, copyStage);
+  } else {
+    // Prologue: the first stages - 1 slices in flight, one commit group each.
+    for (int64_t s = 0; s + 1 < t.stages; ++s) {
+      if (s < slices)
+        copyStage(gb.i32(s), gb.i32(s));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
 
-  const int64_t accumulators = mTiles * nTiles * 4;
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  SmallVector<Value> init(accumulators, zero);
-  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
-  Value upper = arith::ConstantIndexOp::create(b, loc, slices);
-  Value step = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = scf::ForOp::create(b, loc, lower, upper, step, init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *loopBody = loop.getBody();
-    if (!loopBody->empty())
-      loopBody->getTerminator()->erase();
-    b.setInsertionPointToStart(loopBody);
-    Value slice = toI32(loop.getInductionVar());
-    // Slice `slice` has landed (at most stages - 2 newer groups pending),
-    // and every warp is done with the stage the next copy overwrites.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
-    gpu::BarrierOp::create(b, loc);
-    Value next = gb.add(slice, gb.i32(t.stages - 1));
-    auto prefetch =
-        scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)), false);
+    const int64_t accumulators = mTiles * nTiles * 4;
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    SmallVector<Value> init(accumulators, zero);
+    Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+    Value upper = arith::ConstantIndexOp::create(b, loc, slices);
+    Value step = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(b, loc, lower, upper, step, init);
     {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-      copyStage(next, gb.remu(next, t.stages));
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      OpBuilder::InsertionGuard guard(b);
+      Block *loopBody = loop.getBody();
+      if (!loopBody->empty())
+        loopBody->getTerminator()->erase();
+      b.setInsertionPointToStart(loopBody);
+      Value slice = toI32(loop.getInductionVar());
+      // Slice `slice` has landed (at most stages - 2 newer groups pending),
+      // and every warp is done with the stage the next copy overwrites.
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
+      gpu::BarrierOp::create(b, loc);
+      Value next = gb.add(slice, gb.i32(t.stages - 1));
+      auto prefetch =
+          scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)), false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+        copyStage(next, gb.remu(next, t.stages));
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
-    Value stageBase = gb.mul(gb.remu(slice, t.stages), gb.i32(stageBytes));
-    Value aBase = gb.add(stageBase, gb.i32(a.stageOffset));
-    Value bBase = gb.add(stageBase, gb.i32(bOp.stageOffset));
-    Value matrix = gb.divu(lane, 8), rowInMatrix = gb.remu(lane, 8);
-    Value matrixLow = gb.remu(matrix, 2), matrixHigh = gb.divu(matrix, 2);
-    SmallVector<Value> acc(loopBody->getArguments().drop_front());
-    for (int64_t kk = 0; kk < t.blockK; kk += 16) {
-      // A fragments: matrices (m0, k0), (m8, k0), (m0, k8), (m8, k8).
-      SmallVector<SmallVector<Value>> aFragments;
-      for (int64_t i = 0; i < mTiles; ++i) {
-        Value m = gb.add(warpRow, gb.i32(i * 16));
-        Value row, col;
-        if (a.kContiguous) {
-          row = gb.add(m, gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
-          col = gb.add(gb.i32(kk), gb.mul(matrixHigh, gb.i32(8)));
-        } else {
-          row = gb.add(gb.i32(kk),
-                       gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
-          col = gb.add(m, gb.mul(matrixLow, gb.i32(8)));
+      Value stageBase = gb.mul(gb.remu(slice, t.stages), gb.i32(stageBytes));
+      Value aBase = gb.add(stageBase, gb.i32(a.stageOffset));
+      Value bBase = gb.add(stageBase, gb.i32(bOp.stageOffset));
+      Value matrix = gb.divu(lane, 8), rowInMatrix = gb.remu(lane, 8);
+      Value matrixLow = gb.remu(matrix, 2), matrixHigh = gb.divu(matrix, 2);
+      SmallVector<Value> acc(loopBody->getArguments().drop_front());
+      for (int64_t kk = 0; kk < t.blockK; kk += 16) {
+        // A fragments: matrices (m0, k0), (m8, k0), (m0, k8), (m8, k8).
+        SmallVector<SmallVector<Value>> aFragments;
+        for (int64_t i = 0; i < mTiles; ++i) {
+          Value m = gb.add(warpRow, gb.i32(i * 16));
+          Value row, col;
+          if (a.kContiguous) {
+            row = gb.add(m, gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
+            col = gb.add(gb.i32(kk), gb.mul(matrixHigh, gb.i32(8)));
+          } else {
+            row = gb.add(gb.i32(kk),
+                         gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
+            col = gb.add(m, gb.mul(matrixLow, gb.i32(8)));
+          }
+          Value offset = gb.add(aBase, gb.swizzled(row, col, a.tileCols(t.blockK)));
+          aFragments.push_back(gb.loadMatrices(smem, offset, !a.kContiguous));
         }
-        Value offset = gb.add(aBase, gb.swizzled(row, col, a.tileCols(t.blockK)));
-        aFragments.push_back(gb.loadMatrices(smem, offset, !a.kContiguous));
+        // B fragments, two n8 tiles per ldmatrix.x4: (n0, k0), (n0, k8),
+        // (n8, k0), (n8, k8).
+        SmallVector<SmallVector<Value>> bFragments;
+        for (int64_t j = 0; j < nTiles; j += 2) {
+          Value n = gb.add(warpCol, gb.i32(j * 8));
+          Value row, col;
+          if (bOp.kContiguous) {
+            row = gb.add(n, gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
+            col = gb.add(gb.i32(kk), gb.mul(matrixLow, gb.i32(8)));
+          } else {
+            row = gb.add(gb.i32(kk),
+                         gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
+            col = gb.add(n, gb.mul(matrixHigh, gb.i32(8)));
+          }
+          Value offset =
+              gb.add(bBase, gb.swizzled(row, col, bOp.tileCols(t.blockK)));
+          SmallVector<Value> four =
+              gb.loadMatrices(smem, offset, !bOp.kContiguous);
+          bFragments.push_back({four[0], four[1]});
+          bFragments.push_back({four[2], four[3]});
+        }
+        for (int64_t i = 0; i < mTiles; ++i)
+          for (int64_t j = 0; j < nTiles; ++j) {
+            MutableArrayRef<Value> c(&acc[(i * nTiles + j) * 4], 4);
+            SmallVector<Value> d = gb.mma(aFragments[i], bFragments[j], c);
+            llvm::copy(d, c.begin());
+          }
       }
-      // B fragments, two n8 tiles per ldmatrix.x4: (n0, k0), (n0, k8),
-      // (n8, k0), (n8, k8).
-      SmallVector<SmallVector<Value>> bFragments;
-      for (int64_t j = 0; j < nTiles; j += 2) {
-        Value n = gb.add(warpCol, gb.i32(j * 8));
-        Value row, col;
-        if (bOp.kContiguous) {
-          row = gb.add(n, gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
-          col = gb.add(gb.i32(kk), gb.mul(matrixLow, gb.i32(8)));
-        } else {
-          row = gb.add(gb.i32(kk),
-                       gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
-          col = gb.add(n, gb.mul(matrixHigh, gb.i32(8)));
-        }
-        Value offset =
-            gb.add(bBase, gb.swizzled(row, col, bOp.tileCols(t.blockK)));
-        SmallVector<Value> four =
-            gb.loadMatrices(smem, offset, !bOp.kContiguous);
-        bFragments.push_back({four[0], four[1]});
-        bFragments.push_back({four[2], four[3]});
-      }
-      for (int64_t i = 0; i < mTiles; ++i)
-        for (int64_t j = 0; j < nTiles; ++j) {
-          MutableArrayRef<Value> c(&acc[(i * nTiles + j) * 4], 4);
-          SmallVector<Value> d = gb.mma(aFragments[i], bFragments[j], c);
-          llvm::copy(d, c.begin());
-        }
+      scf::YieldOp::create(b, loc, acc);
     }
-    scf::YieldOp::create(b, loc, acc);
-  }
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  SmallVector<Value> acc(loop.getResults());
+  llvm::append_range(acc, loop.getResults());
+  }
 
   // Epilogue. Inputs other than the matmul's operands are read at the
   // broadcast index of the output; splat constants are scalars.

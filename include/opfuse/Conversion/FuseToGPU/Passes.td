@@ -112,9 +112,11 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "registers at most; longer rows get more threads, up to 1024, "
            "and are streamed beyond that">,
     Option<"matmulTiling", "matmul-tiling", "std::string",
-           /*default=*/"\"128x128x32/2x2/4\"",
-           "Tiles of the tensor-core GEMM kernel as BMxBNxBK/WMxWN/S: block "
-           "tile, warps per block, shared-memory stages">,
+           /*default=*/"\"auto\"",
+           "Tiles of the tensor-core GEMM kernel as [wgmma:]BMxBNxBK/WMxWN/S: "
+           "block tile, warps (warpgroups with wgmma) per block, "
+           "shared-memory stages; auto is wgmma:128x256x64/2x1/4 on sm_90, "
+           "128x128x32/2x2/4 (mma.sync) elsewhere">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

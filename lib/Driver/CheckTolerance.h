@@ -1,0 +1,33 @@
+//===- CheckTolerance.h - What --check compares outputs against -*- C++ -*-===//
+//
+// The precision an output is computed in and the per-element scale its
+// error is measured against (docs/numerics.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_LIB_DRIVER_CHECKTOLERANCE_H
+#define OPFUSE_LIB_DRIVER_CHECKTOLERANCE_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace opfuse {
+
+/// The float type of least precision that an op result on the path to
+/// returned value #`index` of `func` has (the output's own type included).
+/// Function arguments do not count: they are exact inputs. An f32 output
+/// cast from a bf16 chain carries bf16 precision: a fused kernel that keeps
+/// the chain in f32 differs from the reference, which rounds every op to
+/// bf16, by bf16 ulps, which f32 tolerances reject.
+mlir::Type computedPrecision(mlir::func::FuncOp func, unsigned index);
+
+/// The operands of additions and subtractions, of the output's shape, that
+/// returned value #`index` is computed from element by element (through ops
+/// of its shape). An output that is a small difference of large values is
+/// only as exact as those values: rounding them (which the reference does
+/// after every op, and a fused kernel does not) moves it by their ulps.
+llvm::SmallVector<mlir::Value> cancellationOperands(mlir::func::FuncOp func,
+                                                    unsigned index);
+
+} // namespace opfuse
+
+#endif // OPFUSE_LIB_DRIVER_CHECKTOLERANCE_H
