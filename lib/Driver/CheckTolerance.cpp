@@ -44,7 +44,7 @@ Type computedPrecision(func::FuncOp func, unsigned index) {
   return narrowest;
 }
 
-SmallVector<Value> cancellationOperands(func::FuncOp func, unsigned index) {
+SmallVector<ScaleSource> scaleSources(func::FuncOp func, unsigned index) {
   Value result = func.front().getTerminator()->getOperand(index);
   auto type = dyn_cast<RankedTensorType>(result.getType());
   if (!type || !isa<FloatType>(type.getElementType()))
@@ -54,7 +54,8 @@ SmallVector<Value> cancellationOperands(func::FuncOp func, unsigned index) {
     return other && other.getShape() == type.getShape() &&
            isa<FloatType>(other.getElementType());
   };
-  llvm::SetVector<Value> operands;
+  SmallVector<ScaleSource> sources;
+  llvm::SetVector<Value> addends;
   SmallVector<Value> stack = {result};
   DenseSet<Value> seen;
   while (!stack.empty()) {
@@ -62,18 +63,30 @@ SmallVector<Value> cancellationOperands(func::FuncOp func, unsigned index) {
     if (!seen.insert(value).second)
       continue;
     Operation *producer = value.getDefiningOp();
-    if (!producer || !fuse::isElementwise(producer))
+    if (!producer)
       continue;
-    const bool cancels = isa<fuse::AddOp, fuse::SubOp>(producer);
+    if (isa<fuse::MatmulOp>(producer)) {
+      // Only computed operands were rounded differently on the way; a
+      // matmul of the model's inputs is exact up to its accumulation.
+      if (llvm::any_of(producer->getOperands(),
+                       [](Value operand) { return operand.getDefiningOp(); }))
+        sources.push_back({value, /*absoluteProducts=*/true});
+      continue;
+    }
+    if (!fuse::isElementwise(producer))
+      continue;
+    const bool sums = isa<fuse::AddOp, fuse::SubOp>(producer);
     for (Value operand : producer->getOperands()) {
       if (!sameShape(operand))
         continue;
-      if (cancels)
-        operands.insert(operand);
+      if (sums)
+        addends.insert(operand);
       stack.push_back(operand);
     }
   }
-  return operands.takeVector();
+  for (Value addend : addends)
+    sources.push_back({addend, false});
+  return sources;
 }
 
 } // namespace opfuse

@@ -20,13 +20,22 @@ namespace opfuse {
 /// bf16, by bf16 ulps, which f32 tolerances reject.
 mlir::Type computedPrecision(mlir::func::FuncOp func, unsigned index);
 
-/// The operands of additions and subtractions, of the output's shape, that
-/// returned value #`index` is computed from element by element (through ops
-/// of its shape). An output that is a small difference of large values is
-/// only as exact as those values: rounding them (which the reference does
-/// after every op, and a fused kernel does not) moves it by their ulps.
-llvm::SmallVector<mlir::Value> cancellationOperands(mlir::func::FuncOp func,
-                                                    unsigned index);
+/// A value whose magnitude at an element bounds how much rounding (which
+/// the reference does after every op, and a fused kernel does not) can move
+/// the output there: an addend, or for a matmul the sum of the magnitudes
+/// of its products, |lhs| @ |rhs|.
+struct ScaleSource {
+  mlir::Value value;
+  bool absoluteProducts = false;
+};
+
+/// The scale sources of returned value #`index`, found through the ops of
+/// its shape it is computed from element by element: the operands of
+/// additions and subtractions, and matmuls with a computed operand (by
+/// their products). An output that is a small sum of large terms is only as
+/// exact as those terms.
+llvm::SmallVector<ScaleSource> scaleSources(mlir::func::FuncOp func,
+                                            unsigned index);
 
 } // namespace opfuse
 

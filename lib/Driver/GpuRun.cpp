@@ -12,6 +12,7 @@
 
 #include "CheckTolerance.h"
 
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Runtime/Calibrate.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -53,18 +54,28 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
   // more f32 evaluation order to agree with.
   reference::Options exact;
   exact.f64Accumulation = true;
-  // The reference also returns the addends each output is a sum or
-  // difference of, for the outputs' element scales.
+  // The reference also returns each output's scale sources
+  // (CheckTolerance.h): addends as they are, matmuls as |lhs| @ |rhs|.
   OwningOpRef<func::FuncOp> probe = func.clone();
   Operation *terminator = probe->front().getTerminator();
   SmallVector<Value> returned(terminator->getOperands());
-  SmallVector<SmallVector<unsigned>> addendsOf(outputs.size());
-  for (unsigned index = 0; index < outputs.size(); ++index)
-    for (Value addend : cancellationOperands(*probe, index)) {
-      addendsOf[index].push_back(returned.size());
-      returned.push_back(addend);
-    }
+  SmallVector<SmallVector<unsigned>> sourcesOf(outputs.size());
   OpBuilder builder(terminator);
+  for (unsigned index = 0; index < outputs.size(); ++index)
+    for (const ScaleSource &source : scaleSources(*probe, index)) {
+      Value value = source.value;
+      if (source.absoluteProducts) {
+        auto matmul = value.getDefiningOp<fuse::MatmulOp>();
+        Location loc = matmul.getLoc();
+        Value lhs = fuse::AbsOp::create(builder, loc, matmul.getLhs());
+        Value rhs = fuse::AbsOp::create(builder, loc, matmul.getRhs());
+        value = fuse::MatmulOp::create(builder, loc, lhs, rhs,
+                                       matmul.getTransposeA(),
+                                       matmul.getTransposeB());
+      }
+      sourcesOf[index].push_back(returned.size());
+      returned.push_back(value);
+    }
   func::ReturnOp::create(builder, terminator->getLoc(), returned);
   terminator->erase();
   probe->setFunctionType(builder.getFunctionType(
@@ -108,8 +119,8 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
       if (std::isinf(got) || std::isinf(want))
         abs = INFINITY;
       double scale = std::max(std::fabs(want), 1.0);
-      for (unsigned addend : addendsOf[index])
-        scale = std::max(scale, std::fabs((*expected)[addend].data[i]));
+      for (unsigned source : sourcesOf[index])
+        scale = std::max(scale, std::fabs((*expected)[source].data[i]));
       double mixed = abs / scale;
       if (mixed > maxMixed || worst < 0) {
         maxMixed = std::max(maxMixed, mixed);

@@ -31,9 +31,10 @@ TEST_F(CheckToleranceTest, PrecisionFollowsOpResultsNotInputs) {
   EXPECT_TRUE(opfuse::computedPrecision(func, 1).isBF16());
 }
 
-TEST_F(CheckToleranceTest, AddendsOfTheOutputShapeOnly) {
+TEST_F(CheckToleranceTest, AddendsAndMatmulsOfTheOutputShapeOnly) {
   func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
-    func.func @f(%h: tensor<4x8xbf16>, %w: tensor<8x8xbf16>, %b: tensor<8xbf16>, %x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+    func.func @f(%a: tensor<4x8xbf16>, %w: tensor<8x8xbf16>, %b: tensor<8xbf16>, %x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+      %h = fuse.relu %a : tensor<4x8xbf16>
       %m = fuse.matmul %h, %w : (tensor<4x8xbf16>, tensor<8x8xbf16>) -> tensor<4x8xbf16>
       %s = fuse.add %m, %b : (tensor<4x8xbf16>, tensor<8xbf16>) -> tensor<4x8xbf16>
       %r = fuse.sub %s, %x : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xbf16>
@@ -41,16 +42,40 @@ TEST_F(CheckToleranceTest, AddendsOfTheOutputShapeOnly) {
       return %g : tensor<4x8xbf16>
     })mlir");
   ASSERT_TRUE(func);
-  SmallVector<Value> addends = opfuse::cancellationOperands(func, 0);
+  SmallVector<opfuse::ScaleSource> sources = opfuse::scaleSources(func, 0);
   Block &body = func.getBody().front();
-  Value m = body.front().getResult(0);
-  Value s = std::next(body.begin())->getResult(0);
-  // The sub's operands and the matmul result added to the bias; not the
-  // smaller bias, and nothing behind the matmul.
-  ASSERT_EQ(addends.size(), 3u);
-  EXPECT_TRUE(llvm::is_contained(addends, s));
-  EXPECT_TRUE(llvm::is_contained(addends, body.getArgument(3)));
-  EXPECT_TRUE(llvm::is_contained(addends, m));
+  Value m = std::next(body.begin())->getResult(0);
+  Value s = std::next(body.begin(), 2)->getResult(0);
+  auto find = [&](Value value) -> const opfuse::ScaleSource * {
+    for (const opfuse::ScaleSource &source : sources)
+      if (source.value == value)
+        return &source;
+    return nullptr;
+  };
+  // The sub's operands and the matmul's products; the matmul result as an
+  // addend too; not the smaller bias, and nothing behind the matmul.
+  ASSERT_EQ(sources.size(), 4u);
+  ASSERT_TRUE(find(s));
+  EXPECT_FALSE(find(s)->absoluteProducts);
+  ASSERT_TRUE(find(body.getArgument(3)));
+  ASSERT_TRUE(find(m));
+  EXPECT_EQ(llvm::count_if(sources,
+                           [&](const opfuse::ScaleSource &source) {
+                             return source.value == m &&
+                                    source.absoluteProducts;
+                           }),
+            1);
+}
+
+TEST_F(CheckToleranceTest, MatmulOfInputsIsNoSource) {
+  func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
+    func.func @f(%a: tensor<4x8xbf16>, %w: tensor<8x8xbf16>) -> tensor<4x8xbf16> {
+      %m = fuse.matmul %a, %w : (tensor<4x8xbf16>, tensor<8x8xbf16>) -> tensor<4x8xbf16>
+      %g = fuse.gelu %m approximate = tanh : tensor<4x8xbf16>
+      return %g : tensor<4x8xbf16>
+    })mlir");
+  ASSERT_TRUE(func);
+  EXPECT_TRUE(opfuse::scaleSources(func, 0).empty());
 }
 
 TEST_F(CheckToleranceTest, NoAddendsForIntegersOrPlainChains) {
@@ -62,8 +87,8 @@ TEST_F(CheckToleranceTest, NoAddendsForIntegersOrPlainChains) {
       return %t, %j : tensor<8xf32>, tensor<8xi32>
     })mlir");
   ASSERT_TRUE(func);
-  EXPECT_TRUE(opfuse::cancellationOperands(func, 0).empty());
-  EXPECT_TRUE(opfuse::cancellationOperands(func, 1).empty());
+  EXPECT_TRUE(opfuse::scaleSources(func, 0).empty());
+  EXPECT_TRUE(opfuse::scaleSources(func, 1).empty());
 }
 
 } // namespace
