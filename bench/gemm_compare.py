@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Side-by-side GEMM benchmark: cuBLAS (torch.matmul), torch.compile, opfuse.
+"""Side-by-side GEMM benchmark: cuBLAS/cuDNN (PyTorch eager), torch.compile, opfuse.
 
 Runs on the GPU machine: the same shapes and dtypes, CUDA-event timing after
 warm-up, P50 and P99 over the same number of runs, TFLOP/s from the graph's
-matmul FLOPs, and opfuse as a percentage of PyTorch eager (cuBLAS) in the
-same run.
+matmul/conv FLOPs, and each row as a percentage of PyTorch eager's speed
+(cuBLAS for matmuls, cuDNN for the conv) in the same run. The conv runs in
+PyTorch on channels-last (NHWC) tensors, the layout opfuse's conv2d takes.
 
     python3 bench/gemm_compare.py [--iters 50] [--tilings 128x128x32/2x2/4 ...]
 """
@@ -26,6 +27,13 @@ def matmul(a, b):
     return a @ b
 
 
+def conv_nhwc(x, w):
+    # x: [N, H, W, C] and w: [F, KH, KW, C] as stored; PyTorch's NCHW view of
+    # channels-last memory, so cuDNN reads the same bytes opfuse does.
+    y = F.conv2d(x.permute(0, 3, 1, 2), w.permute(0, 3, 1, 2), padding=1)
+    return y.permute(0, 2, 3, 1)
+
+
 # name: (model file, function, input shapes, dtype, FLOPs)
 GRAPHS = {
     "matmul_8192": ("bench/graphs/matmul_8192.mlir", matmul,
@@ -34,6 +42,9 @@ GRAPHS = {
     "mlp": ("examples/mlp.mlir", mlp,
             [(8192, 4096), (4096, 11008), (11008,), (11008, 4096), (4096,)],
             torch.bfloat16, 2 * 2 * 8192 * 4096 * 11008),
+    "conv_resnet": ("bench/graphs/conv_resnet.mlir", conv_nhwc,
+                    [(32, 56, 56, 64), (64, 3, 3, 64)], torch.bfloat16,
+                    2 * 32 * 56 * 56 * 64 * 3 * 3 * 64),
 }
 
 
@@ -59,7 +70,8 @@ def main():
         compiled = torch.compile(fn)
         compiled(*inputs)  # compile outside the timing
         eager_p50 = None
-        for label, call in (("eager (cuBLAS)", lambda: fn(*inputs)),
+        library = "cuDNN" if name.startswith("conv") else "cuBLAS"
+        for label, call in ((f"eager ({library})", lambda: fn(*inputs)),
                             ("torch.compile", lambda: compiled(*inputs))):
             p50, p99 = time_cuda(call, args.warmup, args.iters)
             eager_p50 = eager_p50 or p50

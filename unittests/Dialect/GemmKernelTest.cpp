@@ -20,10 +20,10 @@ namespace {
 class GemmKernelTest : public opfuse::test::FuseTest {
 protected:
   /// Analyses the body of the first function of `source`.
-  std::optional<MatmulOp> analyze(llvm::StringRef source) {
+  Operation *analyze(llvm::StringRef source) {
     func::FuncOp func = parseFirst<func::FuncOp>(source);
     if (!func)
-      return std::nullopt;
+      return nullptr;
     SmallVector<Operation *> ops;
     for (Operation &op : func.getBody().front().without_terminator())
       ops.push_back(&op);
@@ -50,7 +50,7 @@ TEST_F(GemmKernelTest, BatchedShape) {
 }
 
 TEST_F(GemmKernelTest, BiasGeluResidualCastEpilogue) {
-  std::optional<MatmulOp> matmul = analyze(R"mlir(
+  Operation *matmul = analyze(R"mlir(
     func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>, %bias: tensor<48xbf16>, %r: tensor<64x48xbf16>) -> tensor<64x48xf32> {
       %m = fuse.matmul %a, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
       %c = fuse.constant dense<2.0> : tensor<64x48xbf16>
@@ -61,8 +61,27 @@ TEST_F(GemmKernelTest, BiasGeluResidualCastEpilogue) {
       %z = fuse.cast %y : tensor<64x48xbf16> to tensor<64x48xf32>
       return %z : tensor<64x48xf32>
     })mlir");
-  ASSERT_TRUE(matmul.has_value()) << why;
-  EXPECT_EQ(getGemmShape(*matmul).k, 32);
+  ASSERT_TRUE(matmul) << why;
+  EXPECT_TRUE(isa<MatmulOp>(matmul));
+  EXPECT_EQ(getGemmShape(matmul).k, 32);
+}
+
+TEST_F(GemmKernelTest, ConvIsAnImplicitGemm) {
+  Operation *conv = analyze(R"mlir(
+    func.func @f(%x: tensor<2x10x12x16xbf16>, %w: tensor<32x3x3x16xbf16>, %b: tensor<32xbf16>) -> tensor<2x5x6x32xbf16> {
+      %c = fuse.conv2d %x, %w strides = [2, 2] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+          : (tensor<2x10x12x16xbf16>, tensor<32x3x3x16xbf16>) -> tensor<2x5x6x32xbf16>
+      %y = fuse.add %c, %b : (tensor<2x5x6x32xbf16>, tensor<32xbf16>) -> tensor<2x5x6x32xbf16>
+      %r = fuse.relu %y : tensor<2x5x6x32xbf16>
+      return %r : tensor<2x5x6x32xbf16>
+    })mlir");
+  ASSERT_TRUE(conv) << why;
+  ASSERT_TRUE(isa<Conv2DOp>(conv));
+  GemmShape shape = getGemmShape(conv);
+  EXPECT_EQ(shape.batch, 1);
+  EXPECT_EQ(shape.m, 2 * 5 * 6);
+  EXPECT_EQ(shape.n, 32);
+  EXPECT_EQ(shape.k, 3 * 3 * 16);
 }
 
 TEST_F(GemmKernelTest, RefusesPrologue) {
@@ -112,7 +131,7 @@ TEST_F(GemmKernelTest, RefusesOtherShapesAndOps) {
       %e = fuse.exp %a : tensor<64x32xbf16>
       return %e : tensor<64x32xbf16>
     })mlir"));
-  EXPECT_EQ(why, "the kernel holds no matmul");
+  EXPECT_EQ(why, "the kernel holds no matmul or conv2d");
 }
 
 TEST(MatmulTiling, ParsesAndFormats) {
@@ -139,7 +158,7 @@ TEST(MatmulTiling, RejectsWhatTheKernelCannotRun) {
         << text.str();
     EXPECT_NE(error.find(reason.str()), std::string::npos) << error;
   };
-  rejects("128x128x32", "is not BMxBNxBK/WMxWN/S");
+  rejects("128x128x32", "is not [wgmma:]BMxBNxBK/WMxWN/S");
   rejects("128x128x32/2x2/0", "positive integers");
   rejects("128xAx32/2x2/4", "positive integers");
   rejects("96x128x32/4x2/4", "multiple of 16");
@@ -147,6 +166,26 @@ TEST(MatmulTiling, RejectsWhatTheKernelCannotRun) {
   rejects("512x512x32/8x8/2", "at most 32 warps");
   rejects("128x128x32/2x2/1", "at least 2 stages");
   rejects("256x256x64/2x2/4", "bytes of shared memory");
+  rejects("wgmma:128x256x64/2x2/4", "WN must be 1 and BM = 64 x WM");
+  rejects("wgmma:128x320x64/2x1/3", "BN must be a multiple of 64, at most 256");
+  rejects("wgmma:128x256x32/2x1/4", "BK must be 64");
+  rejects("wgmma:128x256x64/2x1/2", "at least 3 stages");
+  rejects("wgmma:320x64x64/5x1/3", "at most 4 warpgroups");
+  rejects("wgmma:256x256x64/4x1/4", "bytes of shared memory");
+  std::string error;
+  EXPECT_FALSE(opfuse::resolveMatmulTiling("wgmma:128x256x64/2x1/4", "sm_80",
+                                           error));
+  EXPECT_NE(error.find("wgmma needs sm_90"), std::string::npos) << error;
+  std::optional<opfuse::MatmulTiling> hopper =
+      opfuse::resolveMatmulTiling("auto", "sm_90", error);
+  ASSERT_TRUE(hopper);
+  EXPECT_EQ(opfuse::formatMatmulTiling(*hopper), "wgmma:128x256x64/2x1/4");
+  EXPECT_EQ(hopper->threads(), 256);
+  std::optional<opfuse::MatmulTiling> ampere =
+      opfuse::resolveMatmulTiling("auto", "sm_80", error);
+  ASSERT_TRUE(ampere);
+  EXPECT_EQ(opfuse::formatMatmulTiling(*ampere), "128x128x32/2x2/4");
+  EXPECT_EQ(ampere->threads(), 128);
 }
 
 } // namespace

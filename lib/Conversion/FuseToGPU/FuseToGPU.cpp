@@ -113,7 +113,11 @@ void ConvertFuseToGPUPass::runOnOperation() {
       usedWgmma |= isGemmKernel(group) &&
                    tiling->instruction == MmaInstruction::Warpgroup;
       FailureOr<LaunchConfig> config =
-          isGemmKernel(group) ? emitGemmKernel(group, kernels, name, *tiling)
+          isGemmKernel(group)
+              ? emitGemmKernel(group, kernels, name,
+                               matmulTiling == "auto"
+                                   ? fitMatmulTiling(*tiling, group)
+                                   : *tiling)
           : isRowKernel(group)
               ? emitRowKernel(group, kernels, name, blockSize,
                               rowElementsPerThread)

@@ -34,6 +34,7 @@ namespace opfuse {
 
 std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
                                               std::string &error) {
+  error.clear();
   MatmulTiling tiling;
   StringRef body = text;
   if (body.consume_front("wgmma:"))
@@ -125,6 +126,27 @@ std::string formatMatmulTiling(const MatmulTiling &t) {
       .str();
 }
 
+MatmulTiling fitMatmulTiling(const MatmulTiling &tiling, GroupOp group) {
+  if (tiling.instruction != MmaInstruction::Warpgroup)
+    return tiling;
+  Operation *contraction = nullptr;
+  for (Operation &op : group.getBody().front())
+    if (isContraction(&op))
+      contraction = &op;
+  if (!contraction)
+    return tiling;
+  const GemmShape shape = getGemmShape(contraction);
+  MatmulTiling fitted = tiling;
+  fitted.blockN = std::min<int64_t>(tiling.blockN, llvm::alignTo(shape.n, 64));
+  if (shape.m <= 64) {
+    fitted.warpsM = 1;
+    fitted.blockM = 64;
+  }
+  while (fitted.stages > 3 && fitted.sharedBytes() > 227 * 1024)
+    --fitted.stages;
+  return fitted;
+}
+
 bool isGemmKernel(GroupOp group) {
   return llvm::any_of(group.getBody().front(), [](Operation &op) {
     return isContraction(&op);
@@ -145,6 +167,13 @@ struct Operand {
   int64_t chunk = 8;      // elements per copy: 8, 4, 2 (cp.async) or 1
   int64_t stageOffset = 0; // bytes from the start of a stage
   SmallVector<int64_t> batchStrides; // per output batch dimension
+  /// For a conv2d's input (the implicit GEMM's A): element (m, k) is input
+  /// pixel (n, oh * sh - pt + kh * dh, ow * sw - pl + kw * dw) channel c,
+  /// with m = (n, oh, ow) and k = (kh, kw, c); zero outside the image.
+  struct Im2Col {
+    int64_t h, w, c, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+  };
+  std::optional<Im2Col> im2col;
 
   int64_t tileRows(int64_t blockK) const { return kContiguous ? tileMN : blockK; }
   int64_t tileCols(int64_t blockK) const { return kContiguous ? blockK : tileMN; }
@@ -229,12 +258,41 @@ public:
                                           lt(kIndex, i32(op.k)));
       if (inTile)
         valid = arith::AndIOp::create(b, loc, valid, inTile);
-      Value globalRow = op.kContiguous ? mnIndex : kIndex;
-      Value globalCol = op.kContiguous ? kIndex : mnIndex;
+      Value offset;
+      if (op.im2col) {
+        // A chunk is `chunk` channels of one filter tap: C is a multiple
+        // of the chunk, so it never straddles two taps.
+        const Operand::Im2Col &g = *op.im2col;
+        Value pixel = mnIndex, c = remu(kIndex, g.c);
+        Value ow = remu(pixel, g.ow), oh = remu(divu(pixel, g.ow), g.oh);
+        Value n = divu(pixel, g.ow * g.oh);
+        Value tap = divu(kIndex, g.c);
+        Value kh = divu(tap, g.kw), kw = remu(tap, g.kw);
+        // Signed: padding makes the first rows and columns negative.
+        Value ih = arith::SubIOp::create(
+            b, loc, add(mul(oh, i32(g.sh)), mul(kh, i32(g.dh))), i32(g.pt));
+        Value iw = arith::SubIOp::create(
+            b, loc, add(mul(ow, i32(g.sw)), mul(kw, i32(g.dw))), i32(g.pl));
+        auto inside = [&](Value v, int64_t size) {
+          Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            v, i32(0));
+          Value high = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, v, i32(size));
+          return arith::AndIOp::create(b, loc, low, high).getResult();
+        };
+        valid = arith::AndIOp::create(b, loc, valid, inside(ih, g.h));
+        valid = arith::AndIOp::create(b, loc, valid, inside(iw, g.w));
+        Value spatial = add(mul(add(mul(n, i32(g.h)), ih), i32(g.w)), iw);
+        offset = add(mul(toIndexType(spatial), kb.constant(g.c)),
+                     toIndexType(c));
+      } else {
+        Value globalRow = op.kContiguous ? mnIndex : kIndex;
+        Value globalCol = op.kContiguous ? kIndex : mnIndex;
+        offset = add(batchOffset,
+                     toIndexType(add(mul(globalRow, i32(op.leading())),
+                                     globalCol)));
+      }
       // Out-of-range chunks copy nothing (zeros) from the operand's start.
-      Value offset = add(batchOffset,
-                         toIndexType(add(mul(globalRow, i32(op.leading())),
-                                         globalCol)));
       offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));
       Value source = kb.pointerAt(op.pointer, elementType, offset);
       Value target = sharedPointer(
@@ -469,24 +527,32 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   std::string why;
-  std::optional<MatmulOp> analyzed = analyzeGemmKernel(ops, why);
-  if (!analyzed)
+  Operation *contraction = analyzeGemmKernel(ops, why);
+  if (!contraction)
     return group.emitError("not one GEMM kernel: ") << why;
-  MatmulOp matmul = *analyzed;
-  Type elementType = matmul.getLhs().getType().getElementType();
+  auto matmul = dyn_cast<MatmulOp>(contraction);
+  auto conv = dyn_cast<Conv2DOp>(contraction);
+  Value lhs = contraction->getOperand(0), rhs = contraction->getOperand(1);
+  Type elementType = cast<RankedTensorType>(lhs.getType()).getElementType();
   if (!elementType.isBF16() && !elementType.isF16())
-    return matmul.emitError("the tensor-core GEMM takes bf16 or f16 "
-                            "operands; ")
-           << elementType << " matmuls are not yet supported for GPU emission";
-  auto lhsArg = dyn_cast<BlockArgument>(matmul.getLhs());
-  auto rhsArg = dyn_cast<BlockArgument>(matmul.getRhs());
+    return contraction->emitError("the tensor-core GEMM takes bf16 or f16 "
+                                  "operands; ")
+           << elementType << " " << contraction->getName().stripDialect()
+           << "s are not yet supported for GPU emission";
+  if (conv && conv.getGroups() != 1)
+    return conv.emitError("grouped conv2d (groups = ")
+           << conv.getGroups() << ") is not yet supported for GPU emission";
+  auto lhsArg = dyn_cast<BlockArgument>(lhs);
+  auto rhsArg = dyn_cast<BlockArgument>(rhs);
   if (!lhsArg || !rhsArg)
-    return matmul.emitError("a GEMM kernel reads its operands from memory; "
-                            "they must be inputs of the group");
+    return contraction->emitError("a GEMM kernel reads its operands from "
+                                  "memory; they must be inputs of the group");
 
-  RankedTensorType output = matmul.getType();
-  ArrayRef<int64_t> batchShape = output.getShape().drop_back(2);
-  const GemmShape shape = getGemmShape(matmul);
+  auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
+  // A conv2d's output [N, OH, OW, F] is the GEMM's M x N, unbatched.
+  ArrayRef<int64_t> batchShape =
+      conv ? ArrayRef<int64_t>() : output.getShape().drop_back(2);
+  const GemmShape shape = getGemmShape(contraction);
   const bool warpgroups = t.instruction == MmaInstruction::Warpgroup;
   const int64_t threads = t.threads();
   // Accumulators: each warp holds mTiles x nTiles m16n8 tiles (4 f32 a
@@ -500,14 +566,29 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   a.mn = shape.m;
   a.k = shape.k;
   a.tileMN = t.blockM;
-  a.kContiguous = !matmul.getTransposeA();
-  a.batchStrides = batchStridesOf(matmul.getLhs().getType(), batchShape);
   bOp.mn = shape.n;
   bOp.k = shape.k;
   bOp.tileMN = t.blockN;
-  bOp.kContiguous = matmul.getTransposeB();
-  bOp.batchStrides = batchStridesOf(matmul.getRhs().getType(), batchShape);
-  a.chunk = chunkFor(a.leading());
+  if (matmul) {
+    a.kContiguous = !matmul.getTransposeA();
+    a.batchStrides = batchStridesOf(matmul.getLhs().getType(), batchShape);
+    bOp.kContiguous = matmul.getTransposeB();
+    bOp.batchStrides = batchStridesOf(matmul.getRhs().getType(), batchShape);
+    a.chunk = chunkFor(a.leading());
+  } else {
+    // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
+    ArrayRef<int64_t> in = conv.getInput().getType().getShape();
+    ArrayRef<int64_t> filter = conv.getFilter().getType().getShape();
+    ArrayRef<int64_t> strides = conv.getStrides(), dilation = conv.getDilation(),
+                      padding = conv.getPadding();
+    a.kContiguous = bOp.kContiguous = true;
+    a.im2col = Operand::Im2Col{in[1],          in[2],       in[3],
+                               filter[2],      output.getDimSize(1),
+                               output.getDimSize(2),        strides[0],
+                               strides[1],     dilation[0], dilation[1],
+                               padding[0],     padding[2]};
+    a.chunk = chunkFor(in[3]);
+  }
   bOp.chunk = chunkFor(bOp.leading());
   bOp.stageOffset = t.blockM * t.blockK * 2;
   const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
@@ -703,7 +784,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   DenseMap<Value, InputAccess> epilogueInputs;
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
     bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
-      return user != matmul.getOperation();
+      return user != contraction;
     });
     if (!used)
       continue;
@@ -726,10 +807,13 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   auto storeAt = [&](Value row, Value col, ArrayRef<Value> lanes) -> LogicalResult {
     const int64_t count = lanes.size();
     SmallVector<Value> indices(batchIndices);
-    indices.push_back(gb.toIndexType(row));
+    if (conv)
+      indices = kb.decompose(gb.toIndexType(row), output.getShape().drop_back());
+    else
+      indices.push_back(gb.toIndexType(row));
     indices.push_back(gb.toIndexType(col));
     DenseMap<Value, SmallVector<Value>> values;
-    values[matmul.getResult()] = SmallVector<Value>(lanes);
+    values[contraction->getResult(0)] = SmallVector<Value>(lanes);
     for (auto &[argument, access] : epilogueInputs) {
       Type type = cast<RankedTensorType>(argument.getType()).getElementType();
       Value pointer = entry.getArgument(
@@ -745,7 +829,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       }
     }
     for (Operation *op : ops) {
-      if (op == matmul.getOperation())
+      if (op == contraction)
         continue;
       if (auto constant = dyn_cast<ConstantOp>(op)) {
         values[constant.getResult()] =

@@ -56,6 +56,12 @@ std::optional<MatmulTiling> resolveMatmulTiling(llvm::StringRef text,
                                                 llvm::StringRef chip,
                                                 std::string &error);
 
+/// `tiling` (the auto choice) fitted to the GEMM of `group`: with wgmma,
+/// the tile is no wider than N rounded up to 64 (a conv2d with 64 filters
+/// gets 64 columns, not 256) and has one warpgroup when M is at most 64;
+/// stages stay within the shared memory. mma.sync tilings are unchanged.
+MatmulTiling fitMatmulTiling(const MatmulTiling &tiling, fuse::GroupOp group);
+
 /// The tiling as "[wgmma:]BMxBNxBK/WMxWN/S".
 std::string formatMatmulTiling(const MatmulTiling &tiling);
 

@@ -115,7 +115,8 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            /*default=*/"\"auto\"",
            "Tiles of the tensor-core GEMM kernel as [wgmma:]BMxBNxBK/WMxWN/S: "
            "block tile, warps (warpgroups with wgmma) per block, "
-           "shared-memory stages; auto is wgmma:128x256x64/2x1/4 on sm_90, "
+           "shared-memory stages; auto is wgmma:128x256x64/2x1/4 on sm_90 "
+           "(narrowed to N rounded up to 64, one warpgroup when M <= 64), "
            "128x128x32/2x2/4 (mma.sync) elsewhere">,
   ];
   let dependentDialects = [

@@ -16,9 +16,19 @@ using namespace mlir;
 
 namespace opfuse::fuse {
 
-bool isContraction(Operation *op) { return isa<MatmulOp>(op); }
+bool isContraction(Operation *op) { return isa<MatmulOp, Conv2DOp>(op); }
 
-GemmShape getGemmShape(MatmulOp matmul) {
+GemmShape getGemmShape(Operation *op) {
+  if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    ArrayRef<int64_t> out = conv.getType().getShape();
+    ArrayRef<int64_t> filter = conv.getFilter().getType().getShape();
+    GemmShape shape;
+    shape.m = out[0] * out[1] * out[2];
+    shape.n = out[3];
+    shape.k = filter[1] * filter[2] * filter[3];
+    return shape;
+  }
+  auto matmul = cast<MatmulOp>(op);
   RankedTensorType result = matmul.getType();
   const int64_t rank = result.getRank();
   GemmShape shape;
@@ -30,10 +40,9 @@ GemmShape getGemmShape(MatmulOp matmul) {
   return shape;
 }
 
-std::optional<MatmulOp> analyzeGemmKernel(ArrayRef<Operation *> ops,
-                                          std::string &why) {
+Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
-  MatmulOp matmul;
+  Operation *contraction = nullptr;
   for (Operation *op : ops) {
     if (!isContraction(op))
       continue;
@@ -44,37 +53,38 @@ std::optional<MatmulOp> analyzeGemmKernel(ArrayRef<Operation *> ops,
               describeOp(op) +
               "; a GEMM kernel reads its operands from memory (no prologue "
               "fusion)";
-        return std::nullopt;
+        return nullptr;
       }
-    if (matmul) {
-      why = "a kernel holds one matmul; " + describeOp(op) +
+    if (contraction) {
+      why = "a kernel holds one matmul or conv2d; " + describeOp(op) +
             " would be the second";
-      return std::nullopt;
+      return nullptr;
     }
-    matmul = cast<MatmulOp>(op);
+    contraction = op;
   }
-  if (!matmul) {
-    why = "the kernel holds no matmul";
-    return std::nullopt;
+  if (!contraction) {
+    why = "the kernel holds no matmul or conv2d";
+    return nullptr;
   }
-  RankedTensorType output = matmul.getType();
+  auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
   for (Operation *op : ops) {
-    if (op == matmul.getOperation() || isSplatConstant(op))
+    if (op == contraction || isSplatConstant(op))
       continue;
     if (!isElementwise(op)) {
       why = describeOp(op) + " cannot run in a GEMM epilogue (only "
                              "elementwise ops can)";
-      return std::nullopt;
+      return nullptr;
     }
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (type.getShape() != output.getShape()) {
       why = describeOp(op) + " has shape " + formatShape(type.getShape()) +
-            " but the matmul's output is " + formatShape(output.getShape()) +
+            " but the " + contraction->getName().stripDialect().str() +
+            "'s output is " + formatShape(output.getShape()) +
             "; an epilogue computes one value per output element";
-      return std::nullopt;
+      return nullptr;
     }
   }
-  return matmul;
+  return contraction;
 }
 
 } // namespace opfuse::fuse

@@ -207,7 +207,7 @@ private:
             }))
           outputs.push_back(result);
     if (gemm && !rows)
-      return analyzeGemmKernel(ops, why).has_value();
+      return analyzeGemmKernel(ops, why) != nullptr;
     return analyzeRowKernel(ops, outputs, why).has_value();
   }
 

@@ -1,9 +1,10 @@
 //===- GemmKernel.h - Ops that form one GEMM kernel -------------*- C++ -*-===//
 //
 // The structure shared by the fusion pass (which groups only what the
-// emitter accepts) and the matmul emitter: one fuse.matmul, reading its
-// operands from memory, with elementwise ops over its output shape applied
-// to the accumulators before the one store (the epilogue).
+// emitter accepts) and the GEMM emitter: one fuse.matmul or fuse.conv2d
+// (an implicit GEMM), reading its operands from memory, with elementwise
+// ops over its output shape applied to the accumulators before the one
+// store (the epilogue).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,25 +18,27 @@
 
 namespace opfuse::fuse {
 
-/// An op the GEMM emitter computes on tensor cores (fuse.matmul).
+/// An op the GEMM emitter computes on tensor cores: fuse.matmul, or
+/// fuse.conv2d as an implicit GEMM.
 bool isContraction(mlir::Operation *op);
 
-/// A matmul seen as a batch of GEMMs: `batch` independent products of an
-/// MxK and a KxN matrix.
+/// A contraction seen as a batch of GEMMs: `batch` independent products of
+/// an MxK and a KxN matrix. A conv2d is one GEMM with M = N*OH*OW output
+/// pixels, N = F filters and K = KH*KW*C/groups.
 struct GemmShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
 };
 
-/// The GEMM shape of `matmul`.
-GemmShape getGemmShape(MatmulOp matmul);
+/// The GEMM shape of the contraction `op`.
+GemmShape getGemmShape(mlir::Operation *op);
 
 /// Whether `ops` (in block order) form one GEMM kernel: exactly one
 /// contraction, whose operands come from outside `ops` (no prologue), and
 /// otherwise only elementwise ops and splat constants whose results have
-/// the contraction's output shape. Returns the contraction, or nullopt with
+/// the contraction's output shape. Returns the contraction, or null with
 /// the reason in `why`.
-std::optional<MatmulOp> analyzeGemmKernel(llvm::ArrayRef<mlir::Operation *> ops,
-                                          std::string &why);
+mlir::Operation *analyzeGemmKernel(llvm::ArrayRef<mlir::Operation *> ops,
+                                   std::string &why);
 
 } // namespace opfuse::fuse
 

@@ -1,0 +1,29 @@
+// RUN: opfuse-opt %s -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+
+// A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
+// = 392 output pixels (4 tiles of 128), N = 64 filters (the auto wgmma
+// tile narrowed to 64 columns: 4 stages of (128 + 64) x 64 bf16 = 96 KiB),
+// K = 3*3*64. A's copies decompose the pixel and the tap with constant
+// divisors, check the tap is inside the image (signed: padding makes rows
+// and columns negative) and copy 16 bytes of channels or zeros; the
+// epilogue reads the bias at the filter index.
+// CHECK-LABEL: func.func @conv_bias_relu
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.shared_bytes = 98304 : i64}
+// CHECK: fuse.conv2d
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.relu
+// CHECK: gpu.func @conv_bias_relu_k0
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi slt
+// CHECK: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg
+// CHECK: scf.for
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: arith.maximumf
+// CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+func.func @conv_bias_relu(%x: tensor<2x14x14x64xbf16>, %w: tensor<64x3x3x64xbf16>, %b: tensor<64xbf16>) -> tensor<2x14x14x64xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+      : (tensor<2x14x14x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<2x14x14x64xbf16>
+  %1 = fuse.add %0, %b : (tensor<2x14x14x64xbf16>, tensor<64xbf16>) -> tensor<2x14x14x64xbf16>
+  %2 = fuse.relu %1 : tensor<2x14x14x64xbf16>
+  return %2 : tensor<2x14x14x64xbf16>
+}

@@ -1,0 +1,38 @@
+// conv2d as an implicit GEMM at the shapes its copies treat differently:
+// 3x3 with padding (taps outside the image read zeros), stride 2 over odd
+// image sizes (ragged M), dilation, 1x1, channel counts that are multiples
+// of 8, of 4 only or odd (3: plain loads), filter counts that are not
+// multiples of the tile, f16, and epilogues (bias + relu, residual).
+
+func.func @resnet_3x3(%x: tensor<2x14x14x64xbf16>, %w: tensor<64x3x3x64xbf16>, %b: tensor<64xbf16>) -> tensor<2x14x14x64xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+      : (tensor<2x14x14x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<2x14x14x64xbf16>
+  %1 = fuse.add %0, %b : (tensor<2x14x14x64xbf16>, tensor<64xbf16>) -> tensor<2x14x14x64xbf16>
+  %2 = fuse.relu %1 : tensor<2x14x14x64xbf16>
+  return %2 : tensor<2x14x14x64xbf16>
+}
+
+func.func @stem_stride2(%x: tensor<3x23x19x3xbf16>, %w: tensor<16x7x7x3xbf16>) -> tensor<3x12x10x16xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [2, 2] padding = [3, 3, 3, 3] dilation = [1, 1] groups = 1
+      : (tensor<3x23x19x3xbf16>, tensor<16x7x7x3xbf16>) -> tensor<3x12x10x16xbf16>
+  return %0 : tensor<3x12x10x16xbf16>
+}
+
+func.func @dilated_residual(%x: tensor<2x17x15x20xbf16>, %w: tensor<24x3x3x20xbf16>, %r: tensor<2x13x11x24xbf16>) -> tensor<2x13x11x24xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [2, 2] groups = 1
+      : (tensor<2x17x15x20xbf16>, tensor<24x3x3x20xbf16>) -> tensor<2x13x11x24xbf16>
+  %1 = fuse.add %0, %r : (tensor<2x13x11x24xbf16>, tensor<2x13x11x24xbf16>) -> tensor<2x13x11x24xbf16>
+  return %1 : tensor<2x13x11x24xbf16>
+}
+
+func.func @pointwise(%x: tensor<4x9x9x32xbf16>, %w: tensor<40x1x1x32xbf16>) -> tensor<4x9x9x40xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 1
+      : (tensor<4x9x9x32xbf16>, tensor<40x1x1x32xbf16>) -> tensor<4x9x9x40xbf16>
+  return %0 : tensor<4x9x9x40xbf16>
+}
+
+func.func @asymmetric_f16(%x: tensor<1x10x12x8xf16>, %w: tensor<72x3x2x8xf16>) -> tensor<1x9x13x72xf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 1, 1, 1] dilation = [1, 1] groups = 1
+      : (tensor<1x10x12x8xf16>, tensor<72x3x2x8xf16>) -> tensor<1x9x13x72xf16>
+  return %0 : tensor<1x9x13x72xf16>
+}
