@@ -22,8 +22,8 @@ mlir::Type computedPrecision(mlir::func::FuncOp func, unsigned index);
 
 /// A value whose magnitude at an element bounds how much rounding (which
 /// the reference does after every op, and a fused kernel does not) can move
-/// the output there: an addend, or for a matmul the sum of the magnitudes
-/// of its products, |lhs| @ |rhs|.
+/// the output there: an addend, or for a matmul or conv2d the sum of the
+/// magnitudes of its products (the op applied to |lhs| and |rhs|).
 struct ScaleSource {
   mlir::Value value;
   bool absoluteProducts = false;
@@ -31,11 +31,18 @@ struct ScaleSource {
 
 /// The scale sources of returned value #`index`, found through the ops of
 /// its shape it is computed from element by element: the operands of
-/// additions and subtractions, and matmuls with a computed operand (by
-/// their products). An output that is a small sum of large terms is only as
-/// exact as those terms.
+/// additions and subtractions, and matmuls and convolutions (by their
+/// products) with a computed operand, with f32 operands (their f32
+/// accumulation order shows at f32 bounds), or any when `roundedInputs`
+/// (TF32 rounds the inputs too). An output that is a small sum of large terms is
+/// only as exact as those terms.
 llvm::SmallVector<ScaleSource> scaleSources(mlir::func::FuncOp func,
-                                            unsigned index);
+                                            unsigned index,
+                                            bool roundedInputs = false);
+
+/// Whether returned value #`index` is computed through a matmul or conv2d
+/// of f32 operands (which --allow-tf32 runs as TF32).
+bool throughF32Contraction(mlir::func::FuncOp func, unsigned index);
 
 } // namespace opfuse
 

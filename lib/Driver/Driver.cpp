@@ -246,6 +246,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.vectorsPerThread = options.vectorsPerThread;
   pipeline.rowElementsPerThread = options.rowElementsPerThread;
   pipeline.matmulTiling = options.matmulTiling;
+  pipeline.allowTF32 = options.allowTF32;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
 
@@ -259,6 +260,7 @@ int runDriver(const DriverOptions &options) {
   Report report{*target, analyzeFunction(onlyFunction(*unfused), model),
                 analyzeFunction(onlyFunction(*module), model), std::nullopt,
                 buildMemoryReport(onlyFunction(*module))};
+  report.allowTF32 = options.allowTF32;
   if (isReport(emit) && !run)
     return writeReport(options, *emit, report);
 

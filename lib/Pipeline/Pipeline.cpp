@@ -87,6 +87,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.vectorsPerThread = options.vectorsPerThread;
   emission.rowElementsPerThread = options.rowElementsPerThread;
   emission.matmulTiling = options.matmulTiling;
+  emission.allowTF32 = options.allowTF32;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

@@ -69,6 +69,7 @@ llvm::json::Value reportToJson(const Report &report) {
       {"version", kVersion},
       {"function", report.after.function},
       {"target", targetToJson(report.target)},
+      {"allow_tf32", report.allowTF32},
       {"before", graphTotals(report.before)},
       {"after", graphTotals(report.after)},
       {"kernels", std::move(kernels)},

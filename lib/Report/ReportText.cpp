@@ -39,6 +39,12 @@ void writeTarget(const GpuTarget &target, llvm::raw_ostream &os) {
       target.linkBandwidth / 1e9, target.launchOverhead * 1e6);
 }
 
+void writePrecision(const Report &report, llvm::raw_ostream &os) {
+  if (report.allowTF32)
+    os << "precision: f32 matmuls and convolutions on tensor cores as TF32 "
+          "(--allow-tf32): inputs rounded to 10-bit mantissas\n";
+}
+
 std::string padRight(std::string text, size_t width) {
   if (text.size() < width)
     text.append(width - text.size(), ' ');
@@ -57,6 +63,7 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
   const MeasuredRun *measured = report.measured ? &*report.measured : nullptr;
   os << llvm::formatv("opfuse report: @{0}\n", after.function);
   writeTarget(report.target, os);
+  writePrecision(report, os);
   os << "\n";
 
   size_t nameWidth = 6;

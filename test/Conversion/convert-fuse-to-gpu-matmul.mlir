@@ -2,6 +2,9 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=WGMMA
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80 matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=NOTHOPPER
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80" | FileCheck %s --check-prefix=AMPERE
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=allow-tf32" | FileCheck %s --check-prefix=TF32
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=F32WGMMA
+// F32WGMMA: error: wgmma tilings take bf16 or f16 operands; give f32 an mma.sync tiling (e.g. 128x128x32/2x2/4)
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3" | FileCheck %s --check-prefix=SMALL
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x24/2x2/4" 2>&1 | FileCheck %s --check-prefix=BADTILING
 // BADTILING: error: matmul-tiling: BK must be a multiple of 16 (the MMA's K)
@@ -126,4 +129,32 @@ func.func @ragged_transposed(%a: tensor<300x200xf16>, %b: tensor<100x300xf16>) -
 func.func @odd(%a: tensor<77x45xbf16>, %b: tensor<45x31xbf16>) -> tensor<77x31xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<77x45xbf16>, tensor<45x31xbf16>) -> tensor<77x31xbf16>
   return %0 : tensor<77x31xbf16>
+}
+
+// -----
+
+// f32 (auto): the mma.sync pipeline with 16 warps of 32 x 32, 4-byte
+// elements (16-byte copies of 4 f32, 3 stages of (128 + 128) x 32 x 4 =
+// 96 KiB). Without allow-tf32 each thread computes its accumulators with
+// f32 FMAs (2 x 4 tiles x 4 accumulators x 8 K = 256 per K step of 8, 4
+// steps a slice); with it, fragments are rounded to TF32 (cvt.rna) and go
+// to mma.sync m16n8k8.
+// WGMMA-LABEL: func.func @f32_bias
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.grid = array<i64: 6, 1, 1>, {{.*}}fuse.shared_bytes = 98304 : i64}
+// WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90">]
+// WGMMA: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg
+// WGMMA: scf.for
+// WGMMA-COUNT-1024: math.fma
+// WGMMA-NOT: nvvm.mma.sync
+// WGMMA: scf.yield
+// TF32-LABEL: func.func @f32_bias
+// TF32: scf.for
+// TF32: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,f"
+// TF32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// TF32-NOT: math.fma
+// TF32: scf.yield
+func.func @f32_bias(%a: tensor<300x96xf32>, %b: tensor<96x130xf32>, %bias: tensor<130xf32>) -> tensor<300x130xf32> {
+  %0 = fuse.matmul %a, %b : (tensor<300x96xf32>, tensor<96x130xf32>) -> tensor<300x130xf32>
+  %1 = fuse.add %0, %bias : (tensor<300x130xf32>, tensor<130xf32>) -> tensor<300x130xf32>
+  return %1 : tensor<300x130xf32>
 }

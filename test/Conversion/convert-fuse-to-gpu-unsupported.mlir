@@ -2,10 +2,10 @@
 
 // Ops and groups the emitters cannot compile fail at their location.
 
-func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
-  // expected-error@+1 {{the tensor-core GEMM takes bf16 or f16 operands; 'f32' matmuls are not yet supported for GPU emission}}
-  %0 = fuse.matmul %a, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
-  return %0 : tensor<4x4xf32>
+func.func @grouped_conv(%x: tensor<1x4x4x8xbf16>, %w: tensor<8x3x3x4xbf16>) -> tensor<1x4x4x8xbf16> {
+  // expected-error@+1 {{grouped conv2d (groups = 2) is not yet supported for GPU emission}}
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 2 : (tensor<1x4x4x8xbf16>, tensor<8x3x3x4xbf16>) -> tensor<1x4x4x8xbf16>
+  return %0 : tensor<1x4x4x8xbf16>
 }
 
 // -----

@@ -92,6 +92,13 @@ cl::opt<std::string> matmulTiling(
              "(default) is wgmma:128x256x64/2x1/4 on sm_90, "
              "128x128x32/2x2/4 elsewhere"),
     cl::init("auto"), cl::cat(category));
+cl::opt<bool> allowTF32(
+    "allow-tf32",
+    cl::desc("Run f32 matmuls and convolutions on tensor cores as TF32: "
+             "inputs rounded to 10-bit mantissas, about 3 decimal digits "
+             "(the report says so, and --check uses TF32 tolerances); "
+             "without it they run as f32 FMAs"),
+    cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -200,6 +207,7 @@ int main(int argc, char **argv) {
   options.vectorsPerThread = vectorsPerThread;
   options.rowElementsPerThread = rowElementsPerThread;
   options.matmulTiling = matmulTiling;
+  options.allowTF32 = allowTF32;
   options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;
   options.bench = bench;

@@ -78,6 +78,23 @@ TEST_F(CheckToleranceTest, MatmulOfInputsIsNoSource) {
   EXPECT_TRUE(opfuse::scaleSources(func, 0).empty());
 }
 
+TEST_F(CheckToleranceTest, F32MatmulOfInputsAndTF32) {
+  func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
+    func.func @f(%a: tensor<4x8xf32>, %w: tensor<8x8xf32>, %c: tensor<4x8xbf16>, %v: tensor<8x8xbf16>) -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
+      %m = fuse.matmul %a, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+      %n = fuse.matmul %c, %v : (tensor<4x8xbf16>, tensor<8x8xbf16>) -> tensor<4x8xbf16>
+      return %m, %n : tensor<4x8xf32>, tensor<4x8xbf16>
+    })mlir");
+  ASSERT_TRUE(func);
+  // f32 accumulation order matters at f32 bounds; bf16 of inputs: no.
+  ASSERT_EQ(opfuse::scaleSources(func, 0).size(), 1u);
+  EXPECT_TRUE(opfuse::scaleSources(func, 0).front().absoluteProducts);
+  EXPECT_TRUE(opfuse::scaleSources(func, 1).empty());
+  EXPECT_EQ(opfuse::scaleSources(func, 1, /*roundedInputs=*/true).size(), 1u);
+  EXPECT_TRUE(opfuse::throughF32Contraction(func, 0));
+  EXPECT_FALSE(opfuse::throughF32Contraction(func, 1));
+}
+
 TEST_F(CheckToleranceTest, NoAddendsForIntegersOrPlainChains) {
   func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
     func.func @f(%x: tensor<8xf32>, %i: tensor<8xi32>) -> (tensor<8xf32>, tensor<8xi32>) {

@@ -75,6 +75,9 @@ struct DriverOptions {
   int64_t vectorsPerThread = 2;
   int64_t rowElementsPerThread = 32;
   std::string matmulTiling = "auto";
+  /// f32 matmuls and convolutions on tensor cores as TF32 (reported, and
+  /// checked with TF32 tolerances).
+  bool allowTF32 = false;
   std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
   /// require identical outputs (no GPU needed).

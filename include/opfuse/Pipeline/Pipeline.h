@@ -57,6 +57,10 @@ struct FusePipelineOptions
       llvm::cl::desc("Tiles of the tensor-core GEMM kernels as "
                      "[wgmma:]BMxBNxBK/WMxWN/S, or auto"),
       llvm::cl::init("auto")};
+  Option<bool> allowTF32{
+      *this, "allow-tf32",
+      llvm::cl::desc("f32 matmuls and convolutions on tensor cores as TF32"),
+      llvm::cl::init(false)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

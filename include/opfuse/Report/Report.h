@@ -61,6 +61,8 @@ struct Report {
   GraphAnalysis before, after;
   std::optional<MeasuredRun> measured;
   std::optional<MemoryReport> memory;
+  /// f32 matmuls and convolutions ran as TF32 (--allow-tf32).
+  bool allowTF32 = false;
 };
 
 /// (predicted - measured) / measured.

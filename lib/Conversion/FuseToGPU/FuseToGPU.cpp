@@ -110,14 +110,13 @@ void ConvertFuseToGPUPass::runOnOperation() {
       }
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
+      MatmulTiling groupTiling =
+          matmulTiling == "auto" ? fitMatmulTiling(*tiling, group) : *tiling;
       usedWgmma |= isGemmKernel(group) &&
-                   tiling->instruction == MmaInstruction::Warpgroup;
+                   groupTiling.instruction == MmaInstruction::Warpgroup;
       FailureOr<LaunchConfig> config =
           isGemmKernel(group)
-              ? emitGemmKernel(group, kernels, name,
-                               matmulTiling == "auto"
-                                   ? fitMatmulTiling(*tiling, group)
-                                   : *tiling)
+              ? emitGemmKernel(group, kernels, name, groupTiling, allowTF32)
           : isRowKernel(group)
               ? emitRowKernel(group, kernels, name, blockSize,
                               rowElementsPerThread)

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -135,6 +136,16 @@ MatmulTiling fitMatmulTiling(const MatmulTiling &tiling, GroupOp group) {
       contraction = &op;
   if (!contraction)
     return tiling;
+  if (cast<RankedTensorType>(contraction->getOperand(0).getType())
+          .getElementType()
+          .isF32()) {
+    // f32 fragments are read one element at a time: 16 warps of 32 x 32
+    // keep the operands a thread holds within its registers.
+    MatmulTiling f32;
+    f32.warpsM = f32.warpsN = 4;
+    f32.stages = 3;
+    return f32;
+  }
   const GemmShape shape = getGemmShape(contraction);
   MatmulTiling fitted = tiling;
   fitted.blockN = std::min<int64_t>(tiling.blockN, llvm::alignTo(shape.n, 64));
@@ -185,7 +196,8 @@ class GemmBuilder {
 public:
   GemmBuilder(OpBuilder &b, Location loc, KernelBuilder &kb,
               const MatmulTiling &tiling, Type elementType)
-      : b(b), loc(loc), kb(kb), t(tiling), elementType(elementType) {}
+      : b(b), loc(loc), kb(kb), t(tiling), elementType(elementType),
+        elementBytes(getElementByteSize(elementType)) {}
 
   Value i32(int64_t v) { return kb.i32(v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -211,11 +223,13 @@ public:
   /// (shorter rows, several to a line), which spreads eight consecutive
   /// rows at one column over all eight bank groups.
   Value swizzled(Value row, Value col, int64_t cols) {
-    const int64_t chunksPerRow = cols / 8;
-    Value chunk = add(mul(row, i32(chunksPerRow)), divu(col, 8));
+    const int64_t perChunk = 16 / elementBytes;
+    const int64_t chunksPerRow = cols / perChunk;
+    Value chunk = add(mul(row, i32(chunksPerRow)), divu(col, perChunk));
     Value key = chunksPerRow >= 8 ? remu(row, 8) : remu(divu(chunk, 8), 8);
     Value physical = arith::XOrIOp::create(b, loc, chunk, key);
-    return add(mul(physical, i32(16)), mul(remu(col, 8), i32(2)));
+    return add(mul(physical, i32(16)),
+               mul(remu(col, perChunk), i32(elementBytes)));
   }
 
   /// The byte offset of element (row, col) of `op`'s tile in a stage. The
@@ -246,7 +260,7 @@ public:
     const int64_t chunks = rows * chunksPerRow;
     const int64_t threads = t.threads();
     Value kStart = mul(slice, i32(t.blockK));
-    const int64_t bytes = op.chunk * 2;
+    const int64_t bytes = op.chunk * elementBytes;
     for (int64_t first = 0; first < chunks; first += threads) {
       Value q = add(thread, i32(first));
       Value inTile = first + threads <= chunks ? Value() : lt(q, i32(chunks));
@@ -304,13 +318,14 @@ public:
         auto guard = scf::IfOp::create(b, loc, inTile, /*withElse=*/false);
         b.setInsertionPointToStart(&guard.getThenRegion().front());
       }
-      if (op.chunk == 1) {
+      if (bytes < 4) {
         // Odd leading dimensions: no aligned cp.async exists, so a plain
         // load and store.
-        Value value = LLVM::LoadOp::create(b, loc, elementType, source, 2);
+        Value value =
+            LLVM::LoadOp::create(b, loc, elementType, source, elementBytes);
         Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
         value = arith::SelectOp::create(b, loc, valid, value, zero);
-        LLVM::StoreOp::create(b, loc, value, target, 2);
+        LLVM::StoreOp::create(b, loc, value, target, elementBytes);
       } else {
         Value sourceBytes = arith::SelectOp::create(b, loc, valid,
                                                     i32(bytes), i32(0));
@@ -374,6 +389,7 @@ public:
   KernelBuilder &kb;
   const MatmulTiling &t;
   Type elementType;
+  int64_t elementBytes;
 };
 
 /// The per-batch-dimension element strides of a matmul operand whose batch
@@ -389,6 +405,102 @@ SmallVector<int64_t> batchStridesOf(RankedTensorType type,
     stride *= type.getDimSize(d);
   }
   return strides;
+}
+
+/// One K step of 8 for f32 operands in the mma.sync kernel's fragment
+/// layout: thread (group8, quad) of a warp holds A rows group8 and
+/// group8 + 8 at columns quad and quad + 4 of each m16 tile, and B rows quad
+/// and quad + 4 at column group8 of each n8 tile; its accumulators are
+/// rows group8 and group8 + 8 at columns 2 quad and 2 quad + 1. With TF32
+/// the fragments go to mma.sync m16n8k8 (rounded to TF32 first); without,
+/// the thread computes its accumulators itself with f32 FMAs, reading the
+/// A and B elements they need.
+void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
+                 Value aBase, Value bBase, Value smem, Value warpRow,
+                 Value warpCol, Value quad, Value group8, int64_t kk,
+                 int64_t mTiles, int64_t nTiles, bool tf32,
+                 SmallVector<Value> &acc) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  auto load = [&](const Operand &op, Value base, Value mn, Value k) {
+    Value row = op.kContiguous ? mn : k, col = op.kContiguous ? k : mn;
+    Value offset = gb.add(base, gb.tileOffset(op, row, col));
+    return LLVM::LoadOp::create(b, loc, b.getF32Type(),
+                                gb.sharedPointer(smem, offset), 4)
+        .getResult();
+  };
+  auto f32 = b.getF32Type();
+  if (tf32) {
+    auto toTF32 = [&](Value x) {
+      return LLVM::InlineAsmOp::create(
+                 b, loc, b.getI32Type(), ValueRange{x},
+                 "cvt.rna.tf32.f32 $0, $1;", "=r,f",
+                 /*has_side_effects=*/false, /*is_align_stack=*/false,
+                 LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                 ArrayAttr())
+          .getResult(0);
+    };
+    SmallVector<SmallVector<Value>> aFragments, bFragments;
+    for (int64_t i = 0; i < mTiles; ++i) {
+      Value m = gb.add(warpRow, gb.add(gb.i32(i * 16), group8));
+      Value m8 = gb.add(m, gb.i32(8));
+      Value k = gb.add(gb.i32(kk), quad), k4 = gb.add(k, gb.i32(4));
+      aFragments.push_back({toTF32(load(a, aBase, m, k)),
+                            toTF32(load(a, aBase, m8, k)),
+                            toTF32(load(a, aBase, m, k4)),
+                            toTF32(load(a, aBase, m8, k4))});
+    }
+    for (int64_t j = 0; j < nTiles; ++j) {
+      Value n = gb.add(warpCol, gb.add(gb.i32(j * 8), group8));
+      Value k = gb.add(gb.i32(kk), quad), k4 = gb.add(k, gb.i32(4));
+      bFragments.push_back({toTF32(load(bOp, bBase, n, k)),
+                            toTF32(load(bOp, bBase, n, k4))});
+    }
+    auto structType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    for (int64_t i = 0; i < mTiles; ++i)
+      for (int64_t j = 0; j < nTiles; ++j) {
+        MutableArrayRef<Value> c(&acc[(i * nTiles + j) * 4], 4);
+        Value d = NVVM::MmaOp::create(
+            b, loc, structType, aFragments[i], bFragments[j], c, {16, 8, 8},
+            std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                          NVVM::MMATypes::tf32},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t e = 0; e < 4; ++e)
+          c[e] = LLVM::ExtractValueOp::create(b, loc, d, e);
+      }
+    return;
+  }
+  // SIMT: A rows group8 and group8 + 8 of each m16 tile, B columns 2 quad
+  // and 2 quad + 1 of each n8 tile, over the 8 K of this step.
+  SmallVector<SmallVector<Value>> aRows, bCols;
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value m = gb.add(warpRow, gb.add(gb.i32(i * 16 + half * 8), group8));
+      SmallVector<Value> row;
+      for (int64_t k = 0; k < 8; ++k)
+        row.push_back(load(a, aBase, m, gb.i32(kk + k)));
+      aRows.push_back(std::move(row));
+    }
+  for (int64_t j = 0; j < nTiles; ++j)
+    for (int64_t pair = 0; pair < 2; ++pair) {
+      Value n = gb.add(warpCol, gb.add(gb.i32(j * 8 + pair),
+                                       gb.mul(quad, gb.i32(2))));
+      SmallVector<Value> col;
+      for (int64_t k = 0; k < 8; ++k)
+        col.push_back(load(bOp, bBase, n, gb.i32(kk + k)));
+      bCols.push_back(std::move(col));
+    }
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t j = 0; j < nTiles; ++j)
+      for (int64_t e = 0; e < 4; ++e) {
+        Value &c = acc[(i * nTiles + j) * 4 + e];
+        ArrayRef<Value> row = aRows[i * 2 + e / 2], col = bCols[j * 2 + e % 2];
+        for (int64_t k = 0; k < 8; ++k)
+          c = math::FmaOp::create(b, loc, row[k], col[k], c);
+      }
 }
 
 /// A wgmma shared-memory descriptor: the operand's start address, the
@@ -510,18 +622,20 @@ emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
   return values;
 }
 
-int64_t chunkFor(int64_t leading) {
-  for (int64_t chunk : {8, 4, 2})
-    if (leading % chunk == 0)
-      return chunk;
+/// Elements per copy: 16 bytes when the contiguous dimension allows, else
+/// 8 or 4 (cp.async's sizes), else one 2-byte element.
+int64_t chunkFor(int64_t leading, int64_t elementBytes) {
+  for (int64_t bytes : {16, 8, 4})
+    if (leading % (bytes / elementBytes) == 0)
+      return bytes / elementBytes;
   return 1;
 }
 
 } // namespace
 
 FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
-                                       StringRef name,
-                                       const MatmulTiling &t) {
+                                       StringRef name, const MatmulTiling &t,
+                                       bool allowTF32) {
   Block &body = group.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -534,11 +648,21 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   auto conv = dyn_cast<Conv2DOp>(contraction);
   Value lhs = contraction->getOperand(0), rhs = contraction->getOperand(1);
   Type elementType = cast<RankedTensorType>(lhs.getType()).getElementType();
-  if (!elementType.isBF16() && !elementType.isF16())
-    return contraction->emitError("the tensor-core GEMM takes bf16 or f16 "
+  if (!elementType.isBF16() && !elementType.isF16() && !elementType.isF32())
+    return contraction->emitError("the GEMM kernels take bf16, f16 or f32 "
                                   "operands; ")
            << elementType << " " << contraction->getName().stripDialect()
-           << "s are not yet supported for GPU emission";
+           << "s are not supported for GPU emission";
+  const int64_t elementBytes = getElementByteSize(elementType);
+  if (elementType.isF32() && t.instruction == MmaInstruction::Warpgroup)
+    return contraction->emitError("wgmma tilings take bf16 or f16 operands; "
+                                  "give f32 an mma.sync tiling (e.g. ")
+           << formatMatmulTiling(MatmulTiling()) << ")";
+  if (t.sharedBytes(elementBytes) > 227 * 1024)
+    return contraction->emitError("matmul-tiling ")
+           << formatMatmulTiling(t) << " needs "
+           << t.sharedBytes(elementBytes) << " bytes of shared memory for "
+           << elementType << " operands; an sm_90 block has at most 232448";
   if (conv && conv.getGroups() != 1)
     return conv.emitError("grouped conv2d (groups = ")
            << conv.getGroups() << ") is not yet supported for GPU emission";
@@ -574,7 +698,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     a.batchStrides = batchStridesOf(matmul.getLhs().getType(), batchShape);
     bOp.kContiguous = matmul.getTransposeB();
     bOp.batchStrides = batchStridesOf(matmul.getRhs().getType(), batchShape);
-    a.chunk = chunkFor(a.leading());
+    a.chunk = chunkFor(a.leading(), elementBytes);
   } else {
     // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
     ArrayRef<int64_t> in = conv.getInput().getType().getShape();
@@ -587,11 +711,11 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                                output.getDimSize(2),        strides[0],
                                strides[1],     dilation[0], dilation[1],
                                padding[0],     padding[2]};
-    a.chunk = chunkFor(in[3]);
+    a.chunk = chunkFor(in[3], elementBytes);
   }
-  bOp.chunk = chunkFor(bOp.leading());
-  bOp.stageOffset = t.blockM * t.blockK * 2;
-  const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
+  bOp.chunk = chunkFor(bOp.leading(), elementBytes);
+  bOp.stageOffset = t.blockM * t.blockK * elementBytes;
+  const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * elementBytes;
 
   int64_t largest = 0;
   for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
@@ -728,7 +852,13 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       Value matrix = gb.divu(lane, 8), rowInMatrix = gb.remu(lane, 8);
       Value matrixLow = gb.remu(matrix, 2), matrixHigh = gb.divu(matrix, 2);
       SmallVector<Value> acc(loopBody->getArguments().drop_front());
-      for (int64_t kk = 0; kk < t.blockK; kk += 16) {
+      if (elementType.isF32()) {
+        Value quad = gb.remu(lane, 4), group8 = gb.divu(lane, 4);
+        for (int64_t kk = 0; kk < t.blockK; kk += 8)
+          emitF32Step(gb, a, bOp, aBase, bBase, smem, warpRow, warpCol, quad,
+                      group8, kk, mTiles, nTiles, allowTF32, acc);
+      }
+      for (int64_t kk = 0; kk < t.blockK && !elementType.isF32(); kk += 16) {
         // A fragments: matrices (m0, k0), (m8, k0), (m0, k8), (m8, k8).
         SmallVector<SmallVector<Value>> aFragments;
         for (int64_t i = 0; i < mTiles; ++i) {
@@ -900,7 +1030,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   LaunchConfig config;
   config.block = threads;
   config.grid = shape.batch * tilesPerBatch;
-  config.sharedBytes = t.sharedBytes();
+  config.sharedBytes = t.sharedBytes(elementBytes);
   return config;
 }
 

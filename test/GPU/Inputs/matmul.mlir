@@ -59,3 +59,20 @@ func.func @silu_residual_cast(%a: tensor<200x256xbf16>, %b: tensor<256x192xbf16>
   %3 = fuse.cast %2 : tensor<200x192xbf16> to tensor<200x192xf32>
   return %3, %0 : tensor<200x192xf32>, tensor<200x192xbf16>
 }
+
+func.func @f32_ragged(%a: tensor<300x200xf32>, %b: tensor<200x130xf32>, %bias: tensor<130xf32>) -> tensor<300x130xf32> {
+  %0 = fuse.matmul %a, %b : (tensor<300x200xf32>, tensor<200x130xf32>) -> tensor<300x130xf32>
+  %1 = fuse.add %0, %bias : (tensor<300x130xf32>, tensor<130xf32>) -> tensor<300x130xf32>
+  return %1 : tensor<300x130xf32>
+}
+
+func.func @f32_transposed_odd(%a: tensor<33x70xf32>, %b: tensor<45x33xf32>) -> tensor<70x45xf32> {
+  %0 = fuse.matmul %a, %b transpose_a transpose_b : (tensor<33x70xf32>, tensor<45x33xf32>) -> tensor<70x45xf32>
+  return %0 : tensor<70x45xf32>
+}
+
+func.func @f32_conv(%x: tensor<2x9x9x12xf32>, %w: tensor<20x3x3x12xf32>) -> tensor<2x9x9x20xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+      : (tensor<2x9x9x12xf32>, tensor<20x3x3x12xf32>) -> tensor<2x9x9x20xf32>
+  return %0 : tensor<2x9x9x20xf32>
+}

@@ -39,8 +39,11 @@ struct MatmulTiling {
     return warpsM * warpsN *
            (instruction == MmaInstruction::Warpgroup ? 128 : 32);
   }
-  /// Shared memory a block needs, in bytes (16-bit operands).
-  int64_t sharedBytes() const { return stages * (blockM + blockN) * blockK * 2; }
+  /// Shared memory a block needs, in bytes, for operands of
+  /// `elementBytes` each.
+  int64_t sharedBytes(int64_t elementBytes = 2) const {
+    return stages * (blockM + blockN) * blockK * elementBytes;
+  }
 };
 
 /// Parses "[wgmma:]BMxBNxBK/WMxWN/S" (e.g. "128x128x32/2x2/4" for mma.sync,
@@ -56,7 +59,8 @@ std::optional<MatmulTiling> resolveMatmulTiling(llvm::StringRef text,
                                                 llvm::StringRef chip,
                                                 std::string &error);
 
-/// `tiling` (the auto choice) fitted to the GEMM of `group`: with wgmma,
+/// `tiling` (the auto choice) fitted to the GEMM of `group`: f32 operands
+/// get the mma.sync kernel with 16 warps (128x128x32/4x4/3); with wgmma,
 /// the tile is no wider than N rounded up to 64 (a conv2d with 64 filters
 /// gets 64 columns, not 256) and has one warpgroup when M is at most 64;
 /// stages stay within the shared memory. mma.sync tilings are unchanged.
@@ -75,10 +79,17 @@ bool isGemmKernel(fuse::GroupOp group);
 /// stores each output once. Shapes that are not multiples of the tile are
 /// handled by zero-filled copies and guarded stores. Reports an unsupported
 /// op, element type or tiling and fails.
+///
+/// f32 operands run on the mma.sync kernel's pipeline with fragments read
+/// by plain shared loads: with `allowTF32` on tensor cores as TF32
+/// (mma.sync m16n8k8, inputs rounded to 10-bit mantissas), otherwise as f32
+/// FMAs on the CUDA cores (each thread computing the same accumulator
+/// elements an MMA would give it).
 mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
                                              mlir::gpu::GPUModuleOp module,
                                              llvm::StringRef name,
-                                             const MatmulTiling &tiling);
+                                             const MatmulTiling &tiling,
+                                             bool allowTF32 = false);
 
 } // namespace opfuse
 

@@ -118,6 +118,9 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "shared-memory stages; auto is wgmma:128x256x64/2x1/4 on sm_90 "
            "(narrowed to N rounded up to 64, one warpgroup when M <= 64), "
            "128x128x32/2x2/4 (mma.sync) elsewhere">,
+    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
+           "Run f32 matmuls and convolutions on tensor cores as TF32 "
+           "(inputs rounded to 10-bit mantissas); otherwise with f32 FMAs">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
