@@ -1,0 +1,291 @@
+//===- GemmBuilder.h - Copies and MMAs of the GEMM kernels ------*- C++ -*-===//
+//
+// What the GEMM kernels are built from: the operands as the kernel copies
+// them, the swizzled shared-memory layouts, cp.async copies of a K slice,
+// ldmatrix and mma.sync fragments, and the main loops of the warpgroup-MMA
+// kernel and of f32 operands.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_LIB_CONVERSION_FUSETOGPU_GEMMBUILDER_H
+#define OPFUSE_LIB_CONVERSION_FUSETOGPU_GEMMBUILDER_H
+
+#include "KernelBuilder.h"
+
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+
+// The builder's code reads as MLIR code; the namespace keeps the using
+// directives to the GEMM emitter's files.
+namespace opfuse::gemm {
+
+using namespace mlir;
+
+/// One GEMM operand (A or B) as the kernel copies it: per batch element a
+/// row-major matrix whose rows run along K (`kContiguous`) or along M/N.
+struct Operand {
+  Value pointer;          // the kernel argument
+  int64_t mn = 0, k = 0;  // M (for A) or N (for B), and K
+  int64_t tileMN = 0;     // blockM or blockN
+  bool kContiguous = false;
+  int64_t chunk = 8;      // elements per copy: 8, 4, 2 (cp.async) or 1
+  int64_t stageOffset = 0; // bytes from the start of a stage
+  SmallVector<int64_t> batchStrides; // per output batch dimension
+  /// For a conv2d's input (the implicit GEMM's A): element (m, k) is input
+  /// pixel (n, oh * sh - pt + kh * dh, ow * sw - pl + kw * dw) channel c,
+  /// with m = (n, oh, ow) and k = (kh, kw, c); zero outside the image.
+  struct Im2Col {
+    int64_t h, w, c, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+  };
+  std::optional<Im2Col> im2col;
+
+  int64_t tileRows(int64_t blockK) const { return kContiguous ? tileMN : blockK; }
+  int64_t tileCols(int64_t blockK) const { return kContiguous ? blockK : tileMN; }
+  int64_t leading() const { return kContiguous ? k : mn; }
+};
+
+/// Builds the body of one GEMM kernel.
+class GemmBuilder {
+public:
+  GemmBuilder(OpBuilder &b, Location loc, KernelBuilder &kb,
+              const MatmulTiling &tiling, Type elementType)
+      : b(b), loc(loc), kb(kb), t(tiling), elementType(elementType),
+        elementBytes(fuse::getElementByteSize(elementType)) {}
+
+  Value i32(int64_t v) { return kb.i32(v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value divu(Value x, int64_t d) {
+    return arith::DivUIOp::create(b, loc, x, i32(d));
+  }
+  Value remu(Value x, int64_t d) {
+    return arith::RemUIOp::create(b, loc, x, i32(d));
+  }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value toIndexType(Value v32) {
+    if (kb.getIndexType().isInteger(32))
+      return v32;
+    return arith::ExtUIOp::create(b, loc, kb.getIndexType(), v32);
+  }
+
+  /// The byte offset in shared memory of element (row, col) of a tile with
+  /// `cols` 16-bit columns. 16-byte chunks are XOR-swizzled inside their
+  /// 128-byte line by the row (rows of 128 bytes or more) or by the line
+  /// (shorter rows, several to a line), which spreads eight consecutive
+  /// rows at one column over all eight bank groups.
+  Value swizzled(Value row, Value col, int64_t cols) {
+    const int64_t perChunk = 16 / elementBytes;
+    const int64_t chunksPerRow = cols / perChunk;
+    Value chunk = add(mul(row, i32(chunksPerRow)), divu(col, perChunk));
+    Value key = chunksPerRow >= 8 ? remu(row, 8) : remu(divu(chunk, 8), 8);
+    Value physical = arith::XOrIOp::create(b, loc, chunk, key);
+    return add(mul(physical, i32(16)),
+               mul(remu(col, perChunk), i32(elementBytes)));
+  }
+
+  /// The byte offset of element (row, col) of `op`'s tile in a stage. The
+  /// mma.sync kernel stores the tile row-major (`swizzled`). The wgmma
+  /// kernel stores it in the 128-byte-swizzle layout its descriptors
+  /// describe: K-contiguous tiles as rows of 64 elements (128 bytes), chunk
+  /// XOR row % 8; M/N-contiguous tiles as panels of 64 M/N elements, each
+  /// BK rows of 128 bytes with the same swizzle, panel after panel.
+  Value tileOffset(const Operand &op, Value row, Value col) {
+    const int64_t cols = op.tileCols(t.blockK);
+    if (t.instruction == MmaInstruction::Sync || op.kContiguous)
+      return swizzled(row, col, cols);
+    Value panel = divu(col, 64);
+    return add(mul(panel, i32(t.blockK * 128)), swizzled(row, remu(col, 64), 64));
+  }
+
+  Value sharedPointer(Value base, Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ValueRange{byteOffset});
+  }
+
+  /// Issues the copies of K-slice `slice` (i32) of `op` into the stage at
+  /// byte offset `stageBase` (i32).
+  void copySlice(const Operand &op, Value slice, Value stageBase, Value thread,
+                 Value tileStart, Value batchOffset, Value smem) {
+    const int64_t rows = op.tileRows(t.blockK), cols = op.tileCols(t.blockK);
+    const int64_t chunksPerRow = cols / op.chunk;
+    const int64_t chunks = rows * chunksPerRow;
+    const int64_t threads = t.threads();
+    Value kStart = mul(slice, i32(t.blockK));
+    const int64_t bytes = op.chunk * elementBytes;
+    for (int64_t first = 0; first < chunks; first += threads) {
+      Value q = add(thread, i32(first));
+      Value inTile = first + threads <= chunks ? Value() : lt(q, i32(chunks));
+      Value row = divu(q, chunksPerRow);
+      Value col = mul(remu(q, chunksPerRow), i32(op.chunk));
+      Value mnIndex = add(tileStart, op.kContiguous ? row : col);
+      Value kIndex = add(kStart, op.kContiguous ? col : row);
+      Value valid = arith::AndIOp::create(b, loc, lt(mnIndex, i32(op.mn)),
+                                          lt(kIndex, i32(op.k)));
+      if (inTile)
+        valid = arith::AndIOp::create(b, loc, valid, inTile);
+      Value offset;
+      if (op.im2col) {
+        // A chunk is `chunk` channels of one filter tap: C is a multiple
+        // of the chunk, so it never straddles two taps.
+        const Operand::Im2Col &g = *op.im2col;
+        Value pixel = mnIndex, c = remu(kIndex, g.c);
+        Value ow = remu(pixel, g.ow), oh = remu(divu(pixel, g.ow), g.oh);
+        Value n = divu(pixel, g.ow * g.oh);
+        Value tap = divu(kIndex, g.c);
+        Value kh = divu(tap, g.kw), kw = remu(tap, g.kw);
+        // Signed: padding makes the first rows and columns negative.
+        Value ih = arith::SubIOp::create(
+            b, loc, add(mul(oh, i32(g.sh)), mul(kh, i32(g.dh))), i32(g.pt));
+        Value iw = arith::SubIOp::create(
+            b, loc, add(mul(ow, i32(g.sw)), mul(kw, i32(g.dw))), i32(g.pl));
+        auto inside = [&](Value v, int64_t size) {
+          Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            v, i32(0));
+          Value high = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, v, i32(size));
+          return arith::AndIOp::create(b, loc, low, high).getResult();
+        };
+        valid = arith::AndIOp::create(b, loc, valid, inside(ih, g.h));
+        valid = arith::AndIOp::create(b, loc, valid, inside(iw, g.w));
+        Value spatial = add(mul(add(mul(n, i32(g.h)), ih), i32(g.w)), iw);
+        offset = add(mul(toIndexType(spatial), kb.constant(g.c)),
+                     toIndexType(c));
+      } else {
+        Value globalRow = op.kContiguous ? mnIndex : kIndex;
+        Value globalCol = op.kContiguous ? kIndex : mnIndex;
+        offset = add(batchOffset,
+                     toIndexType(add(mul(globalRow, i32(op.leading())),
+                                     globalCol)));
+      }
+      // Out-of-range chunks copy nothing (zeros) from the operand's start.
+      offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));
+      Value source = kb.pointerAt(op.pointer, elementType, offset);
+      Value target = sharedPointer(
+          smem, add(add(stageBase, i32(op.stageOffset)),
+                    tileOffset(op, row, col)));
+      if (inTile) {
+        // A partial last round: threads past the tile copy nothing, but
+        // must still not write outside it.
+        auto guard = scf::IfOp::create(b, loc, inTile, /*withElse=*/false);
+        b.setInsertionPointToStart(&guard.getThenRegion().front());
+      }
+      if (bytes < 4) {
+        // Odd leading dimensions: no aligned cp.async exists, so a plain
+        // load and store.
+        Value value =
+            LLVM::LoadOp::create(b, loc, elementType, source, elementBytes);
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+        value = arith::SelectOp::create(b, loc, valid, value, zero);
+        LLVM::StoreOp::create(b, loc, value, target, elementBytes);
+      } else {
+        Value sourceBytes = arith::SelectOp::create(b, loc, valid,
+                                                    i32(bytes), i32(0));
+        NVVM::CpAsyncOp::create(
+            b, loc, target, source, bytes,
+            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                        : NVVM::LoadCacheModifierKind::CA,
+            sourceBytes);
+      }
+      if (inTile)
+        b.setInsertionPointAfter(b.getInsertionBlock()->getParentOp());
+    }
+  }
+
+  /// ldmatrix.x4 of the 8x8 matrices whose first rows this lane addresses.
+  SmallVector<Value> loadMatrices(Value smem, Value byteOffset, bool trans) {
+    auto i32Type = b.getI32Type();
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {i32Type, i32Type, i32Type, i32Type});
+    Value result = NVVM::LdMatrixOp::create(
+        b, loc, structType, sharedPointer(smem, byteOffset), 4,
+        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> registers;
+    for (int64_t i = 0; i < 4; ++i)
+      registers.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    return registers;
+  }
+
+  /// One m16n8k16 MMA: acc += a * b.
+  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bRegs,
+                         ArrayRef<Value> acc) {
+    auto f32 = b.getF32Type();
+    auto structType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> aOps(a), bOps(bRegs);
+    NVVM::MMATypes type = NVVM::MMATypes::bf16;
+    if (elementType.isF16()) {
+      // f16 fragments are typed as two halves.
+      type = NVVM::MMATypes::f16;
+      auto half2 = VectorType::get({2}, b.getF16Type());
+      for (Value &v : aOps)
+        v = LLVM::BitcastOp::create(b, loc, half2, v);
+      for (Value &v : bOps)
+        v = LLVM::BitcastOp::create(b, loc, half2, v);
+    }
+    Value result = NVVM::MmaOp::create(
+        b, loc, structType, aOps, bOps, acc, {16, 8, 16}, std::nullopt,
+        std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+    return out;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder &kb;
+  const MatmulTiling &t;
+  Type elementType;
+  int64_t elementBytes;
+};
+
+/// The per-batch-dimension element strides of a matmul operand whose batch
+/// dimensions (all but the last two) broadcast to `batchShape`.
+llvm::SmallVector<int64_t> batchStridesOf(mlir::RankedTensorType type,
+                                          llvm::ArrayRef<int64_t> batchShape);
+
+/// Elements per copy: 16 bytes when the contiguous dimension allows, else
+/// 8 or 4 (cp.async's sizes), else one 2-byte element.
+int64_t chunkFor(int64_t leading, int64_t elementBytes);
+
+/// One K step of 8 for f32 operands in the mma.sync kernel's fragment
+/// layout: thread (group8, quad) of a warp holds A rows group8 and
+/// group8 + 8 at columns quad and quad + 4 of each m16 tile, and B rows quad
+/// and quad + 4 at column group8 of each n8 tile; its accumulators are
+/// rows group8 and group8 + 8 at columns 2 quad and 2 quad + 1. With TF32
+/// the fragments go to mma.sync m16n8k8 (rounded to TF32 first); without,
+/// the thread computes its accumulators itself with f32 FMAs, reading the
+/// A and B elements they need.
+void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
+                 mlir::Value aBase, mlir::Value bBase, mlir::Value smem,
+                 mlir::Value warpRow, mlir::Value warpCol, mlir::Value quad,
+                 mlir::Value group8, int64_t kk, int64_t mTiles,
+                 int64_t nTiles, bool tf32,
+                 llvm::SmallVector<mlir::Value> &acc);
+
+/// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
+/// m16n8 order of the mma.sync kernel (nTiles tiles of 4 per thread).
+/// Copies run `stages - 2` slices ahead: one more stage than mma.sync
+/// holds the slice the previous, still running wgmma batch reads.
+llvm::SmallVector<mlir::Value>
+emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
+                  const Operand &bOp, int64_t slices, int64_t nTiles,
+                  mlir::Value smem,
+                  llvm::function_ref<void(mlir::Value, mlir::Value)> copy);
+
+} // namespace opfuse::gemm
+
+#endif // OPFUSE_LIB_CONVERSION_FUSETOGPU_GEMMBUILDER_H
