@@ -158,3 +158,21 @@ func.func @f32_bias(%a: tensor<300x96xf32>, %b: tensor<96x130xf32>, %bias: tenso
   %1 = fuse.add %0, %bias : (tensor<300x130xf32>, tensor<130xf32>) -> tensor<300x130xf32>
   return %1 : tensor<300x130xf32>
 }
+
+// -----
+
+// An output of 65536 x 40960 = 2.7G elements: offsets are 64-bit (the
+// batch base is batch x M x N), the row widened before it is scaled by N
+// (32-bit row x N would wrap).
+// WGMMA-LABEL: func.func @huge
+// WGMMA: gpu.func @huge_k0
+// WGMMA: nvvm.wgmma.wait.group.sync.aligned 0
+// WGMMA: arith.muli %{{.*}}, %c2684354560_i64 : i64
+// WGMMA: arith.extui %{{.*}} : i32 to i64
+// WGMMA: arith.muli %{{.*}}, %c40960_i64{{.*}} : i64
+// WGMMA: llvm.getelementptr %{{.*}} : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// WGMMA: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+func.func @huge(%a: tensor<65536x64xbf16>, %b: tensor<64x40960xbf16>) -> tensor<65536x40960xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<65536x64xbf16>, tensor<64x40960xbf16>) -> tensor<65536x40960xbf16>
+  return %0 : tensor<65536x40960xbf16>
+}

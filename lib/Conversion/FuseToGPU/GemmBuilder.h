@@ -156,15 +156,18 @@ public:
         };
         valid = arith::AndIOp::create(b, loc, valid, inside(ih, g.h));
         valid = arith::AndIOp::create(b, loc, valid, inside(iw, g.w));
+        // A pixel index fits 32 bits (the input has C values per pixel);
+        // times C it may not.
         Value spatial = add(mul(add(mul(n, i32(g.h)), ih), i32(g.w)), iw);
         offset = add(mul(toIndexType(spatial), kb.constant(g.c)),
                      toIndexType(c));
       } else {
         Value globalRow = op.kContiguous ? mnIndex : kIndex;
         Value globalCol = op.kContiguous ? kIndex : mnIndex;
+        // In the index type: an operand may hold more than 2^31 elements.
         offset = add(batchOffset,
-                     toIndexType(add(mul(globalRow, i32(op.leading())),
-                                     globalCol)));
+                     add(mul(toIndexType(globalRow), kb.constant(op.leading())),
+                         toIndexType(globalCol)));
       }
       // Out-of-range chunks copy nothing (zeros) from the operand's start.
       offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));

@@ -390,9 +390,10 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       }
       values[op->getResult(0)] = std::move(results);
     }
-    Value offset = arith::AddIOp::create(
-        b, loc, batchBase,
-        gb.toIndexType(gb.add(gb.mul(row, gb.i32(shape.n)), col)));
+    // In the index type: the output may hold more than 2^31 elements.
+    Value offset = gb.add(
+        batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
+                          gb.toIndexType(col)));
     for (auto [index, value] : llvm::enumerate(yield.getOperands()))
       kb.store(entry.getArgument(numInputs + index),
                cast<RankedTensorType>(group.getResultTypes()[index])
