@@ -203,6 +203,38 @@ public:
     }
   }
 
+  /// The shared-memory offset of the row this lane addresses for an
+  /// ldmatrix.x4 of `op` at M/N offset `mn` and K offset `kk`: the lane's
+  /// matrix (`mnBit`, `kBit`: which 8 of 16 along M/N and along K) and its
+  /// row in that matrix; a row runs along K or, transposed, along M/N.
+  Value ldmatrixOffset(const Operand &op, Value base, Value mn, int64_t kk,
+                       Value mnBit, Value kBit, Value rowInMatrix) {
+    Value row, col;
+    if (op.kContiguous) {
+      row = add(mn, add(mul(mnBit, i32(8)), rowInMatrix));
+      col = add(i32(kk), mul(kBit, i32(8)));
+    } else {
+      row = add(i32(kk), add(mul(kBit, i32(8)), rowInMatrix));
+      col = add(mn, mul(mnBit, i32(8)));
+    }
+    return add(base, swizzled(row, col, op.tileCols(t.blockK)));
+  }
+
+  /// Copies K slice `slice + ahead`, when there is one,
+  /// into its stage, and commits a group either way (so that group counts
+  /// stay in step with slices).
+  void prefetch(Value slice, int64_t ahead, int64_t slices,
+                llvm::function_ref<void(Value, Value)> copy) {
+    Value next = add(slice, i32(ahead));
+    auto guard = scf::IfOp::create(b, loc, lt(next, i32(slices)), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+      copy(next, remu(next, t.stages));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
   /// ldmatrix.x4 of the 8x8 matrices whose first rows this lane addresses.
   SmallVector<Value> loadMatrices(Value smem, Value byteOffset, bool trans) {
     auto i32Type = b.getI32Type();

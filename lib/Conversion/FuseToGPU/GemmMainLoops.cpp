@@ -179,15 +179,7 @@ emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(b, loc);
-    Value next = gb.add(slice, gb.i32(t.stages - 2));
-    auto prefetch =
-        scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)), false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-      copy(next, gb.remu(next, t.stages));
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    gb.prefetch(slice, t.stages - 2, slices, copy);
 
     const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
     Value base = arith::TruncIOp::create(

@@ -248,15 +248,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       // and every warp is done with the stage the next copy overwrites.
       NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
       gpu::BarrierOp::create(b, loc);
-      Value next = gb.add(slice, gb.i32(t.stages - 1));
-      auto prefetch =
-          scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)), false);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-        copyStage(next, gb.remu(next, t.stages));
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      gb.prefetch(slice, t.stages - 1, slices, copyStage);
 
       Value stageBase = gb.mul(gb.remu(slice, t.stages), gb.i32(stageBytes));
       Value aBase = gb.add(stageBase, gb.i32(a.stageOffset));
@@ -275,16 +267,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
         SmallVector<SmallVector<Value>> aFragments;
         for (int64_t i = 0; i < mTiles; ++i) {
           Value m = gb.add(warpRow, gb.i32(i * 16));
-          Value row, col;
-          if (a.kContiguous) {
-            row = gb.add(m, gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
-            col = gb.add(gb.i32(kk), gb.mul(matrixHigh, gb.i32(8)));
-          } else {
-            row = gb.add(gb.i32(kk),
-                         gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
-            col = gb.add(m, gb.mul(matrixLow, gb.i32(8)));
-          }
-          Value offset = gb.add(aBase, gb.swizzled(row, col, a.tileCols(t.blockK)));
+          Value offset = gb.ldmatrixOffset(a, aBase, m, kk, matrixLow,
+                                           matrixHigh, rowInMatrix);
           aFragments.push_back(gb.loadMatrices(smem, offset, !a.kContiguous));
         }
         // B fragments, two n8 tiles per ldmatrix.x4: (n0, k0), (n0, k8),
@@ -292,17 +276,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
         SmallVector<SmallVector<Value>> bFragments;
         for (int64_t j = 0; j < nTiles; j += 2) {
           Value n = gb.add(warpCol, gb.i32(j * 8));
-          Value row, col;
-          if (bOp.kContiguous) {
-            row = gb.add(n, gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
-            col = gb.add(gb.i32(kk), gb.mul(matrixLow, gb.i32(8)));
-          } else {
-            row = gb.add(gb.i32(kk),
-                         gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
-            col = gb.add(n, gb.mul(matrixHigh, gb.i32(8)));
-          }
-          Value offset =
-              gb.add(bBase, gb.swizzled(row, col, bOp.tileCols(t.blockK)));
+          Value offset = gb.ldmatrixOffset(bOp, bBase, n, kk, matrixHigh,
+                                           matrixLow, rowInMatrix);
           SmallVector<Value> four =
               gb.loadMatrices(smem, offset, !bOp.kContiguous);
           bFragments.push_back({four[0], four[1]});
