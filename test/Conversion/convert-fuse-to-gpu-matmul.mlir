@@ -5,6 +5,8 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=allow-tf32" | FileCheck %s --check-prefix=TF32
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=F32WGMMA
 // F32WGMMA: error: wgmma tilings take bf16 or f16 operands; give f32 an mma.sync tiling (e.g. 128x128x32/2x2/4)
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x256x64/2x4/3" 2>&1 | FileCheck %s --check-prefix=F32SHARED
+// F32SHARED: error: matmul-tiling 128x256x64/2x4/3 needs 294912 bytes of shared memory for 'f32' operands; an sm_90 block has at most 232448
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3" | FileCheck %s --check-prefix=SMALL
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x24/2x2/4" 2>&1 | FileCheck %s --check-prefix=BADTILING
 // BADTILING: error: matmul-tiling: BK must be a multiple of 16 (the MMA's K)

@@ -85,6 +85,7 @@ LaunchPlan samplePlan() {
 
 TEST(LaunchPlanTest, JsonRoundTrip) {
   LaunchPlan plan = samplePlan();
+  plan.kernels[0].sharedBytes = 196608;
   std::string text;
   llvm::raw_string_ostream os(text);
   writePlanJson(plan, os);
@@ -101,6 +102,7 @@ TEST(LaunchPlanTest, JsonRoundTrip) {
   EXPECT_EQ(parsed->kernels[0].grid[0], 3);
   EXPECT_EQ(parsed->kernels[0].args, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(parsed->kernels[0].numInputs, 2);
+  EXPECT_EQ(parsed->kernels[0].sharedBytes, 196608);
   EXPECT_EQ(parsed->inputs, (std::vector<int>{0}));
   EXPECT_EQ(parsed->outputs, (std::vector<int>{2}));
 }
@@ -114,6 +116,18 @@ TEST(LaunchPlanTest, RejectsIdsOutOfPlace) {
   EXPECT_EQ(llvm::toString(parsed.takeError()),
             "invalid launch plan: buffer #0 needs id (its position), dtype, "
             "shape and role");
+}
+
+TEST(LaunchPlanTest, RejectsNegativeSharedMemory) {
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(
+      R"({"format": "opfuse-launch-plan", "version": 1, "buffers": [
+            {"id": 0, "dtype": "f32", "shape": [1], "role": "input"}],
+          "kernels": [{"name": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+                       "args": [0], "shared_bytes": -4}],
+          "inputs": [0], "outputs": []})");
+  ASSERT_FALSE(bool(parsed));
+  EXPECT_EQ(llvm::toString(parsed.takeError()),
+            "invalid launch plan: kernel 'k' has negative shared_bytes");
 }
 
 TEST(InputGeneratorTest, SeededAndInRange) {
