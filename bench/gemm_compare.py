@@ -7,11 +7,16 @@ matmul/conv FLOPs, and each row as a percentage of PyTorch eager's speed
 (cuBLAS for matmuls, cuDNN for the conv) in the same run. The conv runs in
 PyTorch on channels-last (NHWC) tensors, the layout opfuse's conv2d takes.
 
-    python3 bench/gemm_compare.py [--iters 50] [--tilings 128x128x32/2x2/4 ...]
+    python3 bench/gemm_compare.py [--iters 50] [--tilings auto autotune ...]
+
+--tilings takes --matmul-tiling values; "auto" is the tile model's pick and
+"autotune" runs opfuse with --autotune (a fresh tuning cache per run of this
+script, so the timing of the candidates is part of what is measured first).
 """
 import argparse
 import os
 import sys
+import tempfile
 
 import torch
 import torch.nn.functional as F
@@ -55,9 +60,12 @@ def main():
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--graphs", nargs="*", default=list(GRAPHS))
-    parser.add_argument("--tilings", nargs="*", default=[None],
-                        help="opfuse --matmul-tiling values to time")
+    parser.add_argument("--tilings", nargs="*", default=["auto"],
+                        help="opfuse --matmul-tiling values to time, or "
+                             "autotune")
     args = parser.parse_args()
+    cache = os.path.join(tempfile.mkdtemp(prefix="opfuse-gemm-"),
+                         "autotune.json")
 
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
@@ -77,12 +85,14 @@ def main():
             eager_p50 = eager_p50 or p50
             rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
         for tiling in args.tilings:
-            extra = [f"--matmul-tiling={tiling}"] if tiling else []
+            extra = (["--autotune", f"--autotune-cache={cache}"]
+                     if tiling == "autotune"
+                     else [f"--matmul-tiling={tiling}"])
             result = run_opfuse(args.opt_fuse, model, args.warmup, args.iters,
                                 extra)
             p50 = result["latency"]["p50_us"]
             p99 = result["latency"]["p99_us"]
-            label = "opfuse" + (f" {tiling}" if tiling else "")
+            label = "opfuse" + ("" if tiling == "auto" else f" {tiling}")
             rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
         rows = [r + (100 * eager_p50 / r[2],) if r[0] == name and len(r) == 5
                 else r for r in rows]

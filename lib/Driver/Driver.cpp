@@ -10,6 +10,7 @@
 
 #include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
 
+#include "Autotune.h"
 #include "GpuRun.h"
 #include "Output.h"
 
@@ -185,6 +186,12 @@ int runDriver(const DriverOptions &options) {
                  << "\n";
     return ExitUsage;
   }
+  if (options.autotune && options.matmulTiling != "auto") {
+    llvm::errs() << "opt-fuse: error: --autotune chooses each GEMM's tiling; "
+                    "it cannot be combined with --matmul-tiling="
+                 << options.matmulTiling << "\n";
+    return ExitUsage;
+  }
   if (options.calibrate)
     return runCalibration(options, *target);
   if (options.printTarget)
@@ -208,8 +215,10 @@ int runDriver(const DriverOptions &options) {
 
   const bool run = options.bench || options.check;
   std::optional<EmitKind> emit = options.emit;
+  // --autotune alone tunes and shows the result: the fused module, each
+  // GEMM group with its fuse.matmul_tiling.
   if (!emit && !run)
-    emit = EmitKind::Mlir;
+    emit = options.autotune ? EmitKind::Fused : EmitKind::Mlir;
   const bool compile = run || emit != EmitKind::Mlir;
   auto writeModule = [&] {
     return writeOutput(options, [&](llvm::raw_ostream &os) {
@@ -264,6 +273,11 @@ int runDriver(const DriverOptions &options) {
   if (isReport(emit) && !run)
     return writeReport(options, *emit, report);
 
+  if (options.autotune) {
+    int code = autotuneMatmulTilings(options, *module, pipeline, *target);
+    if (code != ExitSuccess)
+      return code;
+  }
   PassManager emission(&context);
   buildKernelEmissionPasses(emission, pipeline);
   if (failed(emission.run(*module)))

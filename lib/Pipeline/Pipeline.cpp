@@ -84,6 +84,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
                                const FusePipelineOptions &options) {
   ConvertFuseToGPUOptions emission;
   emission.chip = options.chip;
+  emission.targetSpec = options.target;
   emission.vectorsPerThread = options.vectorsPerThread;
   emission.rowElementsPerThread = options.rowElementsPerThread;
   emission.matmulTiling = options.matmulTiling;

@@ -16,16 +16,17 @@
 // AMPERE: nvvm.mma.sync
 // AMPERE-NOT: wgmma
 
-// On sm_90 auto is warpgroup MMA (wgmma:128x256x64/2x1/4) and the kernels
-// are compiled for sm_90a: 2 warpgroups (256 threads) own a 128x256 tile,
-// 4 stages of (128 + 256) x 64 bf16 = 192 KiB. The copies run 2 slices
-// ahead (the prologue fills the 1 slice there is here and commits twice);
-// each slice waits for its copies, fences them for the tensor cores' async
-// proxy and passes one barrier, then each warpgroup issues 4 wgmma
-// m64n256k16 reading A (K-contiguous, row) and B (N-contiguous, row)
-// through descriptors and waits for the batch before last.
+// On sm_90 auto is warpgroup MMA and the kernels are compiled for sm_90a;
+// for 256x256x64 the tile model picks one warpgroup (128 threads) per
+// 64x64 tile (16 tiles on 16 SMs beat 2 wider ones), 4 stages of
+// (64 + 64) x 64 bf16 = 64 KiB. The copies run 2 slices ahead (the
+// prologue fills the 1 slice there is here and commits twice); each slice
+// waits for its copies, fences them for the tensor cores' async proxy and
+// passes one barrier, then the warpgroup issues 4 wgmma m64n64k16 reading
+// A (K-contiguous, row) and B (N-contiguous, row) through descriptors and
+// waits for the batch before last.
 // WGMMA-LABEL: func.func @bias_gelu
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.shared_bytes = 196608 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65536 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // WGMMA: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // WGMMA: nvvm.cp.async.commit.group
@@ -35,7 +36,7 @@
 // WGMMA-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WGMMA-NEXT: gpu.barrier
 // WGMMA: nvvm.wgmma.fence.aligned
-// WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
 // WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // WGMMA: nvvm.wgmma.wait.group.sync.aligned 0
@@ -51,7 +52,7 @@
 // 2 x 32 m16n8k16 MMAs. The epilogue reads the bias as pairs, runs GELU on
 // the 128 accumulators and stores bf16 pairs; whole tiles need no guard.
 // CHECK-LABEL: func.func @bias_gelu
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.shared_bytes = 65536 : i64}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "128x128x32/2x2/4", fuse.shared_bytes = 65536 : i64}
 // CHECK: fuse.matmul
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.gelu

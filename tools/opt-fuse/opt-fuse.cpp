@@ -89,9 +89,25 @@ cl::opt<std::string> matmulTiling(
              "[wgmma:]BMxBNxBK/WMxWN/S = output tile per block, warps per "
              "block (mma.sync, each owning BM/WM x BN/WN) or warpgroups "
              "(wgmma:, WN = 1, 64 rows each), shared-memory stages; auto "
-             "(default) is wgmma:128x256x64/2x1/4 on sm_90, "
-             "128x128x32/2x2/4 elsewhere"),
+             "(default) lets the tile model pick per GEMM (wgmma on sm_90, "
+             "mma.sync elsewhere)"),
     cl::init("auto"), cl::cat(category));
+cl::opt<bool> autotune(
+    "autotune",
+    cl::desc("Time the tile model's best tilings of each GEMM kernel on the "
+             "GPU and use the fastest; results are kept in the tuning cache, "
+             "so a GEMM found there needs no GPU"),
+    cl::cat(category));
+cl::opt<std::string> autotuneCache(
+    "autotune-cache",
+    cl::desc("Tuning cache file of --autotune (default: "
+             "$XDG_CACHE_HOME/opfuse/autotune.json, ~/.cache when unset)"),
+    cl::value_desc("path"), cl::cat(category));
+cl::opt<int> autotuneCandidates(
+    "autotune-candidates",
+    cl::desc("Tilings --autotune times per GEMM kernel, the tile model's "
+             "best first (1-16, default 4)"),
+    cl::init(4), cl::cat(category));
 cl::opt<bool> allowTF32(
     "allow-tf32",
     cl::desc("Run f32 matmuls and convolutions on tensor cores as TF32: "
@@ -190,6 +206,10 @@ int main(int argc, char **argv) {
                     "16, 32 or 64\n";
     return opfuse::ExitUsage;
   }
+  if (autotuneCandidates < 1 || autotuneCandidates > 16) {
+    llvm::errs() << "opt-fuse: error: --autotune-candidates must be 1 to 16\n";
+    return opfuse::ExitUsage;
+  }
   if (warmup < 0 || iterations < 1) {
     llvm::errs() << "opt-fuse: error: --warmup must be >= 0 and --iters >= 1\n";
     return opfuse::ExitUsage;
@@ -208,6 +228,9 @@ int main(int argc, char **argv) {
   options.rowElementsPerThread = rowElementsPerThread;
   options.matmulTiling = matmulTiling;
   options.allowTF32 = allowTF32;
+  options.autotune = autotune;
+  options.autotuneCache = autotuneCache;
+  options.autotuneCandidates = autotuneCandidates;
   options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;
   options.bench = bench;

@@ -78,6 +78,12 @@ struct DriverOptions {
   /// f32 matmuls and convolutions on tensor cores as TF32 (reported, and
   /// checked with TF32 tolerances).
   bool allowTF32 = false;
+  /// Give each GEMM kernel the tiling measured fastest on the GPU among the
+  /// tile model's best candidates, kept in a tuning cache.
+  bool autotune = false;
+  /// Empty: TuningCache::defaultPath().
+  std::string autotuneCache;
+  int autotuneCandidates = 4;
   std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
   /// require identical outputs (no GPU needed).

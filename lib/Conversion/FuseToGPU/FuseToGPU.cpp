@@ -11,6 +11,7 @@
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 
 #include "opfuse/Analysis/BufferGraph.h"
+#include "opfuse/Analysis/Target.h"
 
 #include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
@@ -75,6 +76,35 @@ void ConvertFuseToGPUPass::runOnOperation() {
                     builder.getUnitAttr());
   }
 
+  llvm::Expected<GpuTarget> target = loadTarget(targetSpec);
+  if (!target) {
+    module.emitError("target: ") << llvm::toString(target.takeError());
+    return signalPassFailure();
+  }
+  // A group's own fuse.matmul_tiling (from --autotune), or its
+  // contraction's (written in the model), comes first; then the pass
+  // option, where "auto" asks the tile model.
+  auto chooseTiling = [&](GroupOp group) -> FailureOr<MatmulTiling> {
+    for (Operation *holder : {group.getOperation(), findContraction(group)}) {
+      auto text = holder->getAttrOfType<StringAttr>(kMatmulTilingAttr);
+      if (!text)
+        continue;
+      std::optional<MatmulTiling> own =
+          resolveMatmulTiling(text.getValue(), chip, tilingError);
+      if (!own)
+        return holder->emitError(kMatmulTilingAttr) << ": " << tilingError;
+      return *own;
+    }
+    if (matmulTiling != "auto")
+      return *tiling;
+    std::vector<TilingEstimate> ranked =
+        rankMatmulTilings(group, chip, *target);
+    if (ranked.empty())
+      return group.emitError("no matmul tiling fits the shared memory of ")
+             << target->name;
+    return ranked.front().tiling;
+  };
+
   bool failedAny = false, usedWgmma = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
@@ -83,9 +113,12 @@ void ConvertFuseToGPUPass::runOnOperation() {
       if (isElementwise(&op) || isReduction(&op) || isContraction(&op)) {
         // A lone op becomes a kernel of one, keeping its planned offsets.
         Attribute offsets = op.getAttr(opfuse::kOffsetsAttr);
+        Attribute tilingAttr = op.getAttr(kMatmulTilingAttr);
         GroupOp group = outlineIntoGroup({&op});
         if (group && offsets)
           group->setAttr(opfuse::kOffsetsAttr, offsets);
+        if (group && tilingAttr)
+          group->setAttr(kMatmulTilingAttr, tilingAttr);
       }
     for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps()))
       if (isa<ConstantOp>(op) && op.use_empty())
@@ -110,10 +143,18 @@ void ConvertFuseToGPUPass::runOnOperation() {
       }
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
-      MatmulTiling groupTiling =
-          matmulTiling == "auto" ? fitMatmulTiling(*tiling, group) : *tiling;
-      usedWgmma |= isGemmKernel(group) &&
-                   groupTiling.instruction == MmaInstruction::Warpgroup;
+      MatmulTiling groupTiling = *tiling;
+      if (isGemmKernel(group)) {
+        FailureOr<MatmulTiling> chosen = chooseTiling(group);
+        if (failed(chosen)) {
+          failedAny = true;
+          continue;
+        }
+        groupTiling = *chosen;
+        group->setAttr(kMatmulTilingAttr,
+                       builder.getStringAttr(formatMatmulTiling(groupTiling)));
+        usedWgmma |= groupTiling.instruction == MmaInstruction::Warpgroup;
+      }
       FailureOr<LaunchConfig> config =
           isGemmKernel(group)
               ? emitGemmKernel(group, kernels, name, groupTiling, allowTF32)

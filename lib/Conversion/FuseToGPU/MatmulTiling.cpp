@@ -9,8 +9,6 @@
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
-#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
-
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MathExtras.h"
@@ -114,34 +112,4 @@ std::string formatMatmulTiling(const MatmulTiling &t) {
       .str();
 }
 
-MatmulTiling fitMatmulTiling(const MatmulTiling &tiling, GroupOp group) {
-  if (tiling.instruction != MmaInstruction::Warpgroup)
-    return tiling;
-  Operation *contraction = nullptr;
-  for (Operation &op : group.getBody().front())
-    if (isContraction(&op))
-      contraction = &op;
-  if (!contraction)
-    return tiling;
-  if (cast<RankedTensorType>(contraction->getOperand(0).getType())
-          .getElementType()
-          .isF32()) {
-    // f32 fragments are read one element at a time: 16 warps of 32 x 32
-    // keep the operands a thread holds within its registers.
-    MatmulTiling f32;
-    f32.warpsM = f32.warpsN = 4;
-    f32.stages = 3;
-    return f32;
-  }
-  const GemmShape shape = getGemmShape(contraction);
-  MatmulTiling fitted = tiling;
-  fitted.blockN = std::min<int64_t>(tiling.blockN, llvm::alignTo(shape.n, 64));
-  if (shape.m <= 64) {
-    fitted.warpsM = 1;
-    fitted.blockM = 64;
-  }
-  while (fitted.stages > 3 && fitted.sharedBytes() > 227 * 1024)
-    --fitted.stages;
-  return fitted;
-}
 } // namespace opfuse

@@ -9,14 +9,21 @@
 #ifndef OPFUSE_CONVERSION_FUSETOGPU_MATMULTILING_H
 #define OPFUSE_CONVERSION_FUSETOGPU_MATMULTILING_H
 
+#include "opfuse/Analysis/Target.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace opfuse {
+
+/// The string attribute naming a GEMM kernel's tiling: read from a group
+/// (or a lone contraction) when present, and written on every GEMM group
+/// convert-fuse-to-gpu emits, with the tiling it used.
+inline constexpr llvm::StringLiteral kMatmulTilingAttr = "fuse.matmul_tiling";
 
 /// The tensor-core instruction a GEMM kernel is built on.
 enum class MmaInstruction {
@@ -56,19 +63,41 @@ struct MatmulTiling {
 std::optional<MatmulTiling> parseMatmulTiling(llvm::StringRef text,
                                               std::string &error);
 
-/// The tiling `text` means on `chip`: "auto" is warpgroup MMA
+/// The tiling `text` means on `chip`: "auto" stands for warpgroup MMA
 /// (wgmma:128x256x64/2x1/4) on sm_90 and mma.sync (128x128x32/2x2/4)
-/// elsewhere; wgmma on another chip is an error.
+/// elsewhere when a tiling must be checked without a GEMM to fit it to
+/// (rankMatmulTilings picks per GEMM); wgmma on another chip is an error.
 std::optional<MatmulTiling> resolveMatmulTiling(llvm::StringRef text,
                                                 llvm::StringRef chip,
                                                 std::string &error);
 
-/// `tiling` (the auto choice) fitted to the GEMM of `group`: f32 operands
-/// get the mma.sync kernel with 16 warps (128x128x32/4x4/3); with wgmma,
-/// the tile is no wider than N rounded up to 64 (a conv2d with 64 filters
-/// gets 64 columns, not 256) and has one warpgroup when M is at most 64;
-/// stages stay within the shared memory. mma.sync tilings are unchanged.
-MatmulTiling fitMatmulTiling(const MatmulTiling &tiling, fuse::GroupOp group);
+/// A candidate tiling and what the tile model predicts for it.
+struct TilingEstimate {
+  MatmulTiling tiling;
+  /// Predicted kernel time without the launch overhead.
+  double seconds = 0;
+  /// Output tiles, blocks resident per SM, and waves of tiles over the SMs.
+  int64_t tiles = 0, blocksPerSm = 0, waves = 0;
+};
+
+/// The contraction a GEMM kernel computes: `kernelOp` itself, or the one
+/// inside it when it is a fuse.group; null when there is none.
+mlir::Operation *findContraction(mlir::Operation *kernelOp);
+
+/// The tilings the GEMM kernel `kernelOp` (a fuse.group holding a
+/// contraction, or a lone contraction) can use on `chip`, fastest first as
+/// the tile model predicts them on `target` (docs/cost-model.md): the
+/// busiest SM's tiles (ceil(tiles / SMs)) times one tile's time: its
+/// tensor-core FLOPs plus its operand traffic through the L2 (at the SM's
+/// share of L2 bandwidth) plus the epilogue's bytes (at its share of HBM
+/// bandwidth). A tiling needs at least one
+/// resident block per SM (shared memory, registers, threads). Warpgroup MMA
+/// tilings on sm_90, mma.sync ones elsewhere; f32 operands get the one
+/// f32 tiling (128x128x32/4x4/3). Ties keep the order of enumeration,
+/// which lists wider tiles first.
+std::vector<TilingEstimate> rankMatmulTilings(mlir::Operation *kernelOp,
+                                              llvm::StringRef chip,
+                                              const GpuTarget &target);
 
 /// The tiling as "[wgmma:]BMxBNxBK/WMxWN/S".
 std::string formatMatmulTiling(const MatmulTiling &tiling);

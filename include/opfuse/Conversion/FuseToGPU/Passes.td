@@ -79,11 +79,25 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     N are skipped, so no shape needs to be a multiple of the tile. Blocks
     visit tiles in groups of 8 tile-rows for L2 reuse.
 
+    The tiling of each GEMM kernel comes from its group's
+    `fuse.matmul_tiling` attribute when it has one (`opt-fuse --autotune`
+    writes it from measurements), else from `matmul-tiling`; `auto` ranks
+    the tilings that fit with the tile model (docs/cost-model.md: tiles in
+    waves over the SMs, each costing its tensor-core FLOPs or its operands'
+    L2 traffic, plus the epilogue's stores) and takes the fastest. Every
+    GEMM group is left with `fuse.matmul_tiling` naming the tiling used.
+    With warpgroup MMA (sm_90) a block's warpgroups each own 64 rows of the
+    tile and issue `wgmma.mma_async` m64nNk16 from 128-byte-swizzled shared
+    memory; f32 operands take an mma.sync tiling, as TF32 MMAs with
+    `allow-tf32` and as FMAs otherwise. A `fuse.conv2d` (NHWC, HWCF filters)
+    is the same kernel as an implicit GEMM whose A copies gather the input
+    window of each output pixel.
+
     A `fuse.reshape` outside a group needs no kernel (its result aliases its
     input), and a dense or resource `fuse.constant` becomes an initialised
     buffer of the launch plan. softmax, layer_norm and rms_norm must be
     decomposed first (`fuse-decompose`; the pipeline does). Every other op
-    (f32 matmul, conv2d, transpose, slice, concat, gather, collectives) fails
+    (grouped conv2d, transpose, slice, concat, gather, collectives) fails
     with `'<op>' is not yet supported for GPU emission` at its location.
 
     ```mlir
@@ -113,11 +127,14 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "and are streamed beyond that">,
     Option<"matmulTiling", "matmul-tiling", "std::string",
            /*default=*/"\"auto\"",
-           "Tiles of the tensor-core GEMM kernel as [wgmma:]BMxBNxBK/WMxWN/S: "
+           "Tiles of the tensor-core GEMM kernels as [wgmma:]BMxBNxBK/WMxWN/S: "
            "block tile, warps (warpgroups with wgmma) per block, "
-           "shared-memory stages; auto is wgmma:128x256x64/2x1/4 on sm_90 "
-           "(narrowed to N rounded up to 64, one warpgroup when M <= 64), "
-           "128x128x32/2x2/4 (mma.sync) elsewhere">,
+           "shared-memory stages; auto asks the tile model for each GEMM "
+           "(warpgroup MMA on sm_90, mma.sync elsewhere). A group's own "
+           "fuse.matmul_tiling attribute overrides it">,
+    Option<"targetSpec", "target", "std::string", /*default=*/"\"h200\"",
+           "GPU the tile model predicts on: a100, h100, h200 or a target "
+           "JSON file">,
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
            "Run f32 matmuls and convolutions on tensor cores as TF32 "
            "(inputs rounded to 10-bit mantissas); otherwise with f32 FMAs">,

@@ -1,0 +1,229 @@
+//===- MatmulTilingChoice.cpp - The tile model behind auto tiling --------===//
+//
+// A GEMM kernel's time is decided by how its output tiles fall on the SMs
+// and by how many operand bytes each tile pulls through the L2 per FLOP.
+// Wide tiles reuse each operand byte more but leave a larger part of the
+// last wave idle and pad ragged edges more; this model weighs the two with
+// the target's numbers. It ranks; --autotune measures. docs/cost-model.md
+// compares its picks with the measured best.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+Operation *findContraction(Operation *kernelOp) {
+  if (isContraction(kernelOp))
+    return kernelOp;
+  if (auto group = dyn_cast<GroupOp>(kernelOp))
+    for (Operation &op : group.getBody().front())
+      if (isContraction(&op))
+        return &op;
+  return nullptr;
+}
+
+namespace {
+
+// Per-SM limits of sm_80 and sm_90 alike.
+constexpr int64_t kMaxThreadsPerSm = 2048;
+constexpr int64_t kRegistersPerSm = 65536;
+constexpr int64_t kMaxBlocksPerSm = 32;
+// The most shared memory one block may use on sm_90 (227 KiB), and what
+// the driver reserves per resident block.
+constexpr int64_t kMaxSharedPerBlock = 227 * 1024;
+constexpr int64_t kReservedSharedPerBlock = 1024;
+// Registers a thread wants besides its f32 accumulators (addresses,
+// descriptors, epilogue values): ptxas gives the 128 accumulators of the
+// 128x256 wgmma tile 200 registers when it may use 255.
+constexpr int64_t kRegistersBesideAccumulators = 72;
+constexpr int64_t kMaxRegistersPerThread = 255;
+
+int64_t bytesOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return tensor.getNumElements() *
+         llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
+}
+
+/// The tilings worth comparing for `shape` on `chip`, widest first.
+std::vector<MatmulTiling> candidateTilings(StringRef chip,
+                                           const GemmShape &shape,
+                                           bool f32Operands,
+                                           int64_t sharedLimit) {
+  std::vector<MatmulTiling> result;
+  auto addWithStages = [&](MatmulTiling tiling, int64_t elementBytes) {
+    // Four stages hide a DRAM round trip behind three slices of MMAs; three
+    // is the least a pipeline of copy, multiply and MMA in flight needs.
+    for (int64_t stages : {4, 3}) {
+      if (elementBytes == 4 && stages == 4)
+        continue;
+      tiling.stages = stages;
+      if (tiling.sharedBytes(elementBytes) <= sharedLimit) {
+        result.push_back(tiling);
+        return;
+      }
+    }
+  };
+  if (f32Operands) {
+    // f32 fragments are read one element at a time: 16 warps of 32 x 32,
+    // and three stages, keep what a thread holds within its registers.
+    MatmulTiling f32;
+    f32.warpsM = f32.warpsN = 4;
+    addWithStages(f32, 4);
+    return result;
+  }
+  const int64_t widestM = llvm::alignTo(shape.m, 64);
+  const int64_t widestN = llvm::alignTo(shape.n, 64);
+  if (chip == "sm_90" || chip == "sm_90a") {
+    for (int64_t blockN : {256, 192, 128, 64}) {
+      if (blockN > widestN && blockN != 64)
+        continue;
+      // 192 columns ran 6-13% slower per FLOP than 256 or 128 with the
+      // same rows on the H200 (docs/cost-model.md); only when N needs no
+      // wider tile.
+      if (blockN == 192 && widestN > 192)
+        continue;
+      for (int64_t warpgroups : {2, 4, 3, 1}) {
+        if (64 * warpgroups > widestM && warpgroups != 1)
+          continue;
+        MatmulTiling tiling;
+        tiling.instruction = MmaInstruction::Warpgroup;
+        tiling.blockM = 64 * warpgroups;
+        tiling.blockN = blockN;
+        tiling.blockK = 64;
+        tiling.warpsM = warpgroups;
+        tiling.warpsN = 1;
+        addWithStages(tiling, 2);
+      }
+    }
+    return result;
+  }
+  struct Shape {
+    int64_t blockM, blockN, warpsM, warpsN;
+  };
+  for (Shape s : {Shape{128, 256, 2, 4}, Shape{256, 128, 4, 2},
+                  Shape{128, 128, 2, 2}, Shape{128, 64, 2, 2},
+                  Shape{64, 128, 2, 2}, Shape{64, 64, 2, 2}}) {
+    if ((s.blockM > widestM && s.blockM != 64) ||
+        (s.blockN > widestN && s.blockN != 64))
+      continue;
+    MatmulTiling tiling;
+    tiling.blockM = s.blockM;
+    tiling.blockN = s.blockN;
+    tiling.blockK = 32;
+    tiling.warpsM = s.warpsM;
+    tiling.warpsN = s.warpsN;
+    addWithStages(tiling, 2);
+  }
+  return result;
+}
+
+} // namespace
+
+std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
+                                              StringRef chip,
+                                              const GpuTarget &target) {
+  std::vector<TilingEstimate> ranked;
+  Operation *contraction = findContraction(kernelOp);
+  if (!contraction || target.smCount <= 0)
+    return ranked;
+  const GemmShape shape = getGemmShape(contraction);
+  Type operandElement =
+      cast<RankedTensorType>(contraction->getOperand(0).getType())
+          .getElementType();
+  const bool f32Operands = operandElement.isF32();
+  const int64_t elementBytes = f32Operands ? 4 : 2;
+  const int64_t sharedLimit =
+      std::min(kMaxSharedPerBlock,
+               target.sharedMemoryPerSm - kReservedSharedPerBlock);
+
+  // Bytes the epilogue moves: everything the kernel reads and writes but
+  // the two operands, which stream through the main loop.
+  int64_t kernelBytes = 0;
+  if (auto cost = dyn_cast<CostInterface>(kernelOp))
+    kernelBytes = cost.getBytesRead() + cost.getBytesWritten();
+  const int64_t epilogueBytes =
+      std::max<int64_t>(0, kernelBytes -
+                               bytesOf(contraction->getOperand(0).getType()) -
+                               bytesOf(contraction->getOperand(1).getType()));
+
+  const double flopsPerSm =
+      (f32Operands ? target.fp32Flops * target.computeEfficiency
+                   : target.fp16TensorFlops * target.tensorEfficiency) /
+      target.smCount;
+  const double l2PerSm =
+      target.l2Bandwidth * target.memoryEfficiency / target.smCount;
+  const double hbmPerSm =
+      target.hbmBandwidth * target.memoryEfficiency / target.smCount;
+
+  for (const MatmulTiling &tiling :
+       candidateTilings(chip, shape, f32Operands, sharedLimit)) {
+    TilingEstimate estimate;
+    estimate.tiling = tiling;
+    estimate.tiles = shape.batch * llvm::divideCeil(shape.m, tiling.blockM) *
+                     llvm::divideCeil(shape.n, tiling.blockN);
+    const int64_t threads = tiling.threads();
+    // A block of many threads gets fewer registers each: ptxas squeezes the
+    // kernel into them (192x256 on 384 threads: 168 of the 200 wanted) at
+    // the cost of recomputed addresses; the time is scaled by the ratio.
+    const int64_t wanted = llvm::alignTo(
+        tiling.blockM * tiling.blockN / threads + kRegistersBesideAccumulators,
+        8);
+    const int64_t budget = std::min<int64_t>(
+        kMaxRegistersPerThread, kRegistersPerSm / threads / 8 * 8);
+    const int64_t registers = std::min(wanted, budget);
+    const double squeeze = double(registers) / wanted;
+    estimate.blocksPerSm = std::min(
+        {target.sharedMemoryPerSm /
+             (tiling.sharedBytes(elementBytes) + kReservedSharedPerBlock),
+         kMaxThreadsPerSm / threads, kRegistersPerSm / (threads * registers),
+         kMaxBlocksPerSm});
+    if (estimate.blocksPerSm <= 0 || estimate.tiles <= 0)
+      continue;
+    estimate.waves = llvm::divideCeil(
+        estimate.tiles, target.smCount * estimate.blocksPerSm);
+    // Ragged edges are computed in full: K is padded to whole slices.
+    const double paddedK =
+        static_cast<double>(llvm::alignTo(std::max<int64_t>(shape.k, 1),
+                                          tiling.blockK));
+    const double tileFlops = 2.0 * tiling.blockM * tiling.blockN * paddedK;
+    const double tileOperandBytes =
+        double(tiling.blockM + tiling.blockN) * paddedK * elementBytes;
+    // Added, not overlapped: the measured times of the H200's GEMM tilings
+    // follow the sum (a tile with fewer operand bytes per FLOP wins even
+    // where the max would call both compute-bound); docs/cost-model.md.
+    const double mainLoop = tileFlops / flopsPerSm + tileOperandBytes / l2PerSm;
+    // The epilogue runs after the main loop, not under it.
+    const double epilogue =
+        double(epilogueBytes) / estimate.tiles / hbmPerSm;
+    // Blocks resident on one SM share its tensor cores and its L2 port, so
+    // an SM's time is its number of tiles times one tile's; the busiest SM
+    // has ceil(tiles / SMs) of them.
+    estimate.seconds = llvm::divideCeil(estimate.tiles, target.smCount) *
+                       (mainLoop + epilogue) / squeeze;
+    ranked.push_back(estimate);
+  }
+  // Compared in whole nanoseconds, so that tilings the model cannot tell
+  // apart (128x128 in 32 waves, 128x256 in 16) keep their order instead of
+  // the order of a rounding error.
+  auto nanoseconds = [](const TilingEstimate &e) {
+    return std::llround(e.seconds * 1e9);
+  };
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](const TilingEstimate &a, const TilingEstimate &b) {
+                     return nanoseconds(a) < nanoseconds(b);
+                   });
+  return ranked;
+}
+
+} // namespace opfuse

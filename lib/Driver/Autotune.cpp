@@ -1,0 +1,290 @@
+//===- Autotune.cpp - --autotune: measured GEMM tilings -------------------===//
+//
+// Each round compiles the whole function with every untuned GEMM kernel on
+// its next candidate and times it with the executor's per-kernel events, so
+// one round measures all GEMMs at once and every kernel is timed in the
+// same surroundings (L2 state, clocks) as a real run. The candidates are the
+// tile model's best, so a few rounds cover what the model cannot tell
+// apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Autotune.h"
+
+#include "TuningCache.h"
+
+#include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+#include "opfuse/Runtime/CudaDriver.h"
+#include "opfuse/Runtime/Executor.h"
+#include "opfuse/Target/Artifact.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+namespace {
+
+/// Each round runs long enough for the GPU to reach the clocks it holds
+/// under sustained load: on an H200, 20 runs of an 8192^3 GEMM (35 ms)
+/// finish before power management lowers the clocks, and ranked a 3-warpgroup
+/// tile 10% ahead of the 2-warpgroup one that is 2% faster in a 100-run
+/// --bench. So a round warms up for 100 ms and times 300 ms of runs (from
+/// the tile model's estimate), at least 20 runs and at most 2000.
+constexpr double kWarmupSeconds = 0.1;
+constexpr double kTimedSeconds = 0.3;
+constexpr int kMinRuns = 20, kMaxRuns = 2000;
+
+int runsFor(double seconds, double roundSeconds) {
+  double runs = roundSeconds > 0 ? seconds / roundSeconds : kMaxRuns;
+  return static_cast<int>(std::clamp<double>(runs, kMinRuns, kMaxRuns));
+}
+
+/// A GEMM kernel without a cached tiling.
+struct PendingKernel {
+  /// The group or lone contraction in the module being tuned.
+  Operation *op;
+  /// Its position among the function's kernels ("<function>_k<index>").
+  int64_t kernelIndex;
+  std::string name, key, label;
+  std::vector<TilingEstimate> candidates;
+  std::vector<double> measuredUs;
+};
+
+std::string printed(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+/// What decides a GEMM kernel's best tiling: where it runs, the
+/// contraction's types and attributes, and the epilogue's ops and results.
+std::string tuningKey(Operation *kernelOp, Operation *contraction,
+                      StringRef chip, const GpuTarget &target, bool tf32) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << chip << " " << target.name << " ";
+  if (cast<RankedTensorType>(contraction->getOperand(0).getType())
+          .getElementType()
+          .isF32())
+    os << (tf32 ? "tf32 " : "fma ");
+  os << contraction->getName().getStringRef() << "(";
+  llvm::interleaveComma(contraction->getOperandTypes(), os,
+                        [&](Type type) { os << printed(type); });
+  os << ") -> " << printed(contraction->getResult(0).getType());
+  // Inherent attributes only: fuse.* ones (offsets, a tiling) are the
+  // compiler's notes, not the problem.
+  for (NamedAttribute attr : contraction->getAttrDictionary())
+    if (!attr.getName().strref().starts_with("fuse.")) {
+      os << " " << attr.getName().strref() << "=";
+      attr.getValue().print(os);
+    }
+  if (auto group = dyn_cast<GroupOp>(kernelOp)) {
+    os << " epilogue";
+    for (Operation &op : group.getBody().front())
+      if (&op != contraction && !isa<YieldOp, ConstantOp>(op))
+        os << " " << op.getName().stripDialect();
+    os << " ->";
+    for (Type type : group->getResultTypes())
+      os << " " << printed(type);
+  }
+  return key;
+}
+
+/// "matmul 8192x11008x4096 bf16" for the progress lines.
+std::string describeGemm(Operation *contraction) {
+  GemmShape shape = getGemmShape(contraction);
+  std::string text =
+      (contraction->getName().stripDialect() + " " +
+       (shape.batch > 1 ? llvm::Twine(shape.batch) + "x" : llvm::Twine("")) +
+       llvm::Twine(shape.m) + "x" + llvm::Twine(shape.n) + "x" +
+       llvm::Twine(shape.k) + " ")
+          .str();
+  return text + printed(cast<RankedTensorType>(
+                            contraction->getOperand(0).getType())
+                            .getElementType());
+}
+
+/// The kernel ops of `func` in launch order, as convert-fuse-to-gpu
+/// numbers them.
+SmallVector<Operation *> kernelOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().getOps())
+    if (launchesKernel(&op))
+      ops.push_back(&op);
+  return ops;
+}
+
+/// The contraction `op` computes as a GEMM kernel, if it is one.
+Operation *gemmOf(Operation *op) {
+  if (auto group = dyn_cast<GroupOp>(op))
+    return isGemmKernel(group) ? findContraction(op) : nullptr;
+  return isContraction(op) ? op : nullptr;
+}
+
+} // namespace
+
+int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
+                          const FusePipelineOptions &pipeline,
+                          const GpuTarget &target) {
+  const std::string cachePath = options.autotuneCache.empty()
+                                    ? TuningCache::defaultPath()
+                                    : options.autotuneCache;
+  std::string error;
+  ExitCode code = ExitSuccess;
+  std::optional<TuningCache> cache = TuningCache::load(cachePath, error, code);
+  if (!cache) {
+    llvm::errs() << "opt-fuse: error: --autotune: " << error << "\n";
+    return code;
+  }
+  const std::string chip = pipeline.chip;
+  auto func = *module.getOps<func::FuncOp>().begin();
+  Builder builder(module.getContext());
+
+  std::vector<PendingKernel> pending;
+  SmallVector<Operation *> kernels = kernelOps(func);
+  for (auto [index, op] : llvm::enumerate(kernels)) {
+    Operation *contraction = gemmOf(op);
+    if (!contraction)
+      continue;
+    PendingKernel kernel;
+    kernel.op = op;
+    kernel.kernelIndex = index;
+    kernel.name = (func.getSymName() + "_k" + llvm::Twine(index)).str();
+    kernel.key = tuningKey(op, contraction, chip, target, options.allowTF32);
+    kernel.label = kernel.name + " (" + describeGemm(contraction) + ")";
+    if (const TuningEntry *entry = cache->find(kernel.key)) {
+      std::string why;
+      if (!resolveMatmulTiling(entry->tiling, chip, why)) {
+        llvm::errs() << "opt-fuse: error: --autotune: tuning cache '"
+                     << cachePath << "' gives " << kernel.label << " '"
+                     << entry->tiling << "': " << why << "\n";
+        return ExitInvalidInput;
+      }
+      op->setAttr(kMatmulTilingAttr, builder.getStringAttr(entry->tiling));
+      llvm::errs() << "opt-fuse: autotune: " << kernel.label << ": "
+                   << entry->tiling << " (cached";
+      if (!entry->device.empty())
+        llvm::errs() << ", measured on " << entry->device;
+      llvm::errs() << ")\n";
+      continue;
+    }
+    kernel.candidates = rankMatmulTilings(op, chip, target);
+    if (kernel.candidates.size() > size_t(options.autotuneCandidates))
+      kernel.candidates.resize(options.autotuneCandidates);
+    // No candidate: convert-fuse-to-gpu reports why at the op.
+    if (!kernel.candidates.empty())
+      pending.push_back(std::move(kernel));
+  }
+  if (pending.empty())
+    return ExitSuccess;
+
+  llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
+  if (!driver) {
+    const bool noGpu = driver.errorIsA<cuda::UnavailableError>();
+    llvm::errs() << "opt-fuse: error: --autotune: " << pending.size()
+                 << " GEMM kernel(s) are not in the tuning cache '"
+                 << cachePath << "' and must be timed on a GPU: "
+                 << llvm::toString(driver.takeError()) << "\n";
+    return noGpu ? ExitNoGpu : ExitGpuError;
+  }
+
+  size_t rounds = 0;
+  for (const PendingKernel &kernel : pending)
+    rounds = std::max(rounds, kernel.candidates.size());
+  std::vector<HostBuffer> inputs;
+  std::string device;
+  for (size_t round = 0; round < rounds; ++round) {
+    OwningOpRef<ModuleOp> trial = module.clone();
+    SmallVector<Operation *> trialKernels =
+        kernelOps(*trial->getOps<func::FuncOp>().begin());
+    for (const PendingKernel &kernel : pending) {
+      const TilingEstimate &candidate = kernel.candidates[std::min(
+          round, kernel.candidates.size() - 1)];
+      trialKernels[kernel.kernelIndex]->setAttr(
+          kMatmulTilingAttr,
+          builder.getStringAttr(formatMatmulTiling(candidate.tiling)));
+    }
+    PassManager emission(module.getContext());
+    buildKernelEmissionPasses(emission, pipeline);
+    if (failed(emission.run(*trial)))
+      return ExitUnsupported;
+    FailureOr<std::string> ptx = extractPtx(*trial);
+    FailureOr<LaunchPlan> plan = buildLaunchPlan(*trial);
+    if (failed(ptx) || failed(plan))
+      return ExitUnsupported;
+    if (round == 0)
+      inputs = generateInputs(*plan, options.seed);
+    // The round's GEMMs as the tile model sees them (the other kernels of
+    // the function are usually much shorter).
+    double roundSeconds = 0;
+    for (const PendingKernel &kernel : pending)
+      roundSeconds +=
+          kernel.candidates[std::min(round, kernel.candidates.size() - 1)]
+              .seconds;
+    BenchOptions bench;
+    bench.warmup = runsFor(kWarmupSeconds, roundSeconds);
+    bench.iterations = runsFor(kTimedSeconds, roundSeconds);
+    llvm::Expected<BenchResult> result =
+        runPlan(**driver, *ptx, *plan, inputs, bench);
+    if (!result) {
+      llvm::errs() << "opt-fuse: error: --autotune: "
+                   << llvm::toString(result.takeError()) << "\n";
+      return ExitGpuError;
+    }
+    device = result->device;
+    for (PendingKernel &kernel : pending) {
+      if (round >= kernel.candidates.size())
+        continue;
+      auto found = llvm::find_if(plan->kernels, [&](const PlanKernel &k) {
+        return k.name == kernel.name;
+      });
+      if (found == plan->kernels.end()) {
+        llvm::errs() << "opt-fuse: error: --autotune: the plan has no kernel "
+                     << kernel.name << "\n";
+        return ExitUnsupported;
+      }
+      kernel.measuredUs.push_back(
+          result->kernels[found - plan->kernels.begin()].p50);
+    }
+  }
+
+  for (PendingKernel &kernel : pending) {
+    size_t best = std::min_element(kernel.measuredUs.begin(),
+                                   kernel.measuredUs.end()) -
+                  kernel.measuredUs.begin();
+    TuningEntry entry;
+    entry.tiling = formatMatmulTiling(kernel.candidates[best].tiling);
+    entry.device = device;
+    for (auto [candidate, us] :
+         llvm::zip(kernel.candidates, kernel.measuredUs))
+      entry.measuredUs.emplace_back(formatMatmulTiling(candidate.tiling), us);
+    kernel.op->setAttr(kMatmulTilingAttr, builder.getStringAttr(entry.tiling));
+    llvm::errs() << llvm::formatv(
+        "opt-fuse: autotune: {0}: {1} at {2:F1} us (the model's #{3} of {4}; "
+        "its #1 {5} at {6:F1} us)\n",
+        kernel.label, entry.tiling, kernel.measuredUs[best], best + 1,
+        kernel.candidates.size(), entry.measuredUs.front().first,
+        kernel.measuredUs.front());
+    cache->set(kernel.key, std::move(entry));
+  }
+  if (!cache->save(cachePath, error)) {
+    llvm::errs() << "opt-fuse: error: --autotune: " << error << "\n";
+    return ExitIO;
+  }
+  return ExitSuccess;
+}
+
+} // namespace opfuse

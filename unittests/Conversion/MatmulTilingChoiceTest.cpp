@@ -1,0 +1,128 @@
+//===- MatmulTilingChoiceTest.cpp - The tile model's ranking --------------===//
+//
+// What the tile model may offer (every candidate a valid tiling that fits
+// the target's shared memory, of the chip's instruction), how it orders
+// them, and the picks the docs quote for the benchmark shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Dialect/FuseTestUtils.h"
+
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace opfuse;
+
+namespace {
+
+class MatmulTilingChoiceTest : public test::FuseTest {
+protected:
+  /// The matmul of an MxK @ KxN function in `element`.
+  Operation *matmul(int64_t m, int64_t n, int64_t k,
+                    llvm::StringRef element = "bf16") {
+    std::string source = llvm::formatv(R"mlir(
+      func.func @f(%a: tensor<{0}x{2}x{3}>, %b: tensor<{2}x{1}x{3}>) -> tensor<{0}x{1}x{3}> {
+        %m = fuse.matmul %a, %b : (tensor<{0}x{2}x{3}>, tensor<{2}x{1}x{3}>) -> tensor<{0}x{1}x{3}>
+        return %m : tensor<{0}x{1}x{3}>
+      })mlir",
+                                       m, n, k, element);
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    return func ? &func.getBody().front().front() : nullptr;
+  }
+
+  static GpuTarget target(llvm::StringRef name) {
+    return *findBuiltinTarget(name);
+  }
+};
+
+TEST_F(MatmulTilingChoiceTest, CandidatesAreValidAndSorted) {
+  Operation *op = matmul(8192, 11008, 4096);
+  ASSERT_TRUE(op);
+  std::vector<TilingEstimate> ranked =
+      rankMatmulTilings(op, "sm_90", target("h200"));
+  ASSERT_GE(ranked.size(), 8u);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const TilingEstimate &estimate = ranked[i];
+    std::string error;
+    EXPECT_TRUE(
+        parseMatmulTiling(formatMatmulTiling(estimate.tiling), error))
+        << formatMatmulTiling(estimate.tiling) << ": " << error;
+    EXPECT_EQ(estimate.tiling.instruction, MmaInstruction::Warpgroup);
+    EXPECT_GE(estimate.blocksPerSm, 1);
+    EXPECT_GT(estimate.seconds, 0);
+    if (i > 0)
+      EXPECT_LE(ranked[i - 1].seconds, estimate.seconds * (1 + 1e-6));
+  }
+}
+
+TEST_F(MatmulTilingChoiceTest, BenchmarkPicks) {
+  // docs/cost-model.md compares these with the measured best.
+  auto pick = [&](int64_t m, int64_t n, int64_t k) {
+    Operation *op = matmul(m, n, k);
+    std::vector<TilingEstimate> ranked =
+        op ? rankMatmulTilings(op, "sm_90", target("h200"))
+           : std::vector<TilingEstimate>();
+    return ranked.empty() ? std::string()
+                          : formatMatmulTiling(ranked.front().tiling);
+  };
+  // The measured best of eight tilings each (H200, sustained clocks).
+  EXPECT_EQ(pick(8192, 8192, 8192), "wgmma:128x256x64/2x1/4");
+  EXPECT_EQ(pick(8192, 11008, 4096), "wgmma:128x256x64/2x1/4");
+  EXPECT_EQ(pick(8192, 4096, 11008), "wgmma:128x256x64/2x1/4");
+  // 192 columns only when N needs no more.
+  auto widths = [&](int64_t n) {
+    std::set<int64_t> result;
+    for (const TilingEstimate &e :
+         rankMatmulTilings(matmul(4096, n, 4096), "sm_90", target("h200")))
+      result.insert(e.tiling.blockN);
+    return result;
+  };
+  EXPECT_EQ(widths(4096), (std::set<int64_t>{64, 128, 256}));
+  EXPECT_EQ(widths(130), (std::set<int64_t>{64, 128, 192}));
+  // No candidate is wider than N (rounded up to 64) or, with more than one
+  // warpgroup, taller than M.
+  for (const TilingEstimate &e :
+       rankMatmulTilings(matmul(40, 64, 512), "sm_90", target("h200"))) {
+    EXPECT_EQ(e.tiling.blockN, 64);
+    EXPECT_EQ(e.tiling.blockM, 64);
+  }
+}
+
+TEST_F(MatmulTilingChoiceTest, WaveQuantization) {
+  // 16 x 33 = 528 tiles of 128x256, one block per SM (192 KiB of stages):
+  // exactly 4 waves over the H200's 132 SMs.
+  Operation *op = matmul(16 * 128, 33 * 256, 4096);
+  ASSERT_TRUE(op);
+  for (const TilingEstimate &e :
+       rankMatmulTilings(op, "sm_90", target("h200")))
+    if (formatMatmulTiling(e.tiling) == "wgmma:128x256x64/2x1/4") {
+      EXPECT_EQ(e.tiles, 16 * 33);
+      EXPECT_EQ(e.waves, 4);
+    }
+}
+
+TEST_F(MatmulTilingChoiceTest, ChipAndElementType) {
+  Operation *op = matmul(4096, 4096, 4096);
+  ASSERT_TRUE(op);
+  std::vector<TilingEstimate> ampere =
+      rankMatmulTilings(op, "sm_80", target("a100"));
+  ASSERT_FALSE(ampere.empty());
+  for (const TilingEstimate &e : ampere) {
+    EXPECT_EQ(e.tiling.instruction, MmaInstruction::Sync);
+    // An A100 block has at most 163 KiB of shared memory.
+    EXPECT_LE(e.tiling.sharedBytes(), 163 * 1024);
+  }
+  Operation *f32 = matmul(512, 512, 512, "f32");
+  ASSERT_TRUE(f32);
+  std::vector<TilingEstimate> single =
+      rankMatmulTilings(f32, "sm_90", target("h200"));
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(formatMatmulTiling(single.front().tiling), "128x128x32/4x4/3");
+}
+
+} // namespace
