@@ -16,3 +16,13 @@ func.func @wgmma_on_ampere(%a: tensor<256x512xbf16>, %b: tensor<512x256xbf16>, %
   %1 = fuse.add %0, %bias : (tensor<256x256xbf16>, tensor<256xbf16>) -> tensor<256x256xbf16>
   return %1 : tensor<256x256xbf16>
 }
+
+// -----
+
+// A target whose SMs hold less shared memory than any tiling's stages.
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=target=%S/Inputs/small-shared-memory.json" 2>&1 | FileCheck %s --check-prefix=NOFIT
+// NOFIT: :[[@LINE+2]]:8: error: no matmul tiling fits the shared memory of small-smem
+func.func @no_fit(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<256x256xbf16>, tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  return %0 : tensor<256x256xbf16>
+}

@@ -94,16 +94,20 @@ TEST_F(MatmulTilingChoiceTest, BenchmarkPicks) {
 }
 
 TEST_F(MatmulTilingChoiceTest, WaveQuantization) {
-  // 16 x 33 = 528 tiles of 128x256, one block per SM (192 KiB of stages):
-  // exactly 4 waves over the H200's 132 SMs.
-  Operation *op = matmul(16 * 128, 33 * 256, 4096);
-  ASSERT_TRUE(op);
-  for (const TilingEstimate &e :
-       rankMatmulTilings(op, "sm_90", target("h200")))
-    if (formatMatmulTiling(e.tiling) == "wgmma:128x256x64/2x1/4") {
-      EXPECT_EQ(e.tiles, 16 * 33);
-      EXPECT_EQ(e.waves, 4);
-    }
+  // The busiest SM's tiles count: with 128x256 tiles, 132 tiles (one per
+  // H200 SM) take one tile's time, 133 take two, 528 take four.
+  auto seconds = [&](int64_t tilesM) {
+    Operation *op = matmul(tilesM * 128, 256, 4096);
+    for (const TilingEstimate &e :
+         rankMatmulTilings(op, "sm_90", target("h200")))
+      if (formatMatmulTiling(e.tiling) == "wgmma:128x256x64/2x1/4")
+        return e.seconds;
+    return 0.0;
+  };
+  const double one = seconds(132);
+  ASSERT_GT(one, 0);
+  EXPECT_DOUBLE_EQ(seconds(133), 2 * one);
+  EXPECT_DOUBLE_EQ(seconds(528), 4 * one);
 }
 
 TEST_F(MatmulTilingChoiceTest, ChipAndElementType) {

@@ -190,8 +190,6 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
          kMaxBlocksPerSm});
     if (estimate.blocksPerSm <= 0 || estimate.tiles <= 0)
       continue;
-    estimate.waves = llvm::divideCeil(
-        estimate.tiles, target.smCount * estimate.blocksPerSm);
     // Ragged edges are computed in full: K is padded to whole slices.
     const double paddedK =
         static_cast<double>(llvm::alignTo(std::max<int64_t>(shape.k, 1),

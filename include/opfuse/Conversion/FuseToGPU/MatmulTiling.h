@@ -76,8 +76,8 @@ struct TilingEstimate {
   MatmulTiling tiling;
   /// Predicted kernel time without the launch overhead.
   double seconds = 0;
-  /// Output tiles, blocks resident per SM, and waves of tiles over the SMs.
-  int64_t tiles = 0, blocksPerSm = 0, waves = 0;
+  /// Output tiles, and blocks resident per SM (at least 1).
+  int64_t tiles = 0, blocksPerSm = 0;
 };
 
 /// The contraction a GEMM kernel computes: `kernelOp` itself, or the one
