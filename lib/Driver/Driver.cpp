@@ -88,11 +88,15 @@ void writeSummary(llvm::raw_ostream &os, const GraphAnalysis &before,
                       "({2:F2}x fewer)\n",
                       before.bytes(), after,
                       after ? double(before.bytes()) / after : 0.0);
-  for (const PlanKernel &kernel : plan.kernels)
+  for (const PlanKernel &kernel : plan.kernels) {
     os << llvm::formatv("  {0}: {1} ops, grid {2} x block {3}, {4} bytes, "
-                        "{5} FLOPs\n",
+                        "{5} FLOPs",
                         kernel.name, kernel.numOps, kernel.grid[0],
                         kernel.block[0], kernel.bytes, kernel.flops);
+    if (!kernel.tiling.empty())
+      os << ", tiling " << kernel.tiling;
+    os << "\n";
+  }
   if (plan.arena.bytes > 0 || plan.arena.lowerBound > 0)
     os << llvm::formatv("arena: {0} bytes, lower bound {1}, {2} with one "
                         "allocation per buffer, {3} written in place\n",

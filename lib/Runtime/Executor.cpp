@@ -313,6 +313,8 @@ void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
     entry["bytes"] = plan.kernels[k].bytes;
     if (plan.kernels[k].predictedUs > 0)
       entry["predicted_us"] = plan.kernels[k].predictedUs;
+    if (!plan.kernels[k].tiling.empty())
+      entry["tiling"] = plan.kernels[k].tiling;
     kernels.push_back(std::move(entry));
   }
   json::Object root{

@@ -108,6 +108,8 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
       object["predicted_us"] = kernel.predictedUs;
     if (kernel.sharedBytes > 0)
       object["shared_bytes"] = kernel.sharedBytes;
+    if (!kernel.tiling.empty())
+      object["tiling"] = kernel.tiling;
     kernels.push_back(std::move(object));
   }
   json::Object root{
@@ -248,6 +250,7 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
     kernel.numOps = object->getInteger("num_ops").value_or(0);
     kernel.predictedUs = object->getNumber("predicted_us").value_or(0);
     kernel.sharedBytes = object->getInteger("shared_bytes").value_or(0);
+    kernel.tiling = object->getString("tiling").value_or("").str();
     if (kernel.sharedBytes < 0)
       return planError("kernel '" + kernel.name +
                        "' has negative shared_bytes");

@@ -157,6 +157,8 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
               kernel.block.begin());
     if (auto shared = group->getAttrOfType<IntegerAttr>("fuse.shared_bytes"))
       kernel.sharedBytes = shared.getInt();
+    if (auto tiling = group->getAttrOfType<StringAttr>("fuse.matmul_tiling"))
+      kernel.tiling = tiling.str();
     for (Value input : group.getInputs()) {
       auto it = bufferOf.find(input);
       if (it == bufferOf.end())

@@ -83,9 +83,21 @@ LaunchPlan samplePlan() {
   return plan;
 }
 
+TEST(LaunchPlanTest, TilingOnlyForGemmKernels) {
+  // A kernel without a tiling writes none and reads back without one.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(samplePlan(), os);
+  EXPECT_EQ(text.find("tiling"), std::string::npos);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_TRUE(parsed->kernels[0].tiling.empty());
+}
+
 TEST(LaunchPlanTest, JsonRoundTrip) {
   LaunchPlan plan = samplePlan();
   plan.kernels[0].sharedBytes = 196608;
+  plan.kernels[0].tiling = "wgmma:128x256x64/2x1/4";
   std::string text;
   llvm::raw_string_ostream os(text);
   writePlanJson(plan, os);
@@ -103,6 +115,7 @@ TEST(LaunchPlanTest, JsonRoundTrip) {
   EXPECT_EQ(parsed->kernels[0].args, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(parsed->kernels[0].numInputs, 2);
   EXPECT_EQ(parsed->kernels[0].sharedBytes, 196608);
+  EXPECT_EQ(parsed->kernels[0].tiling, "wgmma:128x256x64/2x1/4");
   EXPECT_EQ(parsed->inputs, (std::vector<int>{0}));
   EXPECT_EQ(parsed->outputs, (std::vector<int>{2}));
 }

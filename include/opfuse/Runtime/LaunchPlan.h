@@ -53,6 +53,8 @@ struct PlanKernel {
   std::array<int64_t, 3> block = {1, 1, 1};
   /// Dynamic shared memory per block, in bytes.
   int64_t sharedBytes = 0;
+  /// A GEMM kernel's tiling as --matmul-tiling spells it; empty otherwise.
+  std::string tiling;
   /// Buffer ids, in the kernel's parameter order (inputs, then outputs).
   std::vector<int> args;
   /// How many of `args` are inputs.
