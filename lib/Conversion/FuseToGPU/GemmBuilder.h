@@ -314,12 +314,19 @@ void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
 /// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
 /// m16n8 order of the mma.sync kernel (nTiles tiles of 4 per thread).
 /// Copies run `stages - 2` slices ahead: one more stage than mma.sync
-/// holds the slice the previous, still running wgmma batch reads.
+/// holds the slice the previous, still running wgmma batch reads. The
+/// first `stages - 2` slices must be in flight already
+/// (issueWarpgroupPrologue); the loop ends with every copy and MMA done.
 llvm::SmallVector<mlir::Value>
 emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                   const Operand &bOp, int64_t slices, int64_t nTiles,
                   mlir::Value smem,
                   llvm::function_ref<void(mlir::Value, mlir::Value)> copy);
+
+/// Copies of a tile's first `stages - 2` slices, one commit group each.
+void issueWarpgroupPrologue(
+    GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
+    llvm::function_ref<void(mlir::Value, mlir::Value)> copy);
 
 } // namespace opfuse::gemm
 

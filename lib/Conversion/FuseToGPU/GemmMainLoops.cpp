@@ -139,10 +139,18 @@ static Value wgmmaDescriptor(GemmBuilder &gb, Value address, int64_t leading,
   return arith::OrIOp::create(b, loc, low, constant);
 }
 
+void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
+                            int64_t slices,
+                            llvm::function_ref<void(Value, Value)> copy) {
+  for (int64_t s = 0; s + 2 < t.stages; ++s) {
+    if (s < slices)
+      copy(gb.i32(s), gb.i32(s));
+    NVVM::CpAsyncCommitGroupOp::create(gb.b, gb.loc);
+  }
+}
+
 /// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
 /// m16n8 order of the mma.sync kernel (nTiles tiles of 4 per thread).
-/// Copies run `stages - 2` slices ahead: one more stage than mma.sync
-/// holds the slice the previous, still running wgmma batch reads.
 SmallVector<Value>
 emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                   const Operand &bOp, int64_t slices, int64_t nTiles,
@@ -150,11 +158,6 @@ emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
-  for (int64_t s = 0; s + 2 < t.stages; ++s) {
-    if (s < slices)
-      copy(gb.i32(s), gb.i32(s));
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  }
   auto f32 = b.getF32Type();
   SmallVector<Type> fields(nTiles * 4, f32);
   auto accType = LLVM::LLVMStructType::getLiteral(context, fields);

@@ -47,7 +47,8 @@ constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
 
 FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                                        StringRef name, const MatmulTiling &t,
-                                       bool allowTF32) {
+                                       bool allowTF32,
+                                       int64_t maxResidentBlocks) {
   Block &body = group.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -181,47 +182,99 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   const int64_t tilesM = llvm::divideCeil(shape.m, t.blockM);
   const int64_t tilesN = llvm::divideCeil(shape.n, t.blockN);
   const int64_t tilesPerBatch = tilesM * tilesN;
+  const int64_t totalTiles = shape.batch * tilesPerBatch;
   constexpr int64_t groupRows = 8;
-  Value batch = gb.divu(blockId, tilesPerBatch);
-  Value tile = gb.remu(blockId, tilesPerBatch);
-  Value groupId = gb.divu(tile, groupRows * tilesN);
-  Value firstRow = gb.mul(groupId, gb.i32(groupRows));
-  Value rowsInGroup = arith::MinUIOp::create(
-      b, loc, gb.i32(groupRows),
-      arith::SubIOp::create(b, loc, gb.i32(tilesM), firstRow));
-  Value inGroup = gb.remu(tile, groupRows * tilesN);
-  Value tileRow = gb.add(firstRow, arith::RemUIOp::create(b, loc, inGroup,
-                                                          rowsInGroup));
-  Value tileCol = arith::DivUIOp::create(b, loc, inGroup, rowsInGroup);
-  Value tileM = gb.mul(tileRow, gb.i32(t.blockM));
-  Value tileN = gb.mul(tileCol, gb.i32(t.blockN));
-
-  SmallVector<Value> batchIndices =
-      batchShape.empty() ? SmallVector<Value>()
-                         : kb.decompose(gb.toIndexType(batch), batchShape);
-  auto batchOffsetOf = [&](ArrayRef<int64_t> strides) {
-    Value offset = kb.constant(0);
-    for (auto [d, stride] : llvm::enumerate(strides))
-      if (stride != 0)
-        offset = arith::AddIOp::create(
-            b, loc, offset,
-            arith::MulIOp::create(b, loc, batchIndices[d],
-                                  kb.constant(stride)));
-    return offset;
+  struct TileCoordinates {
+    Value batch, tileM, tileN, aBatch, bBatch;
+    SmallVector<Value> batchIndices;
   };
-  Value aBatch = batchOffsetOf(a.batchStrides);
-  Value bBatch = batchOffsetOf(bOp.batchStrides);
-
-  auto copyStage = [&](Value slice, Value stage) {
+  auto coordinatesOf = [&](Value tileId) {
+    TileCoordinates c;
+    c.batch = gb.divu(tileId, tilesPerBatch);
+    Value tile = gb.remu(tileId, tilesPerBatch);
+    Value groupId = gb.divu(tile, groupRows * tilesN);
+    Value firstRow = gb.mul(groupId, gb.i32(groupRows));
+    Value rowsInGroup = arith::MinUIOp::create(
+        b, loc, gb.i32(groupRows),
+        arith::SubIOp::create(b, loc, gb.i32(tilesM), firstRow));
+    Value inGroup = gb.remu(tile, groupRows * tilesN);
+    Value tileRow = gb.add(firstRow, arith::RemUIOp::create(b, loc, inGroup,
+                                                            rowsInGroup));
+    Value tileCol = arith::DivUIOp::create(b, loc, inGroup, rowsInGroup);
+    c.tileM = gb.mul(tileRow, gb.i32(t.blockM));
+    c.tileN = gb.mul(tileCol, gb.i32(t.blockN));
+    if (!batchShape.empty())
+      c.batchIndices = kb.decompose(gb.toIndexType(c.batch), batchShape);
+    auto batchOffsetOf = [&](ArrayRef<int64_t> strides) {
+      Value offset = kb.constant(0);
+      for (auto [d, stride] : llvm::enumerate(strides))
+        if (stride != 0)
+          offset = arith::AddIOp::create(
+              b, loc, offset,
+              arith::MulIOp::create(b, loc, c.batchIndices[d],
+                                    kb.constant(stride)));
+      return offset;
+    };
+    c.aBatch = batchOffsetOf(a.batchStrides);
+    c.bBatch = batchOffsetOf(bOp.batchStrides);
+    return c;
+  };
+  auto copyInto = [&](const TileCoordinates &c, Value slice, Value stage) {
     Value stageBase = gb.mul(stage, gb.i32(stageBytes));
-    gb.copySlice(a, slice, stageBase, thread, tileM, aBatch, smem);
-    gb.copySlice(bOp, slice, stageBase, thread, tileN, bBatch, smem);
+    gb.copySlice(a, slice, stageBase, thread, c.tileM, c.aBatch, smem);
+    gb.copySlice(bOp, slice, stageBase, thread, c.tileN, c.bBatch, smem);
   };
 
+  // A persistent wgmma kernel: one block per SM slot walks the tiles
+  // blockId, blockId + grid, ... and issues the copies of its next tile's
+  // first slices before the current tile's epilogue, so that they land
+  // while the epilogue computes and stores.
   const int64_t slices = llvm::divideCeil(shape.k, t.blockK);
+  const bool persistent = warpgroups && maxResidentBlocks > 0;
+  const int64_t grid =
+      persistent ? std::min(totalTiles, maxResidentBlocks) : totalTiles;
+  TileCoordinates current;
+  if (persistent) {
+    TileCoordinates first = coordinatesOf(blockId);
+    issueWarpgroupPrologue(gb, t, slices, [&](Value slice, Value stage) {
+      copyInto(first, slice, stage);
+    });
+    Value lower = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    auto tiles = scf::ForOp::create(
+        b, loc, lower, arith::ConstantIndexOp::create(b, loc, totalTiles),
+        arith::ConstantIndexOp::create(b, loc, grid));
+    b.setInsertionPoint(tiles.getBody()->getTerminator());
+    current = coordinatesOf(toI32(tiles.getInductionVar()));
+  } else {
+    current = coordinatesOf(blockId);
+  }
+  Value batch = current.batch, tileM = current.tileM, tileN = current.tileN;
+  SmallVector<Value> batchIndices = current.batchIndices;
+  auto copyStage = [&](Value slice, Value stage) {
+    copyInto(current, slice, stage);
+  };
+
   SmallVector<Value> acc;
   if (warpgroups) {
+    if (!persistent)
+      issueWarpgroupPrologue(gb, t, slices, copyStage);
     acc = emitWarpgroupLoop(gb, t, a, bOp, slices, nTiles, smem, copyStage);
+    if (persistent) {
+      // Every warpgroup is done reading the stages the next copies fill.
+      gpu::BarrierOp::create(b, loc);
+      Value tileId =
+          toI32(cast<scf::ForOp>(b.getInsertionBlock()->getParentOp())
+                    .getInductionVar());
+      Value next = gb.add(tileId, gb.i32(grid));
+      auto hasNext =
+          scf::IfOp::create(b, loc, gb.lt(next, gb.i32(totalTiles)), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&hasNext.getThenRegion().front());
+      TileCoordinates following = coordinatesOf(next);
+      issueWarpgroupPrologue(gb, t, slices, [&](Value slice, Value stage) {
+        copyInto(following, slice, stage);
+      });
+    }
   } else {
     // Prologue: the first stages - 1 slices in flight, one commit group each.
     for (int64_t s = 0; s + 1 < t.stages; ++s) {
@@ -417,7 +470,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
 
   LaunchConfig config;
   config.block = threads;
-  config.grid = shape.batch * tilesPerBatch;
+  config.grid = grid;
   config.sharedBytes = t.sharedBytes(elementBytes);
   return config;
 }

@@ -49,6 +49,19 @@ constexpr int64_t kReservedSharedPerBlock = 1024;
 constexpr int64_t kRegistersBesideAccumulators = 72;
 constexpr int64_t kMaxRegistersPerThread = 255;
 
+struct RegisterUse {
+  int64_t wanted, given;
+};
+RegisterUse registerUse(const MatmulTiling &tiling) {
+  const int64_t threads = tiling.threads();
+  const int64_t wanted = llvm::alignTo(
+      tiling.blockM * tiling.blockN / threads + kRegistersBesideAccumulators,
+      8);
+  const int64_t budget = std::min<int64_t>(kMaxRegistersPerThread,
+                                           kRegistersPerSm / threads / 8 * 8);
+  return {wanted, std::min(wanted, budget)};
+}
+
 int64_t bytesOf(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   return tensor.getNumElements() *
@@ -130,6 +143,17 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
 
 } // namespace
 
+int64_t residentBlocksPerSm(const MatmulTiling &tiling, int64_t elementBytes,
+                            const GpuTarget &target) {
+  const int64_t threads = tiling.threads();
+  return std::min({target.sharedMemoryPerSm /
+                       (tiling.sharedBytes(elementBytes) +
+                        kReservedSharedPerBlock),
+                   kMaxThreadsPerSm / threads,
+                   kRegistersPerSm / (threads * registerUse(tiling).given),
+                   kMaxBlocksPerSm});
+}
+
 std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
                                               StringRef chip,
                                               const GpuTarget &target) {
@@ -172,22 +196,12 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
     estimate.tiling = tiling;
     estimate.tiles = shape.batch * llvm::divideCeil(shape.m, tiling.blockM) *
                      llvm::divideCeil(shape.n, tiling.blockN);
-    const int64_t threads = tiling.threads();
     // A block of many threads gets fewer registers each: ptxas squeezes the
     // kernel into them (192x256 on 384 threads: 168 of the 200 wanted) at
     // the cost of recomputed addresses; the time is scaled by the ratio.
-    const int64_t wanted = llvm::alignTo(
-        tiling.blockM * tiling.blockN / threads + kRegistersBesideAccumulators,
-        8);
-    const int64_t budget = std::min<int64_t>(
-        kMaxRegistersPerThread, kRegistersPerSm / threads / 8 * 8);
-    const int64_t registers = std::min(wanted, budget);
-    const double squeeze = double(registers) / wanted;
-    estimate.blocksPerSm = std::min(
-        {target.sharedMemoryPerSm /
-             (tiling.sharedBytes(elementBytes) + kReservedSharedPerBlock),
-         kMaxThreadsPerSm / threads, kRegistersPerSm / (threads * registers),
-         kMaxBlocksPerSm});
+    const RegisterUse registers = registerUse(tiling);
+    const double squeeze = double(registers.given) / registers.wanted;
+    estimate.blocksPerSm = residentBlocksPerSm(tiling, elementBytes, target);
     if (estimate.blocksPerSm <= 0 || estimate.tiles <= 0)
       continue;
     // Ragged edges are computed in full: K is padded to whole slices.

@@ -76,3 +76,13 @@ func.func @f32_conv(%x: tensor<2x9x9x12xf32>, %w: tensor<20x3x3x12xf32>) -> tens
       : (tensor<2x9x9x12xf32>, tensor<20x3x3x12xf32>) -> tensor<2x9x9x20xf32>
   return %0 : tensor<2x9x9x20xf32>
 }
+
+// More tiles than the GPU holds blocks: each block of the persistent wgmma
+// kernel walks several tiles (of both batch elements, ragged at the edges)
+// and prefetches the next one's slices under the epilogue.
+func.func @many_tiles(%a: tensor<2x1500x200xbf16>, %b: tensor<200x2100xbf16>, %bias: tensor<2100xbf16>) -> tensor<2x1500x2100xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<2x1500x200xbf16>, tensor<200x2100xbf16>) -> tensor<2x1500x2100xbf16>
+  %1 = fuse.add %0, %bias : (tensor<2x1500x2100xbf16>, tensor<2100xbf16>) -> tensor<2x1500x2100xbf16>
+  %2 = fuse.gelu %1 approximate = tanh : tensor<2x1500x2100xbf16>
+  return %2 : tensor<2x1500x2100xbf16>
+}

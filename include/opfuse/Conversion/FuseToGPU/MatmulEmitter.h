@@ -32,11 +32,17 @@ bool isGemmKernel(fuse::GroupOp group);
 /// (mma.sync m16n8k8, inputs rounded to 10-bit mantissas), otherwise as f32
 /// FMAs on the CUDA cores (each thread computing the same accumulator
 /// elements an MMA would give it).
+///
+/// With warpgroup MMA and `maxResidentBlocks` > 0 (the blocks the whole GPU
+/// holds at once), the kernel is persistent: min(tiles, maxResidentBlocks)
+/// blocks each walk every grid-th tile, and copy the next tile's first
+/// slices before the current tile's epilogue.
 mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
                                              mlir::gpu::GPUModuleOp module,
                                              llvm::StringRef name,
                                              const MatmulTiling &tiling,
-                                             bool allowTF32 = false);
+                                             bool allowTF32 = false,
+                                             int64_t maxResidentBlocks = 0);
 
 } // namespace opfuse
 

@@ -80,6 +80,12 @@ struct TilingEstimate {
   int64_t tiles = 0, blocksPerSm = 0;
 };
 
+/// Blocks of `tiling` one SM of `target` holds at once (shared memory,
+/// threads, registers as ptxas would give them; see rankMatmulTilings), for
+/// operands of `elementBytes`; 0 when none fits.
+int64_t residentBlocksPerSm(const MatmulTiling &tiling, int64_t elementBytes,
+                            const GpuTarget &target);
+
 /// The contraction a GEMM kernel computes: `kernelOp` itself, or the one
 /// inside it when it is a fuse.group; null when there is none.
 mlir::Operation *findContraction(mlir::Operation *kernelOp);

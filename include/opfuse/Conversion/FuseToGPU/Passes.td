@@ -88,7 +88,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     GEMM group is left with `fuse.matmul_tiling` naming the tiling used.
     With warpgroup MMA (sm_90) a block's warpgroups each own 64 rows of the
     tile and issue `wgmma.mma_async` m64nNk16 from 128-byte-swizzled shared
-    memory; f32 operands take an mma.sync tiling, as TF32 MMAs with
+    memory, persistently (one block per resident slot on the `target`
+    walks every grid-th tile and copies its next tile's first slices
+    before the current tile's epilogue); f32 operands take an mma.sync
+    tiling, as TF32 MMAs with
     `allow-tf32` and as FMAs otherwise. A `fuse.conv2d` (NHWC, HWCF filters)
     is the same kernel as an implicit GEMM whose A copies gather the input
     window of each output pixel.
