@@ -184,9 +184,16 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     kernel.candidates = rankMatmulTilings(op, chip, target);
     if (kernel.candidates.size() > size_t(options.autotuneCandidates))
       kernel.candidates.resize(options.autotuneCandidates);
-    // No candidate: convert-fuse-to-gpu reports why at the op.
-    if (!kernel.candidates.empty())
+    // One candidate (f32 operands) needs no timing; none: convert-fuse-to-gpu
+    // reports why at the op.
+    if (kernel.candidates.size() == 1) {
+      std::string only = formatMatmulTiling(kernel.candidates.front().tiling);
+      op->setAttr(kMatmulTilingAttr, builder.getStringAttr(only));
+      llvm::errs() << "opt-fuse: autotune: " << kernel.label << ": " << only
+                   << " (the only candidate)\n";
+    } else if (!kernel.candidates.empty()) {
       pending.push_back(std::move(kernel));
+    }
   }
   if (pending.empty())
     return ExitSuccess;
