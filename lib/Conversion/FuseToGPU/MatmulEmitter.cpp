@@ -239,10 +239,12 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     issueWarpgroupPrologue(gb, t, slices, [&](Value slice, Value stage) {
       copyInto(first, slice, stage);
     });
+    // The stride is the launched grid, not the planned one: any grid walks
+    // every tile once.
     Value lower = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     auto tiles = scf::ForOp::create(
         b, loc, lower, arith::ConstantIndexOp::create(b, loc, totalTiles),
-        arith::ConstantIndexOp::create(b, loc, grid));
+        gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
     b.setInsertionPoint(tiles.getBody()->getTerminator());
     current = coordinatesOf(toI32(tiles.getInductionVar()));
   } else {
@@ -262,10 +264,9 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     if (persistent) {
       // Every warpgroup is done reading the stages the next copies fill.
       gpu::BarrierOp::create(b, loc);
-      Value tileId =
-          toI32(cast<scf::ForOp>(b.getInsertionBlock()->getParentOp())
-                    .getInductionVar());
-      Value next = gb.add(tileId, gb.i32(grid));
+      auto tiles = cast<scf::ForOp>(b.getInsertionBlock()->getParentOp());
+      Value next = gb.add(toI32(tiles.getInductionVar()),
+                          toI32(tiles.getStep()));
       auto hasNext =
           scf::IfOp::create(b, loc, gb.lt(next, gb.i32(totalTiles)), false);
       OpBuilder::InsertionGuard guard(b);
