@@ -182,11 +182,12 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
       continue;
     }
     kernel.candidates = rankMatmulTilings(op, chip, target);
+    // The only tiling there is (f32 operands) needs no timing; none:
+    // convert-fuse-to-gpu reports why at the op.
+    const bool onlyOne = kernel.candidates.size() == 1;
     if (kernel.candidates.size() > size_t(options.autotuneCandidates))
       kernel.candidates.resize(options.autotuneCandidates);
-    // One candidate (f32 operands) needs no timing; none: convert-fuse-to-gpu
-    // reports why at the op.
-    if (kernel.candidates.size() == 1) {
+    if (onlyOne) {
       std::string only = formatMatmulTiling(kernel.candidates.front().tiling);
       op->setAttr(kMatmulTilingAttr, builder.getStringAttr(only));
       llvm::errs() << "opt-fuse: autotune: " << kernel.label << ": " << only
