@@ -14,7 +14,6 @@
 #include "TuningCache.h"
 
 #include "opfuse/Analysis/CostModel.h"
-#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Runtime/CudaDriver.h"
@@ -60,6 +59,9 @@ struct PendingKernel {
   std::string name, key, label;
   std::vector<TilingEstimate> candidates;
   std::vector<double> measuredUs;
+  /// Later kernels with the same key (a repeated layer): they get this
+  /// kernel's tiling without being timed.
+  SmallVector<std::pair<Operation *, std::string>> sameKey;
 };
 
 std::string printed(Type type) {
@@ -127,13 +129,6 @@ SmallVector<Operation *> kernelOps(func::FuncOp func) {
   return ops;
 }
 
-/// The contraction `op` computes as a GEMM kernel, if it is one.
-Operation *gemmOf(Operation *op) {
-  if (auto group = dyn_cast<GroupOp>(op))
-    return isGemmKernel(group) ? findContraction(op) : nullptr;
-  return isContraction(op) ? op : nullptr;
-}
-
 } // namespace
 
 int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
@@ -156,7 +151,7 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
   std::vector<PendingKernel> pending;
   SmallVector<Operation *> kernels = kernelOps(func);
   for (auto [index, op] : llvm::enumerate(kernels)) {
-    Operation *contraction = gemmOf(op);
+    Operation *contraction = findContraction(op);
     if (!contraction)
       continue;
     PendingKernel kernel;
@@ -165,6 +160,13 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     kernel.name = (func.getSymName() + "_k" + llvm::Twine(index)).str();
     kernel.key = tuningKey(op, contraction, chip, target, options.allowTF32);
     kernel.label = kernel.name + " (" + describeGemm(contraction) + ")";
+    auto earlier = llvm::find_if(pending, [&](const PendingKernel &other) {
+      return other.key == kernel.key;
+    });
+    if (earlier != pending.end()) {
+      earlier->sameKey.emplace_back(op, kernel.name);
+      continue;
+    }
     if (const TuningEntry *entry = cache->find(kernel.key)) {
       std::string why;
       if (!resolveMatmulTiling(entry->tiling, chip, why)) {
@@ -202,8 +204,12 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
   if (!driver) {
     const bool noGpu = driver.errorIsA<cuda::UnavailableError>();
-    llvm::errs() << "opt-fuse: error: --autotune: " << pending.size()
-                 << " GEMM kernel(s) are not in the tuning cache '"
+    size_t kernelCount = 0;
+    for (const PendingKernel &kernel : pending)
+      kernelCount += 1 + kernel.sameKey.size();
+    llvm::errs() << "opt-fuse: error: --autotune: " << kernelCount
+                 << " GEMM kernel(s), " << pending.size()
+                 << " distinct, are not in the tuning cache '"
                  << cachePath << "' and must be timed on a GPU: "
                  << llvm::toString(driver.takeError()) << "\n";
     return noGpu ? ExitNoGpu : ExitGpuError;
@@ -286,6 +292,11 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
         kernel.label, entry.tiling, kernel.measuredUs[best], best + 1,
         kernel.candidates.size(), entry.measuredUs.front().first,
         kernel.measuredUs.front());
+    for (auto &[op, name] : kernel.sameKey) {
+      op->setAttr(kMatmulTilingAttr, builder.getStringAttr(entry.tiling));
+      llvm::errs() << "opt-fuse: autotune: " << name << ": " << entry.tiling
+                   << " (the same GEMM as " << kernel.name << ")\n";
+    }
     cache->set(kernel.key, std::move(entry));
   }
   if (!cache->save(cachePath, error)) {

@@ -33,11 +33,7 @@ using namespace opfuse::gemm;
 
 namespace opfuse {
 
-bool isGemmKernel(GroupOp group) {
-  return llvm::any_of(group.getBody().front(), [](Operation &op) {
-    return isContraction(&op);
-  });
-}
+bool isGemmKernel(GroupOp group) { return findContraction(group) != nullptr; }
 
 namespace {
 
@@ -71,11 +67,12 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     return contraction->emitError("wgmma tilings take bf16 or f16 operands; "
                                   "give f32 an mma.sync tiling (e.g. ")
            << formatMatmulTiling(MatmulTiling()) << ")";
-  if (t.sharedBytes(elementBytes) > 227 * 1024)
+  if (t.sharedBytes(elementBytes) > kMaxSharedBytesPerBlock)
     return contraction->emitError("matmul-tiling ")
            << formatMatmulTiling(t) << " needs "
            << t.sharedBytes(elementBytes) << " bytes of shared memory for "
-           << elementType << " operands; an sm_90 block has at most 232448";
+           << elementType << " operands; an sm_90 block has at most "
+           << kMaxSharedBytesPerBlock;
   if (conv && conv.getGroups() != 1)
     return conv.emitError("grouped conv2d (groups = ")
            << conv.getGroups() << ") is not yet supported for GPU emission";

@@ -81,9 +81,10 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
     else if (t.stages < 2)
       error = "at least 2 stages (one copied while one is multiplied)";
   }
-  if (error.empty() && t.sharedBytes() > 227 * 1024)
+  if (error.empty() && t.sharedBytes() > kMaxSharedBytesPerBlock)
     error = "the stages need " + std::to_string(t.sharedBytes()) +
-            " bytes of shared memory; an sm_90 block has at most 232448";
+            " bytes of shared memory; an sm_90 block has at most " +
+            std::to_string(kMaxSharedBytesPerBlock);
   if (!error.empty())
     return std::nullopt;
   return tiling;

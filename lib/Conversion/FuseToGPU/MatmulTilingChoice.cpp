@@ -39,9 +39,7 @@ namespace {
 constexpr int64_t kMaxThreadsPerSm = 2048;
 constexpr int64_t kRegistersPerSm = 65536;
 constexpr int64_t kMaxBlocksPerSm = 32;
-// The most shared memory one block may use on sm_90 (227 KiB), and what
-// the driver reserves per resident block.
-constexpr int64_t kMaxSharedPerBlock = 227 * 1024;
+// What the driver reserves per resident block.
 constexpr int64_t kReservedSharedPerBlock = 1024;
 // Registers a thread wants besides its f32 accumulators (addresses,
 // descriptors, epilogue values): ptxas gives the 128 accumulators of the
@@ -168,7 +166,7 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
   const bool f32Operands = operandElement.isF32();
   const int64_t elementBytes = f32Operands ? 4 : 2;
   const int64_t sharedLimit =
-      std::min(kMaxSharedPerBlock,
+      std::min(kMaxSharedBytesPerBlock,
                target.sharedMemoryPerSm - kReservedSharedPerBlock);
 
   // Bytes the epilogue moves: everything the kernel reads and writes but

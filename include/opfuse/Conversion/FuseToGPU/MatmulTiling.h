@@ -25,6 +25,9 @@ namespace opfuse {
 /// convert-fuse-to-gpu emits, with the tiling it used.
 inline constexpr llvm::StringLiteral kMatmulTilingAttr = "fuse.matmul_tiling";
 
+/// The most shared memory one sm_90 block may use: 227 KiB.
+inline constexpr int64_t kMaxSharedBytesPerBlock = 227 * 1024;
+
 /// The tensor-core instruction a GEMM kernel is built on.
 enum class MmaInstruction {
   /// mma.sync.m16n8k16 per warp, fragments loaded with ldmatrix (sm_80+).
