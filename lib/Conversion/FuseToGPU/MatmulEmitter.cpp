@@ -236,8 +236,9 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     issueWarpgroupPrologue(gb, t, slices, [&](Value slice, Value stage) {
       copyInto(first, slice, stage);
     });
-    // The stride is the launched grid, not the planned one: any grid walks
-    // every tile once.
+    // The stride is the launched grid, not the planned one: any grid of at
+    // most the tile count walks every tile once (a larger one would copy a
+    // prologue past the last tile).
     Value lower = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     auto tiles = scf::ForOp::create(
         b, loc, lower, arith::ConstantIndexOp::create(b, loc, totalTiles),
