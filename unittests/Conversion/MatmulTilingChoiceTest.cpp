@@ -55,8 +55,9 @@ TEST_F(MatmulTilingChoiceTest, CandidatesAreValidAndSorted) {
     EXPECT_EQ(estimate.tiling.instruction, MmaInstruction::Warpgroup);
     EXPECT_GE(estimate.blocksPerSm, 1);
     EXPECT_GT(estimate.seconds, 0);
-    if (i > 0)
+    if (i > 0) {
       EXPECT_LE(ranked[i - 1].seconds, estimate.seconds * (1 + 1e-6));
+    }
   }
 }
 
