@@ -9,7 +9,9 @@ PyTorch on channels-last (NHWC) tensors, the layout opfuse's conv2d takes.
 
     python3 bench/gemm_compare.py [--iters 50] [--tilings auto autotune ...]
 
---tilings takes --matmul-tiling values; "auto" is the tile model's pick and
+--tilings takes --matmul-tiling values, each optionally followed by +flag for
+an opt-fuse flag (auto+no-tma: the cp.async kernels); "auto" is the tile
+model's pick and
 "autotune" runs opfuse with --autotune (a fresh tuning cache per run of this
 script, so the timing of the candidates is part of what is measured first).
 """
@@ -62,7 +64,7 @@ def main():
     parser.add_argument("--graphs", nargs="*", default=list(GRAPHS))
     parser.add_argument("--tilings", nargs="*", default=["auto"],
                         help="opfuse --matmul-tiling values to time, or "
-                             "autotune")
+                             "autotune; +flag appends --flag (auto+no-tma)")
     args = parser.parse_args()
     cache = os.path.join(tempfile.mkdtemp(prefix="opfuse-gemm-"),
                          "autotune.json")
@@ -84,15 +86,18 @@ def main():
             p50, p99 = time_cuda(call, args.warmup, args.iters)
             eager_p50 = eager_p50 or p50
             rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
-        for tiling in args.tilings:
+        for variant in args.tilings:
+            # "auto+no-tma": a tiling, then opt-fuse flags without dashes.
+            tiling, *flags = variant.split("+")
             extra = (["--autotune", f"--autotune-cache={cache}"]
                      if tiling == "autotune"
                      else [f"--matmul-tiling={tiling}"])
+            extra += [f"--{flag}" for flag in flags]
             result = run_opfuse(args.opt_fuse, model, args.warmup, args.iters,
                                 extra)
             p50 = result["latency"]["p50_us"]
             p99 = result["latency"]["p99_us"]
-            label = "opfuse" + ("" if tiling == "auto" else f" {tiling}")
+            label = "opfuse" + ("" if variant == "auto" else f" {variant}")
             rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
         rows = [r + (100 * eager_p50 / r[2],) if r[0] == name and len(r) == 5
                 else r for r in rows]

@@ -159,6 +159,9 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     kernel.kernelIndex = index;
     kernel.name = (func.getSymName() + "_k" + llvm::Twine(index)).str();
     kernel.key = tuningKey(op, contraction, chip, target, options.allowTF32);
+    // cp.async kernels are timed apart from the TMA ones they stand in for.
+    if (!options.useTma)
+      kernel.key += " cp.async";
     kernel.label = kernel.name + " (" + describeGemm(contraction) + ")";
     auto earlier = llvm::find_if(pending, [&](const PendingKernel &other) {
       return other.key == kernel.key;

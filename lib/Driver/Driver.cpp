@@ -260,6 +260,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.rowElementsPerThread = options.rowElementsPerThread;
   pipeline.matmulTiling = options.matmulTiling;
   pipeline.allowTF32 = options.allowTF32;
+  pipeline.useTma = options.useTma;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
 

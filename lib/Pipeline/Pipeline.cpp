@@ -89,6 +89,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.rowElementsPerThread = options.rowElementsPerThread;
   emission.matmulTiling = options.matmulTiling;
   emission.allowTF32 = options.allowTF32;
+  emission.useTma = options.useTma;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

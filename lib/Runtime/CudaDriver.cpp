@@ -44,6 +44,11 @@ struct Driver::Api {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
+  // CUDA 12 and later; bound when present (checked where used).
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 };
 
@@ -108,6 +113,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   if (!ok)
     return llvm::make_error<UnavailableError>(
         std::string("no usable CUDA driver: libcuda.so.1 lacks ") + dlerror());
+  bind(l, "cuTensorMapEncodeTiled", a.cuTensorMapEncodeTiled);
   if (CUresult result = a.cuInit(0)) {
     const char *errorName = "?";
     a.cuGetErrorName(result, &errorName);
@@ -216,6 +222,33 @@ llvm::Error Driver::setSharedMemory(CUfunction function, int64_t bytes) {
   return check(api->cuFuncSetAttribute(function, kMaxDynamicShared,
                                        static_cast<int>(bytes)),
                "cuFuncSetAttribute");
+}
+
+llvm::Error Driver::encodeTensorMap(void *out, bool bf16, CUdeviceptr address,
+                                    const std::vector<int64_t> &dims,
+                                    const std::vector<int64_t> &strides,
+                                    const std::vector<int64_t> &box) {
+  if (!api->cuTensorMapEncodeTiled)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the CUDA driver has no cuTensorMapEncodeTiled (CUDA 12 or later is "
+        "needed for TMA kernels)");
+  // cuda.h's enumerators: CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, _BFLOAT16 =
+  // 9; INTERLEAVE_NONE = 0; SWIZZLE_128B = 3; L2_PROMOTION_L2_256B = 3;
+  // FLOAT_OOB_FILL_NONE = 0 (zeros).
+  constexpr int kFloat16 = 6, kBFloat16 = 9, kSwizzle128B = 3,
+                kPromotion256B = 3;
+  std::vector<uint64_t> globalDims(dims.begin(), dims.end());
+  std::vector<uint64_t> globalStrides(strides.begin(), strides.end());
+  std::vector<uint32_t> boxDims(box.begin(), box.end());
+  std::vector<uint32_t> elementStrides(dims.size(), 1);
+  return check(api->cuTensorMapEncodeTiled(
+                   out, bf16 ? kBFloat16 : kFloat16, dims.size(),
+                   reinterpret_cast<void *>(address), globalDims.data(),
+                   globalStrides.data(), boxDims.data(),
+                   elementStrides.data(), /*interleave=*/0, kSwizzle128B,
+                   kPromotion256B, /*oobFill=*/0),
+               "cuTensorMapEncodeTiled");
 }
 
 llvm::Error Driver::launch(CUfunction function, const int64_t grid[3],

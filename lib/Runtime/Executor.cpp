@@ -177,13 +177,40 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
                                 inputs[position].bytes.size()))
       return std::move(error);
 
-  // Kernel parameters are the buffers' device pointers, by value.
+  // Tensor maps are encoded for the buffers' addresses and stored on the
+  // device, 128 bytes each, in one allocation.
+  size_t numMaps = 0;
+  for (const PlanKernel &kernel : plan.kernels)
+    numMaps += kernel.tensorMaps.size();
+  CUdeviceptr maps = 0;
+  if (numMaps > 0) {
+    llvm::Expected<CUdeviceptr> pointer = driver.allocate(numMaps * 128);
+    if (!pointer)
+      return pointer.takeError();
+    allocations.pointers.push_back(maps = *pointer);
+  }
+
+  // Kernel parameters are the buffers' device pointers, by value, then
+  // pointers to the kernel's tensor maps.
   std::vector<std::vector<CUdeviceptr>> argValues;
   std::vector<std::vector<void *>> argPointers;
+  size_t mapIndex = 0;
   for (const PlanKernel &kernel : plan.kernels) {
     std::vector<CUdeviceptr> values;
     for (int id : kernel.args)
       values.push_back(pointers[id]);
+    for (const PlanTensorMap &map : kernel.tensorMaps) {
+      alignas(64) uint8_t encoded[128];
+      if (llvm::Error error = driver.encodeTensorMap(
+              encoded, plan.buffers[map.buffer].dtype == DType::BF16,
+              pointers[map.buffer], map.dims, map.strides, map.box))
+        return std::move(error);
+      CUdeviceptr address = maps + 128 * mapIndex++;
+      if (llvm::Error error =
+              driver.copyToDevice(address, encoded, sizeof(encoded)))
+        return std::move(error);
+      values.push_back(address);
+    }
     argValues.push_back(std::move(values));
   }
   for (std::vector<CUdeviceptr> &values : argValues) {

@@ -110,6 +110,15 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
       object["shared_bytes"] = kernel.sharedBytes;
     if (!kernel.tiling.empty())
       object["tiling"] = kernel.tiling;
+    if (!kernel.tensorMaps.empty()) {
+      json::Array maps;
+      for (const PlanTensorMap &map : kernel.tensorMaps)
+        maps.push_back(json::Object{{"buffer", map.buffer},
+                                    {"dims", json::Array(map.dims)},
+                                    {"strides", json::Array(map.strides)},
+                                    {"box", json::Array(map.box)}});
+      object["tensor_maps"] = std::move(maps);
+    }
     kernels.push_back(std::move(object));
   }
   json::Object root{
@@ -150,6 +159,43 @@ bool readArray(const json::Object &object, llvm::StringRef key,
 }
 } // namespace
 
+std::optional<std::string> checkTensorMap(const PlanTensorMap &map,
+                                          const PlanBuffer &buffer) {
+  const size_t rank = map.dims.size();
+  if (buffer.dtype != DType::F16 && buffer.dtype != DType::BF16)
+    return "tensor maps view f16 or bf16 buffers, not " +
+           dtypeName(buffer.dtype).str();
+  if (rank < 2 || rank > 5 || map.box.size() != rank ||
+      map.strides.size() != rank - 1)
+    return std::string("needs 2 to 5 dims, as many box sizes and one "
+                       "stride fewer");
+  const int64_t elementBytes = dtypeBytes(buffer.dtype);
+  // The last byte the map can address must lie inside the buffer: a map
+  // larger than its buffer would let the copies read past it.
+  int64_t last = (map.dims[0] - 1) * elementBytes;
+  for (size_t d = 0; d < rank; ++d) {
+    if (map.dims[d] < 1 || map.dims[d] > (int64_t(1) << 32))
+      return "dim " + std::to_string(d) + " must be in [1, 2^32]";
+    if (map.box[d] < 1 || map.box[d] > 256)
+      return "box size " + std::to_string(d) + " must be in [1, 256]";
+    if (d == 0)
+      continue;
+    const int64_t stride = map.strides[d - 1];
+    if (stride <= 0 || stride % 16 != 0 || stride >= (int64_t(1) << 40))
+      return "stride " + std::to_string(d - 1) +
+             " must be a positive multiple of 16 below 2^40";
+    last += (map.dims[d] - 1) * stride;
+  }
+  // The 128-byte swizzle takes box rows of at most 128 bytes.
+  if (map.box[0] * elementBytes > 128)
+    return std::string("the innermost box dimension exceeds 128 bytes");
+  if (last >= buffer.bytes())
+    return "it reaches byte " + std::to_string(last) + " of buffer #" +
+           std::to_string(buffer.id) + ", which holds " +
+           std::to_string(buffer.bytes());
+  return std::nullopt;
+}
+
 llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
   llvm::Expected<json::Value> parsed = json::parse(text);
   if (!parsed)
@@ -160,11 +206,12 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
                      "\"opfuse-launch-plan\")");
   LaunchPlan plan;
   std::optional<int64_t> version = root->getInteger("version");
-  if (version != LaunchPlan::kFormatVersion)
+  if (!version || *version < 1 || *version > LaunchPlan::kFormatVersion)
     return planError("format version " +
                      (version ? llvm::Twine(*version) : llvm::Twine("?")) +
-                     " is not the supported version " +
-                     llvm::Twine(LaunchPlan::kFormatVersion));
+                     " is not a supported version (1 to " +
+                     llvm::Twine(LaunchPlan::kFormatVersion) + ")");
+  plan.version = *version;
   if (auto function = root->getString("function"))
     plan.function = function->str();
   if (const json::Object *arena = root->getObject("arena")) {
@@ -258,6 +305,39 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
       if (!validId(arg))
         return planError("kernel '" + kernel.name + "' uses buffer " +
                          llvm::Twine(arg) + ", which does not exist");
+    if (const json::Array *maps = object->getArray("tensor_maps")) {
+      for (const json::Value &mapValue : *maps) {
+        const json::Object *mapObject = mapValue.getAsObject();
+        PlanTensorMap map;
+        std::optional<int64_t> buffer =
+            mapObject ? mapObject->getInteger("buffer") : std::nullopt;
+        if (!buffer || !readArray(*mapObject, "dims", map.dims) ||
+            !readArray(*mapObject, "strides", map.strides) ||
+            !readArray(*mapObject, "box", map.box))
+          return planError("tensor map #" +
+                           llvm::Twine(kernel.tensorMaps.size()) +
+                           " of kernel '" + kernel.name +
+                           "' needs buffer, dims, strides and box");
+        map.buffer = *buffer;
+        if (!validId(map.buffer) ||
+            std::find(kernel.args.begin(),
+                      kernel.args.begin() +
+                          std::clamp<int>(kernel.numInputs, 0,
+                                          kernel.args.size()),
+                      map.buffer) ==
+                kernel.args.begin() +
+                    std::clamp<int>(kernel.numInputs, 0, kernel.args.size()))
+          return planError("a tensor map of kernel '" + kernel.name +
+                           "' views buffer " + llvm::Twine(map.buffer) +
+                           ", which is not one of its inputs");
+        if (std::optional<std::string> why =
+                checkTensorMap(map, plan.buffers[map.buffer]))
+          return planError("tensor map #" +
+                           llvm::Twine(kernel.tensorMaps.size()) +
+                           " of kernel '" + kernel.name + "': " + *why);
+        kernel.tensorMaps.push_back(std::move(map));
+      }
+    }
     plan.kernels.push_back(std::move(kernel));
   }
   if (!readArray(*root, "inputs", plan.inputs) ||

@@ -10,6 +10,7 @@
 
 #include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
@@ -166,6 +167,30 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
       kernel.args.push_back(it->second);
     }
     kernel.numInputs = group.getInputs().size();
+    if (auto maps = group->getAttrOfType<ArrayAttr>(kTensorMapsAttr)) {
+      for (Attribute entry : maps) {
+        auto map = dyn_cast<DictionaryAttr>(entry);
+        auto input = map ? map.getAs<IntegerAttr>("input") : nullptr;
+        auto dims = map ? map.getAs<DenseI64ArrayAttr>("dims") : nullptr;
+        auto strides = map ? map.getAs<DenseI64ArrayAttr>("strides") : nullptr;
+        auto box = map ? map.getAs<DenseI64ArrayAttr>("box") : nullptr;
+        if (!input || !dims || !strides || !box || input.getInt() < 0 ||
+            input.getInt() >= kernel.numInputs)
+          return group.emitError(kTensorMapsAttr)
+                 << " needs {input, dims, strides, box} naming an input";
+        PlanTensorMap planMap;
+        planMap.buffer = kernel.args[input.getInt()];
+        planMap.dims.assign(dims.asArrayRef().begin(), dims.asArrayRef().end());
+        planMap.strides.assign(strides.asArrayRef().begin(),
+                               strides.asArrayRef().end());
+        planMap.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+        if (std::optional<std::string> why =
+                checkTensorMap(planMap, plan.buffers[planMap.buffer]))
+          return group.emitError("internal error: invalid tensor map: ")
+                 << *why;
+        kernel.tensorMaps.push_back(std::move(planMap));
+      }
+    }
     auto offsets = group->getAttrOfType<DenseI64ArrayAttr>(kOffsetsAttr);
     for (auto [index, result] : llvm::enumerate(group.getResults())) {
       FailureOr<int> id = addBuffer(

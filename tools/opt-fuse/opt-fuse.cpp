@@ -115,6 +115,12 @@ cl::opt<bool> allowTF32(
              "(the report says so, and --check uses TF32 tolerances); "
              "without it they run as f32 FMAs"),
     cl::cat(category));
+cl::opt<bool> noTma(
+    "no-tma",
+    cl::desc("Feed the sm_90 GEMM kernels' warpgroup MMAs with every "
+             "thread's cp.async copies instead of TMA copies (one thread, "
+             "tensor maps the runtime encodes); for comparisons"),
+    cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -228,6 +234,7 @@ int main(int argc, char **argv) {
   options.rowElementsPerThread = rowElementsPerThread;
   options.matmulTiling = matmulTiling;
   options.allowTF32 = allowTF32;
+  options.useTma = !noTma;
   options.autotune = autotune;
   options.autotuneCache = autotuneCache;
   options.autotuneCandidates = autotuneCandidates;

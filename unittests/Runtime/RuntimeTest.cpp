@@ -120,6 +120,71 @@ TEST(LaunchPlanTest, JsonRoundTrip) {
   EXPECT_EQ(parsed->outputs, (std::vector<int>{2}));
 }
 
+TEST(LaunchPlanTest, TensorMapsRoundTrip) {
+  LaunchPlan plan = samplePlan();
+  // arg0 is 4 x 8 bf16: rows of 16 bytes, a box of one 8-wide row pair.
+  plan.kernels[0].tensorMaps = {{0, {8, 4}, {16}, {8, 2}}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->version, LaunchPlan::kFormatVersion);
+  ASSERT_EQ(parsed->kernels[0].tensorMaps.size(), 1u);
+  const PlanTensorMap &map = parsed->kernels[0].tensorMaps[0];
+  EXPECT_EQ(map.buffer, 0);
+  EXPECT_EQ(map.dims, (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(map.strides, (std::vector<int64_t>{16}));
+  EXPECT_EQ(map.box, (std::vector<int64_t>{8, 2}));
+}
+
+TEST(LaunchPlanTest, TensorMapsStayInsideTheirBuffer) {
+  const PlanBuffer buffer{0, "arg0", DType::BF16, {4, 8}, BufferRole::Input,
+                          {}};
+  EXPECT_EQ(checkTensorMap({0, {8, 4}, {16}, {8, 2}}, buffer), std::nullopt);
+  // One row more than the buffer holds reads past its 64 bytes.
+  EXPECT_EQ(checkTensorMap({0, {8, 5}, {16}, {8, 2}}, buffer),
+            "it reaches byte 78 of buffer #0, which holds 64");
+  EXPECT_EQ(checkTensorMap({0, {8, 4}, {12}, {8, 2}}, buffer),
+            "stride 0 must be a positive multiple of 16 below 2^40");
+  EXPECT_EQ(checkTensorMap({0, {8, 4}, {16}, {8, 300}}, buffer),
+            "box size 1 must be in [1, 256]");
+  EXPECT_EQ(checkTensorMap({0, {8, 4}, {}, {8, 2}}, buffer),
+            "needs 2 to 5 dims, as many box sizes and one stride fewer");
+  EXPECT_EQ(checkTensorMap({0, {128, 1}, {256}, {128, 1}},
+                           {0, "wide", DType::BF16, {1, 128},
+                            BufferRole::Input, {}}),
+            "the innermost box dimension exceeds 128 bytes");
+  EXPECT_EQ(checkTensorMap({0, {2, 1}, {16}, {2, 1}},
+                           {0, "ints", DType::I32, {2}, BufferRole::Input, {}}),
+            "tensor maps view f16 or bf16 buffers, not i32");
+}
+
+TEST(LaunchPlanTest, RejectsTensorMapsOfNonInputs) {
+  // Buffer 2 is the kernel's output: a map may only view an input.
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(
+      R"({"format": "opfuse-launch-plan", "version": 2, "buffers": [
+            {"id": 0, "dtype": "bf16", "shape": [4, 8], "role": "input"},
+            {"id": 1, "dtype": "bf16", "shape": [4, 8], "role": "output"}],
+          "kernels": [{"name": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+                       "args": [0, 1], "num_inputs": 1,
+                       "tensor_maps": [{"buffer": 1, "dims": [8, 4],
+                                        "strides": [16], "box": [8, 2]}]}],
+          "inputs": [0], "outputs": [1]})");
+  ASSERT_FALSE(bool(parsed));
+  EXPECT_EQ(llvm::toString(parsed.takeError()),
+            "invalid launch plan: a tensor map of kernel 'k' views buffer 1, "
+            "which is not one of its inputs");
+}
+
+TEST(LaunchPlanTest, ReadsVersionOnePlans) {
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(
+      R"({"format": "opfuse-launch-plan", "version": 1, "buffers": [],
+          "kernels": [], "inputs": [], "outputs": []})");
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->version, 1);
+}
+
 TEST(LaunchPlanTest, RejectsIdsOutOfPlace) {
   llvm::Expected<LaunchPlan> parsed = parsePlanJson(
       R"({"format": "opfuse-launch-plan", "version": 1, "buffers": [

@@ -78,6 +78,9 @@ struct DriverOptions {
   /// f32 matmuls and convolutions on tensor cores as TF32 (reported, and
   /// checked with TF32 tolerances).
   bool allowTF32 = false;
+  /// TMA copies for warpgroup-MMA GEMM operands (false: cp.async, for
+  /// comparisons).
+  bool useTma = true;
   /// Give each GEMM kernel the tiling measured fastest on the GPU among the
   /// tile model's best candidates, kept in a tuning cache.
   bool autotune = false;

@@ -61,6 +61,11 @@ struct FusePipelineOptions
       *this, "allow-tf32",
       llvm::cl::desc("f32 matmuls and convolutions on tensor cores as TF32"),
       llvm::cl::init(false)};
+  Option<bool> useTma{
+      *this, "tma",
+      llvm::cl::desc("Copy warpgroup-MMA GEMM operands with TMA where "
+                     "possible (false: cp.async)"),
+      llvm::cl::init(true)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

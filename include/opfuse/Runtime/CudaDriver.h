@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace opfuse::cuda {
 
@@ -73,6 +74,14 @@ public:
   /// Lets `function` use up to `bytes` of dynamic shared memory (beyond
   /// the default 48 KiB).
   llvm::Error setSharedMemory(CUfunction function, int64_t bytes);
+  /// Encodes a tiled TMA tensor map of 2-byte elements (`bf16` or f16) at
+  /// `address` into the 128 bytes at `out` (64-byte aligned): `dims`
+  /// innermost first, byte `strides` of the others, `box` per copy;
+  /// 128-byte swizzle, 256-byte L2 promotion, zeros outside the tensor.
+  llvm::Error encodeTensorMap(void *out, bool bf16, CUdeviceptr address,
+                              const std::vector<int64_t> &dims,
+                              const std::vector<int64_t> &strides,
+                              const std::vector<int64_t> &box);
   llvm::Error launch(CUfunction function, const int64_t grid[3],
                      const int64_t block[3], int64_t sharedBytes,
                      void **args);

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,15 @@ struct PlanBuffer {
   int64_t bytes() const { return elements() * dtypeBytes(dtype); }
 };
 
+/// A TMA tensor map the runtime encodes for a kernel (cuTensorMapEncodeTiled)
+/// over buffer `buffer`: `dims` innermost first, the byte `strides` of all
+/// but the innermost dimension, the `box` one copy fills; 128-byte swizzle,
+/// zero fill outside the tensor. The kernel gets a device pointer to it.
+struct PlanTensorMap {
+  int buffer = 0;
+  std::vector<int64_t> dims, strides, box;
+};
+
 struct PlanKernel {
   std::string name;
   std::array<int64_t, 3> grid = {1, 1, 1};
@@ -59,6 +69,8 @@ struct PlanKernel {
   std::vector<int> args;
   /// How many of `args` are inputs.
   int numInputs = 0;
+  /// Tensor maps, passed after `args` in this order.
+  std::vector<PlanTensorMap> tensorMaps;
   /// Device-memory bytes the kernel reads and writes, and its FLOPs.
   int64_t bytes = 0;
   int64_t flops = 0;
@@ -75,7 +87,8 @@ struct PlanArena {
 };
 
 struct LaunchPlan {
-  static constexpr int kFormatVersion = 1;
+  /// Version 2 added tensor maps; version 1 plans (none) still load.
+  static constexpr int kFormatVersion = 2;
   int version = kFormatVersion;
   std::string function;
   PlanArena arena;
@@ -85,6 +98,11 @@ struct LaunchPlan {
   std::vector<int> inputs;
   std::vector<int> outputs;
 };
+
+/// Why `map` cannot view `buffer` (element type, rank, limits of the TMA
+/// unit, or a view reaching past the buffer), or nothing when it can.
+std::optional<std::string> checkTensorMap(const PlanTensorMap &map,
+                                          const PlanBuffer &buffer);
 
 /// Writes `plan` as JSON (docs/plan-format.md).
 void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os);

@@ -170,7 +170,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
       FailureOr<LaunchConfig> config =
           isGemmKernel(group)
               ? emitGemmKernel(group, kernels, name, groupTiling, allowTF32,
-                               maxResidentBlocks(group, groupTiling))
+                               maxResidentBlocks(group, groupTiling), useTma)
           : isRowKernel(group)
               ? emitRowKernel(group, kernels, name, blockSize,
                               rowElementsPerThread)
@@ -191,6 +191,21 @@ void ConvertFuseToGPUPass::runOnOperation() {
       if (config->sharedBytes > 0)
         group->setAttr("fuse.shared_bytes",
                        builder.getI64IntegerAttr(config->sharedBytes));
+      if (!config->tensorMaps.empty()) {
+        SmallVector<Attribute> maps;
+        for (const TensorMapSpec &map : config->tensorMaps)
+          maps.push_back(builder.getDictionaryAttr({
+              builder.getNamedAttr("input",
+                                   builder.getI64IntegerAttr(map.input)),
+              builder.getNamedAttr("dims",
+                                   builder.getDenseI64ArrayAttr(map.dims)),
+              builder.getNamedAttr("strides",
+                                   builder.getDenseI64ArrayAttr(map.strides)),
+              builder.getNamedAttr("box",
+                                   builder.getDenseI64ArrayAttr(map.box)),
+          }));
+        group->setAttr(kTensorMapsAttr, builder.getArrayAttr(maps));
+      }
     }
   }
   // wgmma is an sm_90a instruction; PTX for sm_90a runs on sm_90 parts

@@ -12,6 +12,7 @@
 
 #include "KernelBuilder.h"
 
+#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -311,22 +312,79 @@ void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
                  int64_t nTiles, bool tf32,
                  llvm::SmallVector<mlir::Value> &acc);
 
+/// How the warpgroup-MMA kernel's K slices reach shared memory: cp.async
+/// copies by every thread, one commit group per slice; or TMA copies issued
+/// by one thread, each stage's arrival counted by its mbarrier (8 bytes at
+/// `barrierOffset + 8 * stage` in dynamic shared memory).
+struct SliceFeed {
+  /// Issues K slice `slice` (i32) of the current tile into ring position
+  /// `ring` (i32): stage ring % stages, barrier phase ring / stages % 2.
+  llvm::function_ref<void(mlir::Value, mlir::Value)> issue;
+  bool tma = false;
+  int64_t barrierOffset = 0;
+};
+
 /// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
 /// m16n8 order of the mma.sync kernel (nTiles tiles of 4 per thread).
 /// Copies run `stages - 2` slices ahead: one more stage than mma.sync
 /// holds the slice the previous, still running wgmma batch reads. The
 /// first `stages - 2` slices must be in flight already
 /// (issueWarpgroupPrologue); the loop ends with every copy and MMA done.
+/// Slice s sits at ring position `ringBase + s`: a persistent kernel
+/// counts positions across its tiles, so that TMA barrier phases stay in
+/// step when the slice count is not a multiple of the stages.
 llvm::SmallVector<mlir::Value>
 emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                   const Operand &bOp, int64_t slices, int64_t nTiles,
-                  mlir::Value smem,
-                  llvm::function_ref<void(mlir::Value, mlir::Value)> copy);
+                  mlir::Value smem, const SliceFeed &feed,
+                  mlir::Value ringBase);
 
-/// Copies of a tile's first `stages - 2` slices, one commit group each.
-void issueWarpgroupPrologue(
-    GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
-    llvm::function_ref<void(mlir::Value, mlir::Value)> copy);
+/// Copies of a tile's first `stages - 2` slices, at ring positions from
+/// `ringBase` (one commit group each with cp.async).
+void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
+                            int64_t slices, const SliceFeed &feed,
+                            mlir::Value ringBase);
+
+/// An operand copied by TMA: its tensor map, whether a box takes a batch
+/// coordinate, and how many 64-element-wide boxes make one K slice.
+struct TmaOperand {
+  TensorMapSpec map;
+  bool batched = false;
+  int64_t panels = 1;
+};
+
+/// The tensor map of `op` (group input `input`) when TMA can copy it: not
+/// an implicit-GEMM gather, 128-byte K slices, rows 16-byte aligned, and a
+/// batch that is either broadcast or stored whole, row-major.
+std::optional<TmaOperand> tmaOperandFor(const Operand &op,
+                                        const MatmulTiling &t,
+                                        int64_t elementBytes,
+                                        llvm::ArrayRef<int64_t> batchShape,
+                                        unsigned input);
+
+/// One operand's copies of a slice: the operand, its map, the kernel
+/// parameter pointing at the map, and the tile's first M or N index.
+struct TmaCopy {
+  const Operand *op;
+  TmaOperand tma;
+  mlir::Value descriptor;
+  mlir::Value tileStart;
+};
+
+/// Thread 0 initialises one mbarrier per stage at `barrierOffset`; the
+/// block waits until they are visible to the copies.
+void initTmaBarriers(GemmBuilder &gb, mlir::Value smem, int64_t barrierOffset,
+                     int64_t stages, mlir::Value thread);
+
+/// Thread 0 announces the stage's bytes on its barrier and issues the TMA
+/// copies of K slice `slice` into ring position `ring`.
+void issueTmaSlice(GemmBuilder &gb, llvm::ArrayRef<TmaCopy> copies,
+                   mlir::Value smem, int64_t barrierOffset, mlir::Value thread,
+                   mlir::Value slice, mlir::Value ring, mlir::Value batch);
+
+/// Waits until the TMA copies into ring position `ring` have landed.
+void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, mlir::Value smem,
+                     int64_t barrierOffset, mlir::Value ring);
 
 } // namespace opfuse::gemm
 

@@ -140,13 +140,25 @@ static Value wgmmaDescriptor(GemmBuilder &gb, Value address, int64_t leading,
 }
 
 void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
-                            int64_t slices,
-                            llvm::function_ref<void(Value, Value)> copy) {
+                            int64_t slices, const SliceFeed &feed,
+                            Value ringBase) {
   for (int64_t s = 0; s + 2 < t.stages; ++s) {
     if (s < slices)
-      copy(gb.i32(s), gb.i32(s));
-    NVVM::CpAsyncCommitGroupOp::create(gb.b, gb.loc);
+      feed.issue(gb.i32(s), gb.add(ringBase, gb.i32(s)));
+    if (!feed.tma)
+      NVVM::CpAsyncCommitGroupOp::create(gb.b, gb.loc);
   }
+}
+
+void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, Value smem,
+                     int64_t barrierOffset, Value ring) {
+  Value stage = gb.remu(ring, t.stages);
+  Value phase = gb.remu(gb.divu(ring, t.stages), 2);
+  Value barrier =
+      gb.sharedPointer(smem, gb.add(gb.i32(barrierOffset),
+                                    gb.mul(stage, gb.i32(8))));
+  NVVM::MBarrierTryWaitParityOp::create(gb.b, gb.loc, barrier, phase,
+                                        gb.i32(0));
 }
 
 /// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
@@ -154,7 +166,7 @@ void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
 SmallVector<Value>
 emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                   const Operand &bOp, int64_t slices, int64_t nTiles,
-                  Value smem, llvm::function_ref<void(Value, Value)> copy) {
+                  Value smem, const SliceFeed &feed, Value ringBase) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
@@ -174,21 +186,41 @@ emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
     b.setInsertionPointToStart(body);
     Value slice = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
                                                loop.getInductionVar());
-    // Slice `slice` has landed; the proxy fence makes the copies visible
-    // to the tensor cores' reads; after the barrier every warpgroup has
-    // also finished the wgmma batch of slice - 2, whose stage is refilled.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 3);
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    Value ring = gb.add(ringBase, slice);
+    if (feed.tma) {
+      // The stage's barrier completes when the TMA copies of the slice
+      // have landed; after the CTA barrier every warpgroup has also
+      // finished the wgmma batch of slice - 2, whose stage is refilled.
+      waitForTmaSlice(gb, t, smem, feed.barrierOffset, ring);
+    } else {
+      // Slice `slice` has landed; the proxy fence makes the copies
+      // visible to the tensor cores' reads; after the barrier every
+      // warpgroup has also finished the wgmma batch of slice - 2, whose
+      // stage is refilled.
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 3);
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    }
     gpu::BarrierOp::create(b, loc);
-    gb.prefetch(slice, t.stages - 2, slices, copy);
+    {
+      Value next = gb.add(slice, gb.i32(t.stages - 2));
+      auto guard = scf::IfOp::create(b, loc, gb.lt(next, gb.i32(slices)),
+                                     /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+      feed.issue(next, gb.add(ring, gb.i32(t.stages - 2)));
+    }
+    // Group counts stay in step with slices: one group per slice, empty
+    // past the last.
+    if (!feed.tma)
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
     const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
     Value base = arith::TruncIOp::create(
         b, loc, b.getI32Type(),
         LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
-    Value stageBase = gb.add(base, gb.mul(gb.remu(slice, t.stages),
+    Value stageBase = gb.add(base, gb.mul(gb.remu(ring, t.stages),
                                           gb.i32(stageBytes)));
     // Warpgroup g multiplies rows 64g..64g+63: 64 rows of 128 bytes into
     // a K-contiguous tile, or panel g of an M-contiguous one (BK = 64 rows
@@ -230,7 +262,8 @@ emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
     scf::YieldOp::create(b, loc, acc);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  if (!feed.tma)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   SmallVector<Value> values;
   for (int64_t i = 0; i < nTiles * 4; ++i)
     values.push_back(

@@ -66,10 +66,11 @@ Type indexTypeFor(MLIRContext *context, int64_t elements) {
 
 gpu::GPUFuncOp createKernel(OpBuilder &b, GroupOp group,
                             gpu::GPUModuleOp module, StringRef name,
-                            int64_t threads) {
+                            int64_t threads, unsigned extraPointers) {
   auto pointerType =
       LLVM::LLVMPointerType::get(group.getContext(), /*addressSpace=*/1);
-  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults(),
+  SmallVector<Type> argTypes(group.getNumOperands() + group.getNumResults() +
+                                 extraPointers,
                              pointerType);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPointToEnd(module.getBody());

@@ -44,11 +44,13 @@ int64_t vectorLanes(fuse::GroupOp group);
 mlir::Type indexTypeFor(mlir::MLIRContext *context, int64_t elements);
 
 /// A new kernel `name` at the end of `module`, one global pointer argument
-/// per input and then per output of `group`, known to run `threads` per
-/// block; its body holds only the gpu.return.
+/// per input and then per output of `group`, then `extraPointers` more
+/// (tensor maps), known to run `threads` per block; its body holds only
+/// the gpu.return.
 mlir::gpu::GPUFuncOp createKernel(mlir::OpBuilder &b, fuse::GroupOp group,
                                   mlir::gpu::GPUModuleOp module,
-                                  llvm::StringRef name, int64_t threads);
+                                  llvm::StringRef name, int64_t threads,
+                                  unsigned extraPointers = 0);
 
 /// A splat fuse.constant as one scalar of its compute type.
 mlir::Value splatScalar(mlir::OpBuilder &b, fuse::ConstantOp constant);

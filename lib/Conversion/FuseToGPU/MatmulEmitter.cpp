@@ -44,7 +44,8 @@ constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
 FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                                        StringRef name, const MatmulTiling &t,
                                        bool allowTF32,
-                                       int64_t maxResidentBlocks) {
+                                       int64_t maxResidentBlocks,
+                                       bool useTma) {
   Block &body = group.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -127,6 +128,18 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   bOp.stageOffset = t.blockM * t.blockK * elementBytes;
   const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * elementBytes;
 
+  // TMA feeds the warpgroup MMAs when both operands have a tensor map;
+  // the stages' mbarriers follow the stages in shared memory.
+  std::optional<TmaOperand> tmaA, tmaB;
+  if (warpgroups && useTma) {
+    tmaA = tmaOperandFor(a, t, elementBytes, batchShape,
+                         lhsArg.getArgNumber());
+    tmaB = tmaOperandFor(bOp, t, elementBytes, batchShape,
+                         rhsArg.getArgNumber());
+  }
+  const bool tma = tmaA && tmaB;
+  const int64_t barrierOffset = t.stages * stageBytes;
+
   int64_t largest = 0;
   for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
                                            group.getResultTypes()))
@@ -148,7 +161,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                            /*addrSpace=*/3);
   }
 
-  gpu::GPUFuncOp func = createKernel(b, group, module, name, threads);
+  gpu::GPUFuncOp func =
+      createKernel(b, group, module, name, threads, tma ? 2 : 0);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -165,6 +179,13 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   Value blockId = toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value lane = gb.remu(thread, 32);
   Value warp = gb.divu(thread, 32);
+  SmallVector<TmaCopy, 2> tmaCopies;
+  if (tma) {
+    initTmaBarriers(gb, smem, barrierOffset, t.stages, thread);
+    const unsigned firstMap = group.getNumOperands() + group.getNumResults();
+    tmaCopies.push_back({&a, *tmaA, entry.getArgument(firstMap), Value()});
+    tmaCopies.push_back({&bOp, *tmaB, entry.getArgument(firstMap + 1), Value()});
+  }
   Value warpRow =
       warpgroups
           ? gb.add(gb.mul(gb.divu(warp, 4), gb.i32(64)),
@@ -221,6 +242,15 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     gb.copySlice(a, slice, stageBase, thread, c.tileM, c.aBatch, smem);
     gb.copySlice(bOp, slice, stageBase, thread, c.tileN, c.bBatch, smem);
   };
+  // The warpgroup kernel's copies of a slice into a ring position.
+  auto issueInto = [&](const TileCoordinates &c, Value slice, Value ring) {
+    if (!tma)
+      return copyInto(c, slice, gb.remu(ring, t.stages));
+    tmaCopies[0].tileStart = c.tileM;
+    tmaCopies[1].tileStart = c.tileN;
+    issueTmaSlice(gb, tmaCopies, smem, barrierOffset, thread, slice, ring,
+                  c.batch);
+  };
 
   // A persistent wgmma kernel: one block per SM slot walks the tiles
   // blockId, blockId + grid, ... and issues the copies of its next tile's
@@ -231,11 +261,17 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   const int64_t grid =
       persistent ? std::min(totalTiles, maxResidentBlocks) : totalTiles;
   TileCoordinates current;
+  // TMA barrier phases count ring positions across a block's tiles: its
+  // n-th tile's slices sit at n * slices onwards. cp.async needs no count.
+  Value ringBase = gb.i32(0), nextRingBase = gb.i32(0);
   if (persistent) {
     TileCoordinates first = coordinatesOf(blockId);
-    issueWarpgroupPrologue(gb, t, slices, [&](Value slice, Value stage) {
-      copyInto(first, slice, stage);
-    });
+    auto issueFirst = [&](Value slice, Value ring) {
+      issueInto(first, slice, ring);
+    };
+    issueWarpgroupPrologue(gb, t, slices, SliceFeed{issueFirst, tma,
+                                                    barrierOffset},
+                           ringBase);
     // The stride is the launched grid, not the planned one: any grid of at
     // most the tile count walks every tile once (a larger one would copy a
     // prologue past the last tile).
@@ -245,6 +281,15 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
         gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
     b.setInsertionPoint(tiles.getBody()->getTerminator());
     current = coordinatesOf(toI32(tiles.getInductionVar()));
+    if (tma) {
+      Value ordinal = arith::DivUIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, toI32(tiles.getInductionVar()),
+                                blockId),
+          toI32(tiles.getStep()));
+      ringBase = gb.mul(ordinal, gb.i32(slices));
+      nextRingBase = gb.add(ringBase, gb.i32(slices));
+    }
   } else {
     current = coordinatesOf(blockId);
   }
@@ -256,9 +301,14 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
 
   SmallVector<Value> acc;
   if (warpgroups) {
+    auto issueCurrent = [&](Value slice, Value ring) {
+      issueInto(current, slice, ring);
+    };
+    SliceFeed feed{issueCurrent, tma, barrierOffset};
     if (!persistent)
-      issueWarpgroupPrologue(gb, t, slices, copyStage);
-    acc = emitWarpgroupLoop(gb, t, a, bOp, slices, nTiles, smem, copyStage);
+      issueWarpgroupPrologue(gb, t, slices, feed, ringBase);
+    acc = emitWarpgroupLoop(gb, t, a, bOp, slices, nTiles, smem, feed,
+                            ringBase);
     if (persistent) {
       // Every warpgroup is done reading the stages the next copies fill.
       gpu::BarrierOp::create(b, loc);
@@ -270,9 +320,12 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&hasNext.getThenRegion().front());
       TileCoordinates following = coordinatesOf(next);
-      issueWarpgroupPrologue(gb, t, slices, [&](Value slice, Value stage) {
-        copyInto(following, slice, stage);
-      });
+      auto issueFollowing = [&](Value slice, Value ring) {
+        issueInto(following, slice, ring);
+      };
+      issueWarpgroupPrologue(gb, t, slices,
+                             SliceFeed{issueFollowing, tma, barrierOffset},
+                             nextRingBase);
     }
   } else {
     // Prologue: the first stages - 1 slices in flight, one commit group each.
@@ -471,6 +524,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   config.block = threads;
   config.grid = grid;
   config.sharedBytes = t.sharedBytes(elementBytes);
+  if (tma)
+    config.tensorMaps = {tmaA->map, tmaB->map};
   return config;
 }
 

@@ -86,3 +86,21 @@ func.func @many_tiles(%a: tensor<2x1500x200xbf16>, %b: tensor<200x2100xbf16>, %b
   %2 = fuse.gelu %1 approximate = tanh : tensor<2x1500x2100xbf16>
   return %2 : tensor<2x1500x2100xbf16>
 }
+
+// TMA copies (rows 16-byte aligned): a batched A through a 3-D tensor map,
+// a B shared by the batch through a 2-D one. M, N and K are ragged (the
+// boxes past the edges are zero-filled), K is 6 slices of 64, which no
+// stage count of 4 divides, and each block walks several tiles, so the
+// stage barriers' phases must be counted across a block's tiles.
+func.func @tma_batched(%a: tensor<3x1000x328xbf16>, %b: tensor<328x2104xbf16>, %bias: tensor<2104xbf16>) -> tensor<3x1000x2104xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<3x1000x328xbf16>, tensor<328x2104xbf16>) -> tensor<3x1000x2104xbf16>
+  %1 = fuse.add %0, %bias : (tensor<3x1000x2104xbf16>, tensor<2104xbf16>) -> tensor<3x1000x2104xbf16>
+  return %1 : tensor<3x1000x2104xbf16>
+}
+
+// Both operands transposed and batched: A is M-contiguous (64-wide panels,
+// one box each), B K-contiguous, both through 3-D maps.
+func.func @tma_transposed(%a: tensor<2x328x1000xbf16>, %b: tensor<2x2104x328xbf16>) -> tensor<2x1000x2104xbf16> {
+  %0 = fuse.matmul %a, %b transpose_a transpose_b : (tensor<2x328x1000xbf16>, tensor<2x2104x328xbf16>) -> tensor<2x1000x2104xbf16>
+  return %0 : tensor<2x1000x2104xbf16>
+}

@@ -15,12 +15,27 @@
 
 namespace opfuse {
 
+/// The group attribute listing a kernel's tensor maps: an array of
+/// dictionaries {input, dims, strides, box} (TensorMapSpec's fields).
+constexpr const char *kTensorMapsAttr = "fuse.tensor_maps";
+
+/// A TMA tensor map the host encodes for a kernel: a view of group input
+/// `input` with `dims` (innermost first), the byte `strides` of all but
+/// the innermost dimension, and the `box` one copy fills, 128-byte
+/// swizzled. The kernel takes a pointer to it after its outputs.
+struct TensorMapSpec {
+  unsigned input = 0;
+  llvm::SmallVector<int64_t, 3> dims, strides, box;
+};
+
 /// How a kernel is launched: a 1-D grid of 1-D blocks, with `sharedBytes`
-/// of dynamic shared memory per block.
+/// of dynamic shared memory per block, and the tensor maps it reads
+/// operands through, in parameter order.
 struct LaunchConfig {
   int64_t grid = 1;
   int64_t block = 1;
   int64_t sharedBytes = 0;
+  llvm::SmallVector<TensorMapSpec, 2> tensorMaps;
 };
 
 /// Whether the loop emitter can compile `op` (inside a group or alone).

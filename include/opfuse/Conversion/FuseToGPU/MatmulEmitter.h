@@ -37,12 +37,18 @@ bool isGemmKernel(fuse::GroupOp group);
 /// holds at once), the kernel is persistent: min(tiles, maxResidentBlocks)
 /// blocks each walk every grid-th tile, and copy the next tile's first
 /// slices before the current tile's epilogue.
+///
+/// With warpgroup MMA and `useTma`, one thread copies each K slice with
+/// TMA (cp.async.bulk.tensor, counted by an mbarrier per stage) when both
+/// operands allow a tensor map (tmaOperandFor); the kernel then takes one
+/// pointer per map after its outputs, and the LaunchConfig lists them.
 mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
                                              mlir::gpu::GPUModuleOp module,
                                              llvm::StringRef name,
                                              const MatmulTiling &tiling,
                                              bool allowTF32 = false,
-                                             int64_t maxResidentBlocks = 0);
+                                             int64_t maxResidentBlocks = 0,
+                                             bool useTma = false);
 
 } // namespace opfuse
 

@@ -54,9 +54,11 @@ struct MatmulTiling {
            (instruction == MmaInstruction::Warpgroup ? 128 : 32);
   }
   /// Shared memory a block needs, in bytes, for operands of
-  /// `elementBytes` each.
+  /// `elementBytes` each: the stages, and with warpgroup MMA an 8-byte
+  /// mbarrier per stage after them (TMA copies signal them).
   int64_t sharedBytes(int64_t elementBytes = 2) const {
-    return stages * (blockM + blockN) * blockK * elementBytes;
+    return stages * (blockM + blockN) * blockK * elementBytes +
+           (instruction == MmaInstruction::Warpgroup ? 8 * stages : 0);
   }
 };
 

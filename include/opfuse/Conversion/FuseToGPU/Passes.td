@@ -135,6 +135,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "shared-memory stages; auto asks the tile model for each GEMM "
            "(warpgroup MMA on sm_90, mma.sync elsewhere). A group's own "
            "fuse.matmul_tiling attribute overrides it">,
+    Option<"useTma", "tma", "bool", /*default=*/"true",
+           "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
+           "tensor maps the host encodes, an mbarrier per stage) where both "
+           "allow it; false keeps every thread's cp.async copies">,
     Option<"targetSpec", "target", "std::string", /*default=*/"\"h200\"",
            "GPU the tile model predicts on: a100, h100, h200 or a target "
            "JSON file">,

@@ -1,0 +1,141 @@
+//===- GemmTma.cpp - TMA copies of the warpgroup-MMA kernel's operands ----===//
+//
+// With the tensor-memory accelerator one thread copies a whole K slice: a
+// tensor map (encoded on the host, docs/plan-format.md) describes each
+// operand, and cp.async.bulk.tensor writes the box into shared memory in
+// the 128-byte-swizzle layout the wgmma descriptors read, zero-filling
+// what lies outside the matrix. Each stage has an mbarrier; the issuing
+// thread announces the stage's bytes and the copies complete them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace opfuse::gemm {
+
+std::optional<TmaOperand> tmaOperandFor(const Operand &op,
+                                        const MatmulTiling &t,
+                                        int64_t elementBytes,
+                                        ArrayRef<int64_t> batchShape,
+                                        unsigned input) {
+  // The box's rows must be the 128 bytes one swizzle line holds, and every
+  // row of the matrix must start 16-byte aligned.
+  if (op.im2col || t.blockK * elementBytes != 128 ||
+      (op.leading() * elementBytes) % 16 != 0 || op.tileMN % 64 != 0)
+    return std::nullopt;
+  // The batch is one dimension of the map: the operand either repeats one
+  // matrix for every batch element or holds one per element, row-major.
+  bool broadcast = llvm::all_of(op.batchStrides,
+                                [](int64_t s) { return s == 0; });
+  int64_t batchCount = 1;
+  int64_t stride = op.mn * op.k;
+  for (int64_t d = batchShape.size() - 1; d >= 0 && !broadcast; --d) {
+    if (op.batchStrides[d] != stride)
+      return std::nullopt;
+    stride *= batchShape[d];
+  }
+  for (int64_t size : batchShape)
+    batchCount *= size;
+
+  TmaOperand tma;
+  tma.map.input = input;
+  // 64 elements (128 bytes) along the contiguous dimension per box: a K
+  // slice of a K-contiguous operand, one 64-wide panel of an M/N-contiguous
+  // one (tileMN / 64 boxes per slice).
+  const int64_t inner = op.kContiguous ? op.k : op.mn;
+  const int64_t outer = op.kContiguous ? op.mn : op.k;
+  tma.map.dims = {inner, outer};
+  tma.map.strides = {inner * elementBytes};
+  tma.map.box = {64, op.kContiguous ? op.tileMN : t.blockK};
+  tma.panels = op.kContiguous ? 1 : op.tileMN / 64;
+  if (!broadcast && batchCount > 1) {
+    tma.batched = true;
+    tma.map.dims.push_back(batchCount);
+    tma.map.strides.push_back(op.mn * op.k * elementBytes);
+    tma.map.box.push_back(1);
+  }
+  return tma;
+}
+
+void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
+                     int64_t stages, Value thread) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  auto first = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                            gb.i32(0)),
+      /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&first.getThenRegion().front());
+    // One arrival per phase: the issuing thread's arrive.expect_tx.
+    for (int64_t s = 0; s < stages; ++s)
+      NVVM::MBarrierInitOp::create(
+          b, loc, gb.sharedPointer(smem, gb.i32(barrierOffset + 8 * s)),
+          gb.i32(1), Value());
+    // The initialised barriers must be visible to the TMA unit (the async
+    // proxy) before the first copy signals them.
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
+void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
+                   int64_t barrierOffset, Value thread, Value slice,
+                   Value ring, Value batch) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  const MatmulTiling &t = gb.t;
+  auto first = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                            gb.i32(0)),
+      /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&first.getThenRegion().front());
+  Value stage = gb.remu(ring, t.stages);
+  Value barrier = gb.sharedPointer(
+      smem, gb.add(gb.i32(barrierOffset), gb.mul(stage, gb.i32(8))));
+  // Every box counts in full, zero-filled parts included.
+  const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * gb.elementBytes;
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), barrier,
+                                         gb.i32(stageBytes),
+                                         NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false, Value());
+  Value stageBase = gb.mul(stage, gb.i32(stageBytes));
+  Value kStart = gb.mul(slice, gb.i32(t.blockK));
+  auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
+  for (const TmaCopy &copy : copies) {
+    const TmaOperand &tma = copy.tma;
+    Value descriptor = LLVM::AddrSpaceCastOp::create(b, loc, genericPointer,
+                                                     copy.descriptor);
+    for (int64_t p = 0; p < tma.panels; ++p) {
+      // Panel p of an M/N-contiguous tile: 64 more M/N elements, BK rows
+      // of 128 bytes further on in the stage.
+      Value mn = gb.add(copy.tileStart, gb.i32(64 * p));
+      SmallVector<Value, 3> coordinates;
+      if (copy.op->kContiguous)
+        coordinates = {kStart, copy.tileStart};
+      else
+        coordinates = {mn, kStart};
+      if (tma.batched)
+        coordinates.push_back(batch);
+      Value target = gb.sharedPointer(
+          smem, gb.add(stageBase, gb.i32(copy.op->stageOffset +
+                                         p * t.blockK * 128)));
+      // A block is a cluster of one: its shared memory is the cluster's.
+      target = LLVM::AddrSpaceCastOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), target);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, target, descriptor, coordinates, barrier,
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+    }
+  }
+}
+
+} // namespace opfuse::gemm
