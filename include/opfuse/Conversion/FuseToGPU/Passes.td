@@ -90,7 +90,19 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     tile and issue `wgmma.mma_async` m64nNk16 from 128-byte-swizzled shared
     memory, persistently (one block per resident slot on the `target`
     walks every grid-th tile and copies its next tile's first slices
-    before the current tile's epilogue); f32 operands take an mma.sync
+    before the current tile's epilogue). With `tma` (the default) one
+    thread copies each slice with `cp.async.bulk.tensor` through a tensor
+    map per operand (a box of 64 K by the tile's rows for a K-contiguous
+    operand, 64-column panels of BK rows for an M/N-contiguous one, a
+    batch coordinate when the operand holds one matrix per batch element),
+    which writes the swizzled layout the wgmma descriptors read and zeros
+    past the matrix edges; an mbarrier per stage (after the stages in
+    shared memory) counts the stage's bytes, and every thread waits on its
+    phase. The group gets `fuse.tensor_maps` ({input, dims, strides, box}
+    per map), the kernel one pointer parameter per map after its outputs,
+    and the runtime encodes the maps. Operands whose rows are not 16-byte
+    aligned, batches that are neither broadcast nor stored whole, and
+    conv2d's gathered input keep the `cp.async` copies; f32 operands take an mma.sync
     tiling, as TF32 MMAs with
     `allow-tf32` and as FMAs otherwise. A `fuse.conv2d` (NHWC, HWCF filters)
     is the same kernel as an implicit GEMM whose A copies gather the input
