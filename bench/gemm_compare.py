@@ -10,7 +10,8 @@ PyTorch on channels-last (NHWC) tensors, the layout opfuse's conv2d takes.
     python3 bench/gemm_compare.py [--iters 50] [--tilings auto autotune ...]
 
 --tilings takes --matmul-tiling values, each optionally followed by +flag for
-an opt-fuse flag (auto+no-tma: the cp.async kernels); "auto" is the tile
+an opt-fuse flag (auto+no-tma: the cp.async kernels) and @PATH for another
+build of opt-fuse (auto@old/bin/opt-fuse, for A/B runs); "auto" is the tile
 model's pick and
 "autotune" runs opfuse with --autotune (a fresh tuning cache per run of this
 script, so the timing of the candidates is part of what is measured first).
@@ -64,7 +65,8 @@ def main():
     parser.add_argument("--graphs", nargs="*", default=list(GRAPHS))
     parser.add_argument("--tilings", nargs="*", default=["auto"],
                         help="opfuse --matmul-tiling values to time, or "
-                             "autotune; +flag appends --flag (auto+no-tma)")
+                             "autotune; +flag appends --flag (auto+no-tma), "
+                             "@PATH runs another opt-fuse build")
     args = parser.parse_args()
     cache = os.path.join(tempfile.mkdtemp(prefix="opfuse-gemm-"),
                          "autotune.json")
@@ -87,14 +89,16 @@ def main():
             eager_p50 = eager_p50 or p50
             rows.append((name, label, p50, p99, flops / (p50 * 1e6)))
         for variant in args.tilings:
-            # "auto+no-tma": a tiling, then opt-fuse flags without dashes.
-            tiling, *flags = variant.split("+")
+            # "auto+no-tma": a tiling, then opt-fuse flags without dashes;
+            # "auto@other/opt-fuse": another build of opt-fuse (A/B runs).
+            spec, _, binary = variant.partition("@")
+            tiling, *flags = spec.split("+")
             extra = (["--autotune", f"--autotune-cache={cache}"]
                      if tiling == "autotune"
                      else [f"--matmul-tiling={tiling}"])
             extra += [f"--{flag}" for flag in flags]
-            result = run_opfuse(args.opt_fuse, model, args.warmup, args.iters,
-                                extra)
+            result = run_opfuse(binary or args.opt_fuse, model, args.warmup,
+                                args.iters, extra)
             p50 = result["latency"]["p50_us"]
             p99 = result["latency"]["p99_us"]
             label = "opfuse" + ("" if variant == "auto" else f" {variant}")

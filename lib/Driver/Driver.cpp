@@ -261,6 +261,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.matmulTiling = options.matmulTiling;
   pipeline.allowTF32 = options.allowTF32;
   pipeline.useTma = options.useTma;
+  pipeline.warpSpecialize = options.warpSpecialize;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
 

@@ -90,6 +90,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.matmulTiling = options.matmulTiling;
   emission.allowTF32 = options.allowTF32;
   emission.useTma = options.useTma;
+  emission.warpSpecialize = options.warpSpecialize;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

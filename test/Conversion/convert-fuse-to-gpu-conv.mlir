@@ -3,14 +3,14 @@
 // A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
 // = 392 output pixels, N = 64 filters, K = 3*3*64. The tile model picks
 // one warpgroup per 64x64 tile (7 tiles, 4 stages of (64 + 64) x 64 bf16
-// = 64 KiB, and 32 bytes of stage barriers): wider tiles would only pad
+// = 64 KiB, and 64 bytes of stage barriers): wider tiles would only pad
 // this small M. The input window is a gather, so cp.async copies it (no
 // tensor map). A's copies decompose the pixel and the tap with constant
 // divisors, check the tap is inside the image (signed: padding makes rows
 // and columns negative) and copy 16 bytes of channels or zeros; the
 // epilogue reads the bias at the filter index.
 // CHECK-LABEL: func.func @conv_bias_relu
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65568 : i64}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65600 : i64}
 // CHECK: fuse.conv2d
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.relu

@@ -1,6 +1,8 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x32/2x2/4" | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
+// The f32 functions below reject a wgmma tiling (F32WGMMA), hence `not`.
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=warp-specialize=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=WS
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80 matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=NOTHOPPER
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80" | FileCheck %s --check-prefix=AMPERE
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=allow-tf32" | FileCheck %s --check-prefix=TF32
@@ -20,7 +22,7 @@
 // On sm_90 auto is warpgroup MMA and the kernels are compiled for sm_90a;
 // for 256x256x64 the tile model picks one warpgroup (128 threads) per
 // 64x64 tile (16 tiles on 16 SMs beat 2 wider ones), 4 stages of
-// (64 + 64) x 64 bf16 = 64 KiB (and 32 bytes of stage barriers, unused by
+// (64 + 64) x 64 bf16 = 64 KiB (and 64 bytes of stage barriers, unused by
 // cp.async). With tma=false the copies run 2 slices ahead (the
 // prologue fills the 1 slice there is here and commits twice); each slice
 // waits for its copies, fences them for the tensor cores' async proxy and
@@ -28,7 +30,7 @@
 // A (K-contiguous, row) and B (N-contiguous, row) through descriptors and
 // waits for the batch before last.
 // WGMMA-LABEL: func.func @bias_gelu
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65568 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65600 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // WGMMA: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // WGMMA: nvvm.cp.async.commit.group
@@ -49,11 +51,11 @@
 // after its output: A (256x64, K-contiguous) in boxes of 64 K x 64 rows,
 // B (64x256, N-contiguous) in one 64-wide panel of 64 K rows per slice.
 // Thread 0 initialises one mbarrier per stage behind the 64 KiB of stages
-// (32 bytes more); it announces a stage's 16 KiB and issues both copies;
-// every thread waits on the stage's barrier phase instead of cp.async
-// groups, and no cp.async is left.
+// (64 bytes are reserved for two per stage); it announces a stage's 16 KiB
+// and issues both copies; every thread waits on the stage's barrier phase
+// instead of cp.async groups, and no cp.async is left.
 // TMA-LABEL: func.func @bias_gelu
-// TMA: fuse.shared_bytes = 65568 : i64, fuse.tensor_maps = [{box = array<i64: 64, 64>, dims = array<i64: 64, 256>, input = 0 : i64, strides = array<i64: 128>}, {box = array<i64: 64, 64>, dims = array<i64: 256, 64>, input = 1 : i64, strides = array<i64: 512>}]}
+// TMA: fuse.shared_bytes = 65600 : i64, fuse.tensor_maps = [{box = array<i64: 64, 64>, dims = array<i64: 64, 256>, input = 0 : i64, strides = array<i64: 128>}, {box = array<i64: 64, 64>, dims = array<i64: 256, 64>, input = 1 : i64, strides = array<i64: 512>}]}
 // TMA: gpu.func @bias_gelu_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[MAPA:.*]]: !llvm.ptr<1>, %[[MAPB:.*]]: !llvm.ptr<1>)
 // TMA-COUNT-4: nvvm.mbarrier.init
 // TMA-NEXT: nvvm.fence.mbarrier.init
@@ -71,6 +73,36 @@
 // TMA: nvvm.wgmma.wait.group.sync.aligned 0
 // TMA-NOT: nvvm.cp.async.shared
 // TMA-LABEL: func.func @
+
+// Warp-specialised (two MMA warpgroups and a producer: 384 threads): each
+// of the 4 stages has a full barrier (1 arrival) and an empty one (2, one
+// per MMA warpgroup). The producer warpgroup gives up registers and its
+// first thread walks the tiles and slices, waiting for a stage to be
+// released before refilling it; the MMA warpgroups take the registers,
+// wait for full stages, multiply, and release each stage once the next
+// batch has been issued and the one before completed.
+// WS-LABEL: func.func @bias_gelu
+// WS: fuse.block = array<i64: 384, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
+// WS: gpu.func @bias_gelu_k0({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// WS-COUNT-8: nvvm.mbarrier.init
+// WS: gpu.barrier
+// WS: nvvm.setmaxregister  decrease 40
+// WS: scf.for
+// WS: scf.for
+// WS: nvvm.mbarrier.try_wait.parity
+// WS: nvvm.mbarrier.arrive.expect_tx
+// WS: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// WS: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// WS: } else {
+// WS-NEXT: nvvm.setmaxregister  increase 232
+// WS: nvvm.mbarrier.try_wait.parity
+// WS: nvvm.wgmma.wait.group.sync.aligned 1
+// WS: nvvm.mbarrier.arrive
+// WS: nvvm.wgmma.wait.group.sync.aligned 0
+// WS: nvvm.mbarrier.arrive
+// WS-NOT: gpu.barrier
+// WS: math.tanh
+// WS-LABEL: func.func @
 
 // bf16 256x256x64 with a bias+GELU epilogue, default tiles
 // (128x128x32/2x2/4): 4 blocks of 4 warps, 4 stages of (128 + 128) x 32

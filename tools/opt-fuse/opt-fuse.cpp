@@ -121,6 +121,13 @@ cl::opt<bool> noTma(
              "thread's cp.async copies instead of TMA copies (one thread, "
              "tensor maps the runtime encodes); for comparisons"),
     cl::cat(category));
+cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("Warp-specialise the persistent TMA GEMM kernels of two MMA "
+             "warpgroups: a producer warpgroup issues every copy and stages "
+             "are released through mbarriers; slower than the default on "
+             "the H200 so far (docs/benchmarks.md), for experiments"),
+    cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -235,6 +242,7 @@ int main(int argc, char **argv) {
   options.matmulTiling = matmulTiling;
   options.allowTF32 = allowTF32;
   options.useTma = !noTma;
+  options.warpSpecialize = warpSpecialize;
   options.autotune = autotune;
   options.autotuneCache = autotuneCache;
   options.autotuneCandidates = autotuneCandidates;

@@ -81,6 +81,8 @@ struct DriverOptions {
   /// TMA copies for warpgroup-MMA GEMM operands (false: cp.async, for
   /// comparisons).
   bool useTma = true;
+  /// Warp-specialised persistent TMA GEMM kernels (producer warpgroup).
+  bool warpSpecialize = false;
   /// Give each GEMM kernel the tiling measured fastest on the GPU among the
   /// tile model's best candidates, kept in a tuning cache.
   bool autotune = false;

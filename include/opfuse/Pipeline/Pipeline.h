@@ -66,6 +66,10 @@ struct FusePipelineOptions
       llvm::cl::desc("Copy warpgroup-MMA GEMM operands with TMA where "
                      "possible (false: cp.async)"),
       llvm::cl::init(true)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("Warp-specialised persistent TMA GEMM kernels"),
+      llvm::cl::init(false)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

@@ -105,17 +105,6 @@ void ConvertFuseToGPUPass::runOnOperation() {
     return ranked.front().tiling;
   };
 
-  // How many blocks of a GEMM kernel the target holds at once: the grid of
-  // a persistent kernel.
-  auto maxResidentBlocks = [&](GroupOp group, const MatmulTiling &t) {
-    Operation *contraction = findContraction(group);
-    if (!contraction)
-      return int64_t(0);
-    Type element = cast<RankedTensorType>(contraction->getOperand(0).getType())
-                       .getElementType();
-    return target->smCount *
-           residentBlocksPerSm(t, element.getIntOrFloatBitWidth() / 8, *target);
-  };
 
   bool failedAny = false, usedWgmma = false;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -170,7 +159,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
       FailureOr<LaunchConfig> config =
           isGemmKernel(group)
               ? emitGemmKernel(group, kernels, name, groupTiling, allowTF32,
-                               maxResidentBlocks(group, groupTiling), useTma)
+                               &*target, useTma, warpSpecialize)
           : isRowKernel(group)
               ? emitRowKernel(group, kernels, name, blockSize,
                               rowElementsPerThread)

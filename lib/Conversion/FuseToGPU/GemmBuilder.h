@@ -345,6 +345,12 @@ void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
                             int64_t slices, const SliceFeed &feed,
                             mlir::Value ringBase);
 
+/// How long, in nanoseconds, a thread waiting on an mbarrier may be
+/// suspended per try (a hint; it wakes when the phase completes). A hint
+/// of 0 would make every waiting warp spin, taking issue slots from the
+/// MMA warps beside it; 10 ms is what MLIR's nvgpu lowering uses.
+constexpr int64_t kTryWaitTicks = 10000000;
+
 /// An operand copied by TMA: its tensor map, whether a box takes a batch
 /// coordinate, and how many 64-element-wide boxes make one K slice.
 struct TmaOperand {
@@ -371,16 +377,49 @@ struct TmaCopy {
   mlir::Value tileStart;
 };
 
-/// Thread 0 initialises one mbarrier per stage at `barrierOffset`; the
-/// block waits until they are visible to the copies.
+/// Thread 0 initialises one mbarrier per stage at `barrierOffset` (one
+/// arrival: the issuing thread's) and, with `emptyArrivals` > 0, one per
+/// stage after those (that many arrivals); the block waits until they are
+/// visible to the copies.
 void initTmaBarriers(GemmBuilder &gb, mlir::Value smem, int64_t barrierOffset,
-                     int64_t stages, mlir::Value thread);
+                     int64_t stages, mlir::Value thread,
+                     int64_t emptyArrivals = 0);
 
-/// Thread 0 announces the stage's bytes on its barrier and issues the TMA
-/// copies of K slice `slice` into ring position `ring`.
+/// Announces the stage's bytes on its barrier and issues the TMA copies of
+/// K slice `slice` into ring position `ring`; only where `issuer` holds
+/// when it is given.
 void issueTmaSlice(GemmBuilder &gb, llvm::ArrayRef<TmaCopy> copies,
-                   mlir::Value smem, int64_t barrierOffset, mlir::Value thread,
-                   mlir::Value slice, mlir::Value ring, mlir::Value batch);
+                   mlir::Value smem, int64_t barrierOffset,
+                   mlir::Value issuer, mlir::Value slice, mlir::Value ring,
+                   mlir::Value batch);
+
+/// Issues the wgmma batch of the stage at ring position `ring` onto the
+/// accumulators `acc` (an LLVM struct) and returns them; the caller
+/// commits and waits.
+mlir::Value issueWgmmaBatch(GemmBuilder &gb, const MatmulTiling &t,
+                            const Operand &a, const Operand &bOp,
+                            mlir::Value smem, mlir::Value ring,
+                            mlir::Value acc);
+
+/// The producer of the warp-specialised kernel, for the one thread that
+/// runs it: walks the block's tiles (blockId, + gridDim, ...) and their
+/// slices, waits until the stage at each ring position has been released
+/// (its empty barrier at `emptyOffset`) and calls `issue(tile, slice,
+/// ring)` (i32s) to refill it.
+void emitTmaProducer(
+    GemmBuilder &gb, const MatmulTiling &t, int64_t slices, int64_t totalTiles,
+    mlir::Value smem, int64_t emptyOffset,
+    llvm::function_ref<void(mlir::Value, mlir::Value, mlir::Value)> issue);
+
+/// The K loop of an MMA warpgroup of the warp-specialised kernel: waits on
+/// each stage's full barrier, multiplies, and releases the stage of the
+/// batch before (and the last one after the loop) on its empty barrier.
+/// Returns the accumulators as emitWarpgroupLoop does.
+llvm::SmallVector<mlir::Value>
+emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
+                 const Operand &bOp, int64_t slices, int64_t nTiles,
+                 mlir::Value smem, int64_t fullOffset, int64_t emptyOffset,
+                 mlir::Value ringBase, mlir::Value thread);
 
 /// Waits until the TMA copies into ring position `ring` have landed.
 void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, mlir::Value smem,

@@ -60,7 +60,7 @@ std::optional<TmaOperand> tmaOperandFor(const Operand &op,
 }
 
 void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
-                     int64_t stages, Value thread) {
+                     int64_t stages, Value thread, int64_t emptyArrivals) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   auto first = scf::IfOp::create(
@@ -76,6 +76,11 @@ void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
       NVVM::MBarrierInitOp::create(
           b, loc, gb.sharedPointer(smem, gb.i32(barrierOffset + 8 * s)),
           gb.i32(1), Value());
+    for (int64_t s = 0; emptyArrivals > 0 && s < stages; ++s)
+      NVVM::MBarrierInitOp::create(
+          b, loc,
+          gb.sharedPointer(smem, gb.i32(barrierOffset + 8 * (stages + s))),
+          gb.i32(emptyArrivals), Value());
     // The initialised barriers must be visible to the TMA unit (the async
     // proxy) before the first copy signals them.
     NVVM::FenceMbarrierInitOp::create(b, loc);
@@ -84,18 +89,16 @@ void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
 }
 
 void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
-                   int64_t barrierOffset, Value thread, Value slice,
+                   int64_t barrierOffset, Value issuer, Value slice,
                    Value ring, Value batch) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   const MatmulTiling &t = gb.t;
-  auto first = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
-                            gb.i32(0)),
-      /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&first.getThenRegion().front());
+  if (issuer) {
+    auto first = scf::IfOp::create(b, loc, issuer, /*withElse=*/false);
+    b.setInsertionPointToStart(&first.getThenRegion().front());
+  }
   Value stage = gb.remu(ring, t.stages);
   Value barrier = gb.sharedPointer(
       smem, gb.add(gb.i32(barrierOffset), gb.mul(stage, gb.i32(8))));

@@ -44,8 +44,8 @@ constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
 FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                                        StringRef name, const MatmulTiling &t,
                                        bool allowTF32,
-                                       int64_t maxResidentBlocks,
-                                       bool useTma) {
+                                       const GpuTarget *target,
+                                       bool useTma, bool warpSpecialize) {
   Block &body = group.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -139,6 +139,27 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   }
   const bool tma = tmaA && tmaB;
   const int64_t barrierOffset = t.stages * stageBytes;
+  const int64_t emptyOffset = barrierOffset + 8 * t.stages;
+  // A persistent wgmma kernel: one block per SM slot walks the tiles
+  // blockId, blockId + grid, ... The MMA warpgroups copy too, and issue
+  // their next tile's first slices before the current tile's epilogue, so
+  // that they land while the epilogue computes and stores. On request,
+  // with TMA and two MMA warpgroups, it is warp-specialised instead: a
+  // third warpgroup's first thread streams the slices
+  // (GemmWarpSpecialized.cpp; 2-4% slower on the H200 so far,
+  // docs/benchmarks.md).
+  auto residentBlocks = [&](int64_t extraThreads) -> int64_t {
+    if (!target)
+      return 0;
+    return target->smCount *
+           residentBlocksPerSm(t, elementBytes, *target, extraThreads);
+  };
+  const bool persistent = warpgroups && residentBlocks(0) > 0;
+  const bool warpSpecialized = warpSpecialize && tma && persistent &&
+                               t.warpsM == 2 && residentBlocks(128) > 0;
+  const int64_t blockThreads = threads + (warpSpecialized ? 128 : 0);
+  const int64_t maxResidentBlocks =
+      residentBlocks(warpSpecialized ? 128 : 0);
 
   int64_t largest = 0;
   for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
@@ -162,7 +183,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   }
 
   gpu::GPUFuncOp func =
-      createKernel(b, group, module, name, threads, tma ? 2 : 0);
+      createKernel(b, group, module, name, blockThreads, tma ? 2 : 0);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -181,7 +202,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   Value warp = gb.divu(thread, 32);
   SmallVector<TmaCopy, 2> tmaCopies;
   if (tma) {
-    initTmaBarriers(gb, smem, barrierOffset, t.stages, thread);
+    initTmaBarriers(gb, smem, barrierOffset, t.stages, thread,
+                    warpSpecialized ? t.warpsM : 0);
     const unsigned firstMap = group.getNumOperands() + group.getNumResults();
     tmaCopies.push_back({&a, *tmaA, entry.getArgument(firstMap), Value()});
     tmaCopies.push_back({&bOp, *tmaB, entry.getArgument(firstMap + 1), Value()});
@@ -248,23 +270,68 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       return copyInto(c, slice, gb.remu(ring, t.stages));
     tmaCopies[0].tileStart = c.tileM;
     tmaCopies[1].tileStart = c.tileN;
-    issueTmaSlice(gb, tmaCopies, smem, barrierOffset, thread, slice, ring,
-                  c.batch);
+    issueTmaSlice(gb, tmaCopies, smem, barrierOffset,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        thread, gb.i32(0)),
+                  slice, ring, c.batch);
   };
 
-  // A persistent wgmma kernel: one block per SM slot walks the tiles
-  // blockId, blockId + grid, ... and issues the copies of its next tile's
-  // first slices before the current tile's epilogue, so that they land
-  // while the epilogue computes and stores.
   const int64_t slices = llvm::divideCeil(shape.k, t.blockK);
-  const bool persistent = warpgroups && maxResidentBlocks > 0;
   const int64_t grid =
       persistent ? std::min(totalTiles, maxResidentBlocks) : totalTiles;
   TileCoordinates current;
   // TMA barrier phases count ring positions across a block's tiles: its
   // n-th tile's slices sit at n * slices onwards. cp.async needs no count.
   Value ringBase = gb.i32(0), nextRingBase = gb.i32(0);
-  if (persistent) {
+  if (warpSpecialized) {
+    // The producer warpgroup (the last) against the MMA warpgroups.
+    auto roles = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, thread,
+                              gb.i32(threads)),
+        /*withElse=*/true);
+    // The block's registers move from the producer warpgroup (which
+    // needs few) to the MMA warpgroups: 40 + 2 x 232 per thread of each
+    // is what 168 for all three (65536 / 384, rounded to 8) add up to.
+    auto setMaxRegisters = [&](int32_t count,
+                               NVVM::SetMaxRegisterAction action) {
+      NVVM::SetMaxRegisterOp::create(
+          b, loc, b.getI32IntegerAttr(count),
+          NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
+    };
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(roles.thenBlock()->getTerminator());
+      setMaxRegisters(40, NVVM::SetMaxRegisterAction::decrease);
+      auto first = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                gb.i32(threads)),
+          /*withElse=*/false);
+      b.setInsertionPoint(first.thenBlock()->getTerminator());
+      emitTmaProducer(gb, t, slices, totalTiles, smem, emptyOffset,
+                      [&](Value tile, Value slice, Value ring) {
+                        TileCoordinates c = coordinatesOf(tile);
+                        tmaCopies[0].tileStart = c.tileM;
+                        tmaCopies[1].tileStart = c.tileN;
+                        issueTmaSlice(gb, tmaCopies, smem, barrierOffset,
+                                      Value(), slice, ring, c.batch);
+                      });
+    }
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
+    auto tiles = scf::ForOp::create(
+        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+        arith::ConstantIndexOp::create(b, loc, totalTiles),
+        gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    b.setInsertionPoint(tiles.getBody()->getTerminator());
+    current = coordinatesOf(toI32(tiles.getInductionVar()));
+    Value ordinal = arith::DivUIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, toI32(tiles.getInductionVar()), blockId),
+        toI32(tiles.getStep()));
+    ringBase = gb.mul(ordinal, gb.i32(slices));
+  } else if (persistent) {
     TileCoordinates first = coordinatesOf(blockId);
     auto issueFirst = [&](Value slice, Value ring) {
       issueInto(first, slice, ring);
@@ -300,7 +367,10 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   };
 
   SmallVector<Value> acc;
-  if (warpgroups) {
+  if (warpSpecialized) {
+    acc = emitConsumerLoop(gb, t, a, bOp, slices, nTiles, smem,
+                           barrierOffset, emptyOffset, ringBase, thread);
+  } else if (warpgroups) {
     auto issueCurrent = [&](Value slice, Value ring) {
       issueInto(current, slice, ring);
     };
@@ -521,7 +591,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       }
 
   LaunchConfig config;
-  config.block = threads;
+  config.block = blockThreads;
   config.grid = grid;
   config.sharedBytes = t.sharedBytes(elementBytes);
   if (tma)

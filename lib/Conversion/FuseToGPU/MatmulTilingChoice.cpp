@@ -142,13 +142,18 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
 } // namespace
 
 int64_t residentBlocksPerSm(const MatmulTiling &tiling, int64_t elementBytes,
-                            const GpuTarget &target) {
-  const int64_t threads = tiling.threads();
+                            const GpuTarget &target, int64_t extraThreads) {
+  const int64_t threads = tiling.threads() + extraThreads;
+  // ptxas gives every thread of the block the same count, at most what
+  // the whole block may have.
+  const int64_t registers =
+      std::min(registerUse(tiling).given,
+               kRegistersPerSm / threads / 8 * 8);
   return std::min({target.sharedMemoryPerSm /
                        (tiling.sharedBytes(elementBytes) +
                         kReservedSharedPerBlock),
                    kMaxThreadsPerSm / threads,
-                   kRegistersPerSm / (threads * registerUse(tiling).given),
+                   kRegistersPerSm / (threads * registers),
                    kMaxBlocksPerSm});
 }
 

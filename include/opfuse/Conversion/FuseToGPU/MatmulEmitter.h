@@ -33,22 +33,27 @@ bool isGemmKernel(fuse::GroupOp group);
 /// FMAs on the CUDA cores (each thread computing the same accumulator
 /// elements an MMA would give it).
 ///
-/// With warpgroup MMA and `maxResidentBlocks` > 0 (the blocks the whole GPU
-/// holds at once), the kernel is persistent: min(tiles, maxResidentBlocks)
-/// blocks each walk every grid-th tile, and copy the next tile's first
-/// slices before the current tile's epilogue.
+/// With warpgroup MMA and a `target`, the kernel is persistent: as many
+/// blocks as the target's SMs hold at once (at most one per tile) each
+/// walk every grid-th tile, and copy the next tile's first slices before
+/// the current tile's epilogue.
 ///
 /// With warpgroup MMA and `useTma`, one thread copies each K slice with
 /// TMA (cp.async.bulk.tensor, counted by an mbarrier per stage) when both
 /// operands allow a tensor map (tmaOperandFor); the kernel then takes one
-/// pointer per map after its outputs, and the LaunchConfig lists them.
+/// pointer per map after its outputs, and the LaunchConfig lists them. With
+/// `warpSpecialize`, a persistent TMA kernel with two MMA warpgroups is
+/// warp-specialised: a third warpgroup's first thread issues every copy,
+/// and stages are handed back through mbarriers instead of block-wide
+/// barriers.
 mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
                                              mlir::gpu::GPUModuleOp module,
                                              llvm::StringRef name,
                                              const MatmulTiling &tiling,
                                              bool allowTF32 = false,
-                                             int64_t maxResidentBlocks = 0,
-                                             bool useTma = false);
+                                             const GpuTarget *target = nullptr,
+                                             bool useTma = false,
+                                             bool warpSpecialize = false);
 
 } // namespace opfuse
 

@@ -54,11 +54,12 @@ struct MatmulTiling {
            (instruction == MmaInstruction::Warpgroup ? 128 : 32);
   }
   /// Shared memory a block needs, in bytes, for operands of
-  /// `elementBytes` each: the stages, and with warpgroup MMA an 8-byte
-  /// mbarrier per stage after them (TMA copies signal them).
+  /// `elementBytes` each: the stages, and with warpgroup MMA two 8-byte
+  /// mbarriers per stage after them (full: TMA copies signal it; empty:
+  /// the MMA warpgroups of the warp-specialised kernel release it).
   int64_t sharedBytes(int64_t elementBytes = 2) const {
     return stages * (blockM + blockN) * blockK * elementBytes +
-           (instruction == MmaInstruction::Warpgroup ? 8 * stages : 0);
+           (instruction == MmaInstruction::Warpgroup ? 16 * stages : 0);
   }
 };
 
@@ -87,9 +88,11 @@ struct TilingEstimate {
 
 /// Blocks of `tiling` one SM of `target` holds at once (shared memory,
 /// threads, registers as ptxas would give them; see rankMatmulTilings), for
-/// operands of `elementBytes`; 0 when none fits.
+/// operands of `elementBytes`; 0 when none fits. `extraThreads` (a
+/// producer warpgroup) share the block's registers without accumulators.
 int64_t residentBlocksPerSm(const MatmulTiling &tiling, int64_t elementBytes,
-                            const GpuTarget &target);
+                            const GpuTarget &target,
+                            int64_t extraThreads = 0);
 
 /// The contraction a GEMM kernel computes: `kernelOp` itself, or the one
 /// inside it when it is a fuse.group; null when there is none.

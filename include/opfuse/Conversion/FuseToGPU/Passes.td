@@ -151,6 +151,11 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
            "tensor maps the host encodes, an mbarrier per stage) where both "
            "allow it; false keeps every thread's cp.async copies">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "Warp-specialise the persistent TMA GEMM kernels of two MMA "
+           "warpgroups: a producer warpgroup streams the slices, stages are "
+           "released through mbarriers (slower than the default on the H200 "
+           "so far)">,
     Option<"targetSpec", "target", "std::string", /*default=*/"\"h200\"",
            "GPU the tile model predicts on: a100, h100, h200 or a target "
            "JSON file">,

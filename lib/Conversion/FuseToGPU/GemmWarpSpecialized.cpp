@@ -1,0 +1,125 @@
+//===- GemmWarpSpecialized.cpp - Producer and consumers of a TMA GEMM -----===//
+//
+// The warp-specialised persistent kernel: one thread of an extra warpgroup
+// streams every K slice of the block's tiles through the stage ring with
+// TMA, and the MMA warpgroups only wait, multiply and release. Each stage
+// has a full barrier (the copies' bytes) and an empty one (one arrival per
+// MMA warpgroup once its wgmma batch on the stage has completed), so the
+// producer refills a stage as soon as both warpgroups are done with it
+// and runs ahead into the next tile while they compute the epilogue;
+// no barrier of the whole block is left in the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace opfuse::gemm {
+
+namespace {
+
+Value barrierAt(GemmBuilder &gb, Value smem, int64_t offset, Value stage) {
+  return gb.sharedPointer(smem,
+                          gb.add(gb.i32(offset), gb.mul(stage, gb.i32(8))));
+}
+
+Value toI32(GemmBuilder &gb, Value index) {
+  return arith::IndexCastUIOp::create(gb.b, gb.loc, gb.b.getI32Type(), index);
+}
+
+} // namespace
+
+void emitTmaProducer(GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
+                     int64_t totalTiles, Value smem, int64_t emptyOffset,
+                     llvm::function_ref<void(Value, Value, Value)> issue) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto tiles = scf::ForOp::create(
+      b, loc, blockId, arith::ConstantIndexOp::create(b, loc, totalTiles),
+      gridDim);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(tiles.getBody()->getTerminator());
+  Value tile = toI32(gb, tiles.getInductionVar());
+  Value ordinal = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tile, toI32(gb, blockId)),
+      toI32(gb, gridDim));
+  Value ringBase = gb.mul(ordinal, gb.i32(slices));
+  auto loop = scf::ForOp::create(b, loc,
+                                 arith::ConstantIndexOp::create(b, loc, 0),
+                                 arith::ConstantIndexOp::create(b, loc, slices),
+                                 arith::ConstantIndexOp::create(b, loc, 1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value slice = toI32(gb, loop.getInductionVar());
+  Value ring = gb.add(ringBase, slice);
+  // The stage's previous use (ring - stages) must be released: a fresh
+  // barrier counts its phase "before 0" as complete, so the first round
+  // of the ring does not wait.
+  Value stage = gb.remu(ring, t.stages);
+  Value parity = arith::XOrIOp::create(
+      b, loc, gb.remu(gb.divu(ring, t.stages), 2), gb.i32(1));
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, loc, barrierAt(gb, smem, emptyOffset, stage), parity,
+      gb.i32(kTryWaitTicks));
+  issue(tile, slice, ring);
+}
+
+SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
+                                    const Operand &a, const Operand &bOp,
+                                    int64_t slices, int64_t nTiles, Value smem,
+                                    int64_t fullOffset, int64_t emptyOffset,
+                                    Value ringBase, Value thread) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  MLIRContext *context = b.getContext();
+  SmallVector<Type> fields(nTiles * 4, b.getF32Type());
+  auto accType = LLVM::LLVMStructType::getLiteral(context, fields);
+  // One thread per warpgroup releases the stages its batches have read.
+  Value releaser = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, gb.remu(thread, 128), gb.i32(0));
+  auto release = [&](Value condition, Value ring) {
+    auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(),
+        barrierAt(gb, smem, emptyOffset, gb.remu(ring, t.stages)), Value(),
+        NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA));
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::ConstantIndexOp::create(b, loc, slices),
+      arith::ConstantIndexOp::create(b, loc, 1),
+      ValueRange{LLVM::ZeroOp::create(b, loc, accType)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = loop.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    b.setInsertionPointToStart(body);
+    Value slice = toI32(gb, loop.getInductionVar());
+    Value ring = gb.add(ringBase, slice);
+    waitForTmaSlice(gb, t, smem, fullOffset, ring);
+    Value acc = issueWgmmaBatch(gb, t, a, bOp, smem, ring,
+                                body->getArgument(1));
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // The batch before this one has completed: its stage is free.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           slice, gb.i32(0));
+    release(arith::AndIOp::create(b, loc, notFirst, releaser),
+            arith::SubIOp::create(b, loc, ring, gb.i32(1)));
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  release(releaser, gb.add(ringBase, gb.i32(slices - 1)));
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < nTiles * 4; ++i)
+    values.push_back(
+        LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), i));
+  return values;
+}
+
+} // namespace opfuse::gemm
