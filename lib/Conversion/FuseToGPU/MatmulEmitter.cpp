@@ -332,16 +332,23 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
         toI32(tiles.getStep()));
     ringBase = gb.mul(ordinal, gb.i32(slices));
   } else if (persistent) {
-    TileCoordinates first = coordinatesOf(blockId);
-    auto issueFirst = [&](Value slice, Value ring) {
-      issueInto(first, slice, ring);
-    };
-    issueWarpgroupPrologue(gb, t, slices, SliceFeed{issueFirst, tma,
-                                                    barrierOffset},
-                           ringBase);
-    // The stride is the launched grid, not the planned one: any grid of at
-    // most the tile count walks every tile once (a larger one would copy a
-    // prologue past the last tile).
+    // A block past the last tile (a grid larger than the plan's) copies
+    // nothing and skips the loop.
+    {
+      auto hasTile = scf::IfOp::create(
+          b, loc, gb.lt(blockId, gb.i32(totalTiles)), /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&hasTile.getThenRegion().front());
+      TileCoordinates first = coordinatesOf(blockId);
+      auto issueFirst = [&](Value slice, Value ring) {
+        issueInto(first, slice, ring);
+      };
+      issueWarpgroupPrologue(gb, t, slices,
+                             SliceFeed{issueFirst, tma, barrierOffset},
+                             ringBase);
+    }
+    // The stride is the launched grid, not the planned one: any grid walks
+    // every tile once.
     Value lower = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     auto tiles = scf::ForOp::create(
         b, loc, lower, arith::ConstantIndexOp::create(b, loc, totalTiles),
