@@ -110,3 +110,20 @@ func.func @reshaped(%x: tensor<64x32xf32>, %rowb: tensor<32xf32>, %b: tensor<8xf
   %2 = fuse.mul %1, %b : (tensor<64x4x8xf32>, tensor<8xf32>) -> tensor<64x4x8xf32>
   return %2 : tensor<64x4x8xf32>
 }
+
+// -----
+
+// A group that arrives with a `fuse.tensor_maps` list (from an earlier
+// compile) leaves without it: the loop kernel reads no tensor maps.
+// CHECK-LABEL: func.func @stale_maps
+// CHECK: fuse.group
+// CHECK-NOT: fuse.tensor_maps
+// CHECK: gpu.module
+func.func @stale_maps(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = fuse.group(%x) {fuse.tensor_maps = [{input = 0 : i64}]} : (tensor<1024xf32>) -> tensor<1024xf32> {
+  ^bb0(%a: tensor<1024xf32>):
+    %1 = fuse.exp %a : tensor<1024xf32>
+    fuse.yield %1 : tensor<1024xf32>
+  }
+  return %0 : tensor<1024xf32>
+}

@@ -180,6 +180,8 @@ void ConvertFuseToGPUPass::runOnOperation() {
       if (config->sharedBytes > 0)
         group->setAttr("fuse.shared_bytes",
                        builder.getI64IntegerAttr(config->sharedBytes));
+      // A map list the input carried is not this kernel's.
+      group->removeAttr(kTensorMapsAttr);
       if (!config->tensorMaps.empty()) {
         SmallVector<Attribute> maps;
         for (const TensorMapSpec &map : config->tensorMaps)

@@ -393,6 +393,18 @@ void issueTmaSlice(GemmBuilder &gb, llvm::ArrayRef<TmaCopy> copies,
                    mlir::Value issuer, mlir::Value slice, mlir::Value ring,
                    mlir::Value batch);
 
+/// A persistent block's loop over its tiles: blockId, blockId + gridDim,
+/// ... (the launched grid, so any grid walks every tile once). `tile` is
+/// the loop's tile (i32) and `ringBase` the ring position of its first
+/// slice (the tile's ordinal in the block times `slices`).
+struct TileLoop {
+  mlir::scf::ForOp loop;
+  mlir::Value tile, ringBase;
+};
+
+/// Creates the loop and leaves the builder inside its body.
+TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices);
+
 /// Issues the wgmma batch of the stage at ring position `ring` onto the
 /// accumulators `acc` (an LLVM struct) and returns them; the caller
 /// commits and waits.

@@ -35,18 +35,9 @@ void emitTmaProducer(GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
                      llvm::function_ref<void(Value, Value, Value)> issue) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
-  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto tiles = scf::ForOp::create(
-      b, loc, blockId, arith::ConstantIndexOp::create(b, loc, totalTiles),
-      gridDim);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(tiles.getBody()->getTerminator());
-  Value tile = toI32(gb, tiles.getInductionVar());
-  Value ordinal = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, tile, toI32(gb, blockId)),
-      toI32(gb, gridDim));
-  Value ringBase = gb.mul(ordinal, gb.i32(slices));
+  TileLoop tiles = openTileLoop(gb, totalTiles, slices);
+  Value tile = tiles.tile, ringBase = tiles.ringBase;
   auto loop = scf::ForOp::create(b, loc,
                                  arith::ConstantIndexOp::create(b, loc, 0),
                                  arith::ConstantIndexOp::create(b, loc, slices),

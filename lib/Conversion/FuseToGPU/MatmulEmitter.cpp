@@ -320,17 +320,9 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
-    auto tiles = scf::ForOp::create(
-        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
-        arith::ConstantIndexOp::create(b, loc, totalTiles),
-        gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-    b.setInsertionPoint(tiles.getBody()->getTerminator());
-    current = coordinatesOf(toI32(tiles.getInductionVar()));
-    Value ordinal = arith::DivUIOp::create(
-        b, loc,
-        arith::SubIOp::create(b, loc, toI32(tiles.getInductionVar()), blockId),
-        toI32(tiles.getStep()));
-    ringBase = gb.mul(ordinal, gb.i32(slices));
+    TileLoop tiles = openTileLoop(gb, totalTiles, slices);
+    current = coordinatesOf(tiles.tile);
+    ringBase = tiles.ringBase;
   } else if (persistent) {
     // A block past the last tile (a grid larger than the plan's) copies
     // nothing and skips the loop.
@@ -347,21 +339,11 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                              SliceFeed{issueFirst, tma, barrierOffset},
                              ringBase);
     }
-    // The stride is the launched grid, not the planned one: any grid walks
-    // every tile once.
-    Value lower = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    auto tiles = scf::ForOp::create(
-        b, loc, lower, arith::ConstantIndexOp::create(b, loc, totalTiles),
-        gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-    b.setInsertionPoint(tiles.getBody()->getTerminator());
-    current = coordinatesOf(toI32(tiles.getInductionVar()));
+    TileLoop tiles = openTileLoop(gb, totalTiles, slices);
+    current = coordinatesOf(tiles.tile);
+    // cp.async needs no ring count: its stages restart with each tile.
     if (tma) {
-      Value ordinal = arith::DivUIOp::create(
-          b, loc,
-          arith::SubIOp::create(b, loc, toI32(tiles.getInductionVar()),
-                                blockId),
-          toI32(tiles.getStep()));
-      ringBase = gb.mul(ordinal, gb.i32(slices));
+      ringBase = tiles.ringBase;
       nextRingBase = gb.add(ringBase, gb.i32(slices));
     }
   } else {
