@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -277,6 +278,20 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   };
 
   const int64_t slices = llvm::divideCeil(shape.k, t.blockK);
+  // The first slices of `tile` (i32), when it is one, from ring position
+  // `ring`: a persistent block's first tile, and each next one.
+  auto issuePrologueOf = [&](Value tile, Value ring) {
+    auto exists = scf::IfOp::create(b, loc, gb.lt(tile, gb.i32(totalTiles)),
+                                    /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&exists.getThenRegion().front());
+    TileCoordinates c = coordinatesOf(tile);
+    auto issue = [&](Value slice, Value ringPosition) {
+      issueInto(c, slice, ringPosition);
+    };
+    issueWarpgroupPrologue(gb, t, slices, SliceFeed{issue, tma, barrierOffset},
+                           ring);
+  };
   const int64_t grid =
       persistent ? std::min(totalTiles, maxResidentBlocks) : totalTiles;
   TileCoordinates current;
@@ -326,19 +341,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   } else if (persistent) {
     // A block past the last tile (a grid larger than the plan's) copies
     // nothing and skips the loop.
-    {
-      auto hasTile = scf::IfOp::create(
-          b, loc, gb.lt(blockId, gb.i32(totalTiles)), /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&hasTile.getThenRegion().front());
-      TileCoordinates first = coordinatesOf(blockId);
-      auto issueFirst = [&](Value slice, Value ring) {
-        issueInto(first, slice, ring);
-      };
-      issueWarpgroupPrologue(gb, t, slices,
-                             SliceFeed{issueFirst, tma, barrierOffset},
-                             ringBase);
-    }
+    issuePrologueOf(blockId, ringBase);
     TileLoop tiles = openTileLoop(gb, totalTiles, slices);
     current = coordinatesOf(tiles.tile);
     // cp.async needs no ring count: its stages restart with each tile.
@@ -372,19 +375,9 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
       // Every warpgroup is done reading the stages the next copies fill.
       gpu::BarrierOp::create(b, loc);
       auto tiles = cast<scf::ForOp>(b.getInsertionBlock()->getParentOp());
-      Value next = gb.add(toI32(tiles.getInductionVar()),
-                          toI32(tiles.getStep()));
-      auto hasNext =
-          scf::IfOp::create(b, loc, gb.lt(next, gb.i32(totalTiles)), false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&hasNext.getThenRegion().front());
-      TileCoordinates following = coordinatesOf(next);
-      auto issueFollowing = [&](Value slice, Value ring) {
-        issueInto(following, slice, ring);
-      };
-      issueWarpgroupPrologue(gb, t, slices,
-                             SliceFeed{issueFollowing, tma, barrierOffset},
-                             nextRingBase);
+      issuePrologueOf(gb.add(toI32(tiles.getInductionVar()),
+                             toI32(tiles.getStep())),
+                      nextRingBase);
     }
   } else {
     // Prologue: the first stages - 1 slices in flight, one commit group each.
@@ -462,7 +455,9 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
 
   // Epilogue. Inputs other than the matmul's operands are read at the
   // broadcast index of the output; splat constants are scalars.
-  DenseMap<Value, InputAccess> epilogueInputs;
+  // In argument order (not a DenseMap's pointer order): the loads, and so
+  // the PTX, are the same from one compile to the next.
+  llvm::MapVector<Value, InputAccess> epilogueInputs;
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
     bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
       return user != contraction;
