@@ -1,9 +1,12 @@
 //===- MatmulEmitter.cpp - Tensor-core GEMM kernels from fuse.group -------===//
 //
-// A block owns one output tile of one batch element. K is walked in slices:
-// every thread issues cp.async copies of its 16-byte chunks of the next A
-// and B slices into a ring of shared-memory stages ahead of the one the
-// warps multiply, so the copies overlap the tensor cores (GemmBuilder.h).
+// A block owns one output tile of one batch element at a time (a
+// persistent wgmma block walks several). K is walked in slices copied
+// into a ring of shared-memory stages ahead of the one the warps
+// multiply, so the copies overlap the tensor cores: by every thread's
+// cp.async copies of 16-byte chunks (GemmBuilder.h), or, for the wgmma
+// kernel where tensor maps allow, by one thread's TMA copies (GemmTma.cpp;
+// a producer warpgroup's with --warp-specialize, GemmWarpSpecialized.cpp).
 // With mma.sync (this file's K loop) each warp multiplies its part of the
 // tile with m16n8k16 MMAs on ldmatrix fragments into f32 accumulators held
 // in registers (the scf.for's iteration arguments); the wgmma loop and the
