@@ -2,6 +2,8 @@
 
 #include "opfuse/Runtime/LaunchPlan.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
@@ -319,14 +321,9 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
                            " of kernel '" + kernel.name +
                            "' needs buffer, dims, strides and box");
         map.buffer = *buffer;
-        if (!validId(map.buffer) ||
-            std::find(kernel.args.begin(),
-                      kernel.args.begin() +
-                          std::clamp<int>(kernel.numInputs, 0,
-                                          kernel.args.size()),
-                      map.buffer) ==
-                kernel.args.begin() +
-                    std::clamp<int>(kernel.numInputs, 0, kernel.args.size()))
+        llvm::ArrayRef<int> inputs = llvm::ArrayRef(kernel.args).take_front(
+            std::max(kernel.numInputs, 0));
+        if (!validId(map.buffer) || !llvm::is_contained(inputs, map.buffer))
           return planError("a tensor map of kernel '" + kernel.name +
                            "' views buffer " + llvm::Twine(map.buffer) +
                            ", which is not one of its inputs");

@@ -176,7 +176,8 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
         auto box = map ? map.getAs<DenseI64ArrayAttr>("box") : nullptr;
         if (!input || !dims || !strides || !box || input.getInt() < 0 ||
             input.getInt() >= kernel.numInputs)
-          return group.emitError(kTensorMapsAttr)
+          return group.emitError("internal error: ")
+                 << kTensorMapsAttr
                  << " needs {input, dims, strides, box} naming an input";
         PlanTensorMap planMap;
         planMap.buffer = kernel.args[input.getInt()];

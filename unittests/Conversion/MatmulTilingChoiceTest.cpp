@@ -94,6 +94,20 @@ TEST_F(MatmulTilingChoiceTest, BenchmarkPicks) {
   }
 }
 
+TEST_F(MatmulTilingChoiceTest, ProducerWarpgroupSharesTheRegisters) {
+  // wgmma:128x64x64/2x1/4 on the H200: 98 KiB of stages and barriers fit
+  // twice, and 256 threads of 104 registers fit twice; a producer
+  // warpgroup (--warp-specialize) makes 384 threads, which fit once: the
+  // warp-specialised kernel's persistent grid is one block per SM.
+  std::string error;
+  std::optional<MatmulTiling> tiling =
+      parseMatmulTiling("wgmma:128x64x64/2x1/4", error);
+  ASSERT_TRUE(tiling) << error;
+  EXPECT_EQ(tiling->sharedBytes(2), 4 * 192 * 64 * 2 + 16 * 4);
+  EXPECT_EQ(residentBlocksPerSm(*tiling, 2, target("h200")), 2);
+  EXPECT_EQ(residentBlocksPerSm(*tiling, 2, target("h200"), 128), 1);
+}
+
 TEST_F(MatmulTilingChoiceTest, WaveQuantization) {
   // The busiest SM's tiles count: with 128x256 tiles, 132 tiles (one per
   // H200 SM) take one tile's time, 133 take two, 528 take four.

@@ -177,6 +177,33 @@ TEST(LaunchPlanTest, RejectsTensorMapsOfNonInputs) {
             "which is not one of its inputs");
 }
 
+TEST(LaunchPlanTest, RejectsIncompleteOrInvalidTensorMaps) {
+  auto parseWithMap = [](llvm::StringRef map) {
+    std::string text =
+        (R"({"format": "opfuse-launch-plan", "version": 2, "buffers": [
+               {"id": 0, "dtype": "bf16", "shape": [4, 8], "role": "input"},
+               {"id": 1, "dtype": "bf16", "shape": [4, 8], "role": "output"}],
+             "kernels": [{"name": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+                          "args": [0, 1], "num_inputs": 1,
+                          "tensor_maps": [)" +
+         map + R"(]}], "inputs": [0], "outputs": [1]})")
+            .str();
+    llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+    return parsed ? std::string("parsed")
+                  : llvm::toString(parsed.takeError());
+  };
+  EXPECT_EQ(parseWithMap(R"({"buffer": 0, "dims": [8, 4], "box": [8, 2]})"),
+            "invalid launch plan: tensor map #0 of kernel 'k' needs buffer, "
+            "dims, strides and box");
+  EXPECT_EQ(parseWithMap(
+                R"({"buffer": 0, "dims": [8, 5], "strides": [16], "box": [8, 2]})"),
+            "invalid launch plan: tensor map #0 of kernel 'k': it reaches "
+            "byte 78 of buffer #0, which holds 64");
+  EXPECT_EQ(parseWithMap(
+                R"({"buffer": 0, "dims": [8, 4], "strides": [16], "box": [8, 2]})"),
+            "parsed");
+}
+
 TEST(LaunchPlanTest, ReadsVersionOnePlans) {
   llvm::Expected<LaunchPlan> parsed = parsePlanJson(
       R"({"format": "opfuse-launch-plan", "version": 1, "buffers": [],

@@ -72,6 +72,10 @@ public:
   Value lt(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
+  /// An index (a loop variable, a thread id) as i32.
+  Value toI32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  }
   Value toIndexType(Value v32) {
     if (kb.getIndexType().isInteger(32))
       return v32;

@@ -153,9 +153,6 @@ void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
 TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
-  auto toI32 = [&](Value index) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
-  };
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   TileLoop result;
@@ -163,10 +160,10 @@ TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices) {
       b, loc, blockId, arith::ConstantIndexOp::create(b, loc, totalTiles),
       gridDim);
   b.setInsertionPoint(result.loop.getBody()->getTerminator());
-  result.tile = toI32(result.loop.getInductionVar());
+  result.tile = gb.toI32(result.loop.getInductionVar());
   Value ordinal = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, result.tile, toI32(blockId)),
-      toI32(gridDim));
+      b, loc, arith::SubIOp::create(b, loc, result.tile, gb.toI32(blockId)),
+      gb.toI32(gridDim));
   result.ringBase = gb.mul(ordinal, gb.i32(slices));
   return result;
 }

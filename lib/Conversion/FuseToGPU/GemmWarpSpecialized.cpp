@@ -24,10 +24,6 @@ Value barrierAt(GemmBuilder &gb, Value smem, int64_t offset, Value stage) {
                           gb.add(gb.i32(offset), gb.mul(stage, gb.i32(8))));
 }
 
-Value toI32(GemmBuilder &gb, Value index) {
-  return arith::IndexCastUIOp::create(gb.b, gb.loc, gb.b.getI32Type(), index);
-}
-
 } // namespace
 
 void emitTmaProducer(GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
@@ -43,7 +39,7 @@ void emitTmaProducer(GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
                                  arith::ConstantIndexOp::create(b, loc, slices),
                                  arith::ConstantIndexOp::create(b, loc, 1));
   b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value slice = toI32(gb, loop.getInductionVar());
+  Value slice = gb.toI32(loop.getInductionVar());
   Value ring = gb.add(ringBase, slice);
   // The stage's previous use (ring - stages) must be released: a fresh
   // barrier counts its phase "before 0" as complete, so the first round
@@ -90,7 +86,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     if (!body->empty())
       body->getTerminator()->erase();
     b.setInsertionPointToStart(body);
-    Value slice = toI32(gb, loop.getInductionVar());
+    Value slice = gb.toI32(loop.getInductionVar());
     Value ring = gb.add(ringBase, slice);
     waitForTmaSlice(gb, t, smem, fullOffset, ring);
     Value acc = issueWgmmaBatch(gb, t, a, bOp, smem, ring,
