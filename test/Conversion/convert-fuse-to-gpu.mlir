@@ -127,3 +127,29 @@ func.func @stale_maps(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   }
   return %0 : tensor<1024xf32>
 }
+
+// -----
+
+// tanh, alone or in GELU, uses the SM's tanh.approx.f32 where its result is
+// bf16 (relative error ~1e-5, far below bf16's 2^-9), and libdevice's
+// tanh (math.tanh here) for f16 and f32 results. GELU is h + h t with
+// h = x / 2 and t = tanh(x (c + 0.044715 c x^2)), c = sqrt(2/pi).
+// CHECK-LABEL: gpu.func @tanh_types_k0
+// CHECK: %[[X2:.*]] = arith.mulf %[[X:.*]], %[[X]] : f32
+// CHECK: %[[S:.*]] = math.fma %[[X2]], %cst{{.*}}, %cst{{.*}} : f32
+// CHECK: %[[U:.*]] = arith.mulf %[[X]], %[[S]] : f32
+// CHECK: %[[T:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[U]] : (f32) -> f32
+// CHECK: %[[H:.*]] = arith.mulf %cst{{.*}}, %[[X]] : f32
+// CHECK: math.fma %[[H]], %[[T]], %[[H]] : f32
+// CHECK: llvm.inline_asm "tanh.approx.f32
+// CHECK: math.tanh
+// CHECK: math.tanh
+// CHECK-NOT: tanh.approx
+// CHECK: gpu.return
+func.func @tanh_types(%x: tensor<256xbf16>, %h: tensor<256xf16>, %f: tensor<256xf32>) -> (tensor<256xbf16>, tensor<256xbf16>, tensor<256xf16>, tensor<256xf32>) {
+  %0 = fuse.gelu %x approximate = tanh : tensor<256xbf16>
+  %1 = fuse.tanh %x : tensor<256xbf16>
+  %2 = fuse.gelu %h approximate = tanh : tensor<256xf16>
+  %3 = fuse.tanh %f : tensor<256xf32>
+  return %0, %1, %2, %3 : tensor<256xbf16>, tensor<256xbf16>, tensor<256xf16>, tensor<256xf32>
+}

@@ -482,17 +482,30 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   Value batchBase = arith::MulIOp::create(b, loc, gb.toIndexType(batch),
                                           kb.constant(shape.m * shape.n));
 
-  // Stores `lanes` (1 or 2 consecutive accumulators) at (row, col).
-  auto storeAt = [&](Value row, Value col, ArrayRef<Value> lanes) -> LogicalResult {
-    const int64_t count = lanes.size();
+  // The epilogue inputs of `count` consecutive outputs at (row, col).
+  // Loaded for a whole chunk of accumulators before any of the chunk is
+  // stored: a load after a store cannot move above it (the output may
+  // alias an input as far as LLVM and ptxas know), so loading per output
+  // would pay one memory latency per accumulator pair. Outside a ragged
+  // edge the indices are clamped to the last row and column instead of
+  // guarded: the values are read and never stored.
+  using Inputs = DenseMap<Value, SmallVector<Value>>;
+  auto indicesOf = [&](Value row, Value col) {
     SmallVector<Value> indices(batchIndices);
     if (conv)
       indices = kb.decompose(gb.toIndexType(row), output.getShape().drop_back());
     else
       indices.push_back(gb.toIndexType(row));
     indices.push_back(gb.toIndexType(col));
-    DenseMap<Value, SmallVector<Value>> values;
-    values[contraction->getResult(0)] = SmallVector<Value>(lanes);
+    return indices;
+  };
+  auto loadInputs = [&](Value row, Value col, int64_t count) {
+    if (!fullTiles) {
+      row = arith::MinUIOp::create(b, loc, row, gb.i32(shape.m - 1));
+      col = arith::MinUIOp::create(b, loc, col, gb.i32(shape.n - count));
+    }
+    SmallVector<Value> indices = indicesOf(row, col);
+    Inputs values;
     for (auto &[argument, access] : epilogueInputs) {
       Type type = cast<RankedTensorType>(argument.getType()).getElementType();
       Value pointer = entry.getArgument(
@@ -507,6 +520,14 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
         values[argument] = SmallVector<Value>(count, one);
       }
     }
+    return values;
+  };
+  // Computes the group's ops on `lanes` (1 or 2 consecutive accumulators)
+  // and the loaded `inputs`, and stores the results at (row, col).
+  auto storeAt = [&](Value row, Value col, ArrayRef<Value> lanes,
+                     Inputs values) -> LogicalResult {
+    const int64_t count = lanes.size();
+    values[contraction->getResult(0)] = SmallVector<Value>(lanes);
     for (Operation *op : ops) {
       if (op == contraction)
         continue;
@@ -546,36 +567,51 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     b.setInsertionPointToStart(&guard.getThenRegion().front());
     return emit();
   };
+  // One store of 1 or 2 accumulators: (row, col), and whether it lies in
+  // the output (null where every tile is whole).
+  struct Output {
+    Value row, col;
+    SmallVector<Value, 2> lanes;
+    Value valid;
+  };
+  // A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 4 or 8
+  // stores a thread, a few of registers for the inputs each.
+  constexpr int64_t kEpilogueChunk = 8;
   for (int64_t i = 0; i < mTiles; ++i)
-    for (int64_t j = 0; j < nTiles; ++j)
-      for (int64_t half = 0; half < 2; ++half) {
-        Value row = gb.add(gb.add(tileM, warpRow),
-                           gb.add(gb.i32(i * 16 + half * 8), group8));
-        Value col = gb.add(gb.add(tileN, warpCol),
-                           gb.add(gb.i32(j * 8), gb.mul(quad, gb.i32(2))));
-        Value first = acc[(i * nTiles + j) * 4 + half * 2];
-        Value second = acc[(i * nTiles + j) * 4 + half * 2 + 1];
-        Value rowValid = fullTiles ? Value() : gb.lt(row, gb.i32(shape.m));
-        auto both = [&](Value c) {
-          Value v = gb.lt(c, gb.i32(shape.n));
-          return rowValid ? arith::AndIOp::create(b, loc, rowValid, v)
-                                .getResult()
-                          : v;
-        };
-        if (pairs) {
-          if (failed(guarded(fullTiles ? Value() : both(col), [&] {
-                return storeAt(row, col, {first, second});
-              })))
-            return failure();
-          continue;
+    for (int64_t j0 = 0; j0 < nTiles; j0 += kEpilogueChunk) {
+      SmallVector<Output> chunk;
+      for (int64_t j = j0; j < std::min(nTiles, j0 + kEpilogueChunk); ++j)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value row = gb.add(gb.add(tileM, warpRow),
+                             gb.add(gb.i32(i * 16 + half * 8), group8));
+          Value col = gb.add(gb.add(tileN, warpCol),
+                             gb.add(gb.i32(j * 8), gb.mul(quad, gb.i32(2))));
+          Value first = acc[(i * nTiles + j) * 4 + half * 2];
+          Value second = acc[(i * nTiles + j) * 4 + half * 2 + 1];
+          Value rowValid = fullTiles ? Value() : gb.lt(row, gb.i32(shape.m));
+          auto validAt = [&](Value c) -> Value {
+            if (fullTiles)
+              return Value();
+            return arith::AndIOp::create(b, loc, rowValid,
+                                         gb.lt(c, gb.i32(shape.n)));
+          };
+          if (pairs) {
+            chunk.push_back({row, col, {first, second}, validAt(col)});
+            continue;
+          }
+          Value nextCol = gb.add(col, gb.i32(1));
+          chunk.push_back({row, col, {first}, validAt(col)});
+          chunk.push_back({row, nextCol, {second}, validAt(nextCol)});
         }
-        Value nextCol = gb.add(col, gb.i32(1));
-        if (failed(guarded(both(col),
-                           [&] { return storeAt(row, col, {first}); })) ||
-            failed(guarded(both(nextCol),
-                           [&] { return storeAt(row, nextCol, {second}); })))
+      SmallVector<Inputs> inputs;
+      for (const Output &out : chunk)
+        inputs.push_back(loadInputs(out.row, out.col, out.lanes.size()));
+      for (auto [out, loaded] : llvm::zip(chunk, inputs))
+        if (failed(guarded(out.valid, [&] {
+              return storeAt(out.row, out.col, out.lanes, loaded);
+            })))
           return failure();
-      }
+    }
 
   LaunchConfig config;
   config.block = blockThreads;
