@@ -406,16 +406,23 @@ struct TileLoop {
   mlir::Value tile, ringBase;
 };
 
-/// Creates the loop and leaves the builder inside its body.
-TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices);
+/// Creates the loop and leaves the builder inside its body. The loop takes
+/// the block's tiles of ordinal `firstOrdinal` (an index; null: 0),
+/// + `ordinalStep`, ... (every tile by default; a ping-pong warpgroup takes
+/// every other one).
+TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices,
+                      mlir::Value firstOrdinal = mlir::Value(),
+                      int64_t ordinalStep = 1);
 
 /// Issues the wgmma batch of the stage at ring position `ring` onto the
-/// accumulators `acc` (an LLVM struct) and returns them; the caller
-/// commits and waits.
-mlir::Value issueWgmmaBatch(GemmBuilder &gb, const MatmulTiling &t,
-                            const Operand &a, const Operand &bOp,
-                            mlir::Value smem, mlir::Value ring,
-                            mlir::Value acc);
+/// accumulators `accs` (LLVM structs, one per 64 rows from row block
+/// `firstRowBlock` of the tile; a null `firstRowBlock` means the calling
+/// thread's warpgroup) and returns them; the caller commits and waits.
+llvm::SmallVector<mlir::Value>
+issueWgmmaBatch(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
+                const Operand &bOp, mlir::Value smem, mlir::Value ring,
+                llvm::ArrayRef<mlir::Value> accs,
+                mlir::Value firstRowBlock = mlir::Value());
 
 /// The producer of the warp-specialised kernel, for the one thread that
 /// runs it: walks the block's tiles (blockId, + gridDim, ...) and their
@@ -431,11 +438,15 @@ void emitTmaProducer(
 /// each stage's full barrier, multiplies, and releases the stage of the
 /// batch before (and the last one after the loop) on its empty barrier.
 /// Returns the accumulators as emitWarpgroupLoop does.
+/// With `rowBlocks` > 1 (ping-pong) the warpgroup multiplies every 64-row
+/// block of the tile itself, into that many accumulator sets, returned one
+/// after the other.
 llvm::SmallVector<mlir::Value>
 emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                  const Operand &bOp, int64_t slices, int64_t nTiles,
                  mlir::Value smem, int64_t fullOffset, int64_t emptyOffset,
-                 mlir::Value ringBase, mlir::Value thread);
+                 mlir::Value ringBase, mlir::Value thread,
+                 int64_t rowBlocks = 1);
 
 /// Waits until the TMA copies into ring position `ring` have landed.
 void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, mlir::Value smem,

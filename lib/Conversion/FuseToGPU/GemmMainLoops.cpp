@@ -150,15 +150,22 @@ void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
   }
 }
 
-TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices) {
+TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices,
+                      Value firstOrdinal, int64_t ordinalStep) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value first = blockId, step = gridDim;
+  if (firstOrdinal)
+    first = arith::AddIOp::create(
+        b, loc, blockId, arith::MulIOp::create(b, loc, gridDim, firstOrdinal));
+  if (ordinalStep != 1)
+    step = arith::MulIOp::create(
+        b, loc, gridDim, arith::ConstantIndexOp::create(b, loc, ordinalStep));
   TileLoop result;
   result.loop = scf::ForOp::create(
-      b, loc, blockId, arith::ConstantIndexOp::create(b, loc, totalTiles),
-      gridDim);
+      b, loc, first, arith::ConstantIndexOp::create(b, loc, totalTiles), step);
   b.setInsertionPoint(result.loop.getBody()->getTerminator());
   result.tile = gb.toI32(result.loop.getInductionVar());
   Value ordinal = arith::DivUIOp::create(
@@ -179,54 +186,63 @@ void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, Value smem,
                                         gb.i32(kTryWaitTicks));
 }
 
-Value issueWgmmaBatch(GemmBuilder &gb, const MatmulTiling &t,
-                      const Operand &a, const Operand &bOp, Value smem,
-                      Value ring, Value acc) {
+SmallVector<Value> issueWgmmaBatch(GemmBuilder &gb, const MatmulTiling &t,
+                                   const Operand &a, const Operand &bOp,
+                                   Value smem, Value ring,
+                                   ArrayRef<Value> accs,
+                                   Value firstRowBlock) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
-  Type accType = acc.getType();
   const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
   Value base = arith::TruncIOp::create(
       b, loc, b.getI32Type(),
       LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
   Value stageBase = gb.add(base, gb.mul(gb.remu(ring, t.stages),
                                         gb.i32(stageBytes)));
-  // Warpgroup g multiplies rows 64g..64g+63: 64 rows of 128 bytes into
-  // a K-contiguous tile, or panel g of an M-contiguous one (BK = 64 rows
-  // of 128 bytes: the same 8 KiB).
-  Value warpgroup = gb.divu(gb.divu(
-      arith::IndexCastUIOp::create(
-          b, loc, b.getI32Type(),
-          gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x)),
-      32), 4);
-  Value aBase = gb.add(gb.add(stageBase, gb.i32(a.stageOffset)),
-                       gb.mul(warpgroup, gb.i32(64 * 128)));
+  // Row block r multiplies rows 64r..64r+63: 64 rows of 128 bytes into a
+  // K-contiguous tile, or panel r of an M-contiguous one (BK = 64 rows of
+  // 128 bytes: the same 8 KiB). By default the warpgroup's own block.
+  if (!firstRowBlock)
+    firstRowBlock = gb.divu(gb.divu(
+        arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x)),
+        32), 4);
+  Value aBlocks = gb.add(gb.add(stageBase, gb.i32(a.stageOffset)),
+                         gb.mul(firstRowBlock, gb.i32(64 * 128)));
   Value bBase = gb.add(stageBase, gb.i32(bOp.stageOffset));
   const int64_t panel = t.blockK * 128;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   NVVM::WGMMATypes type = gb.elementType.isF16() ? NVVM::WGMMATypes::f16
                                                  : NVVM::WGMMATypes::bf16;
+  SmallVector<Value> results(accs);
   for (int64_t kk = 0; kk < t.blockK / 16; ++kk) {
     // K-contiguous: 16 more elements along the 128-byte row (32 bytes).
     // M/N-contiguous: 16 more rows (2048 bytes).
     auto stepOf = [&](const Operand &op) {
       return op.kContiguous ? kk * 32 : kk * 16 * 128;
     };
-    Value descA = wgmmaDescriptor(gb, gb.add(aBase, gb.i32(stepOf(a))),
-                                  a.kContiguous ? 16 : panel, 1024);
-    Value descB = wgmmaDescriptor(gb, gb.add(bBase, gb.i32(stepOf(bOp))),
-                                  bOp.kContiguous ? 16 : panel, 1024);
-    acc = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accType, acc, descA, descB,
-        NVVM::MMAShapeAttr::get(context, 64, t.blockN, 16), type, type,
-        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        a.kContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-        bOp.kContiguous ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-        NVVM::MMAIntOverflowAttr());
+    Value descB;
+    for (auto [r, acc] : llvm::enumerate(results)) {
+      Value aBase =
+          r == 0 ? aBlocks : gb.add(aBlocks, gb.i32(r * 64 * 128));
+      Value descA = wgmmaDescriptor(gb, gb.add(aBase, gb.i32(stepOf(a))),
+                                    a.kContiguous ? 16 : panel, 1024);
+      if (!descB)
+        descB = wgmmaDescriptor(gb, gb.add(bBase, gb.i32(stepOf(bOp))),
+                                bOp.kContiguous ? 16 : panel, 1024);
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, acc.getType(), acc, descA, descB,
+          NVVM::MMAShapeAttr::get(context, 64, t.blockN, 16), type, type,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          a.kContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+          bOp.kContiguous ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::MMAIntOverflowAttr());
+    }
   }
-  return acc;
+  return results;
 }
 
 /// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
@@ -284,8 +300,8 @@ emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
     if (!feed.tma)
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
-    Value acc = issueWgmmaBatch(gb, t, a, bOp, smem, ring,
-                                body->getArgument(1));
+    SmallVector<Value> acc = issueWgmmaBatch(gb, t, a, bOp, smem, ring,
+                                             body->getArgument(1));
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     scf::YieldOp::create(b, loc, acc);

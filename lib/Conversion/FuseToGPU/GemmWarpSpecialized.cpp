@@ -57,7 +57,8 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
                                     const Operand &a, const Operand &bOp,
                                     int64_t slices, int64_t nTiles, Value smem,
                                     int64_t fullOffset, int64_t emptyOffset,
-                                    Value ringBase, Value thread) {
+                                    Value ringBase, Value thread,
+                                    int64_t rowBlocks) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
@@ -67,19 +68,42 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
   Value releaser = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, gb.remu(thread, 128), gb.i32(0));
   auto release = [&](Value condition, Value ring) {
-    auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    std::optional<OpBuilder::InsertionGuard> inner;
+    if (condition) {
+      auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+      inner.emplace(b);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+    }
     NVVM::MBarrierArriveOp::create(
         b, loc, Type(),
         barrierAt(gb, smem, emptyOffset, gb.remu(ring, t.stages)), Value(),
         NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA));
   };
+  // Ping-pong: the warpgroups' K loops take turns, in the order of the
+  // block's tiles. Named barrier 1 passes the turn from warpgroup 0 to 1,
+  // 2 back (one per direction, so that an arrival is never taken for the
+  // other's). Besides ordering the MMAs, the turn keeps each full-barrier
+  // wait within one phase of the barrier: the next tile's slices lie up
+  // to a whole tile ahead in the ring.
+  Value warpgroup = gb.divu(thread, 128);
+  if (rowBlocks > 1) {
+    auto notFirst = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ringBase,
+                              gb.i32(0)),
+        /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&notFirst.getThenRegion().front());
+    NVVM::BarrierOp::create(b, loc, TypeRange{},
+                            arith::SubIOp::create(b, loc, gb.i32(2), warpgroup),
+                            gb.i32(256), {}, Value());
+  }
+  Value zero = LLVM::ZeroOp::create(b, loc, accType);
   auto loop = scf::ForOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, 0),
       arith::ConstantIndexOp::create(b, loc, slices),
       arith::ConstantIndexOp::create(b, loc, 1),
-      ValueRange{LLVM::ZeroOp::create(b, loc, accType)});
+      SmallVector<Value>(rowBlocks, zero));
   {
     OpBuilder::InsertionGuard guard(b);
     Block *body = loop.getBody();
@@ -89,23 +113,28 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     Value slice = gb.toI32(loop.getInductionVar());
     Value ring = gb.add(ringBase, slice);
     waitForTmaSlice(gb, t, smem, fullOffset, ring);
-    Value acc = issueWgmmaBatch(gb, t, a, bOp, smem, ring,
-                                body->getArgument(1));
+    SmallVector<Value> acc = issueWgmmaBatch(
+        gb, t, a, bOp, smem, ring,
+        SmallVector<Value>(body->getArguments().drop_front()),
+        rowBlocks > 1 ? gb.i32(0) : Value());
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // The batch before this one has completed: its stage is free.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                            slice, gb.i32(0));
-    release(arith::AndIOp::create(b, loc, notFirst, releaser),
-            arith::SubIOp::create(b, loc, ring, gb.i32(1)));
+    release(notFirst, arith::SubIOp::create(b, loc, ring, gb.i32(1)));
     scf::YieldOp::create(b, loc, acc);
   }
+  // Every slice of this tile has landed: the other warpgroup's turn.
+  if (rowBlocks > 1)
+    NVVM::BarrierArriveOp::create(b, loc, gb.add(gb.i32(1), warpgroup),
+                                  gb.i32(256));
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  release(releaser, gb.add(ringBase, gb.i32(slices - 1)));
+  release(Value(), gb.add(ringBase, gb.i32(slices - 1)));
   SmallVector<Value> values;
-  for (int64_t i = 0; i < nTiles * 4; ++i)
-    values.push_back(
-        LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), i));
+  for (Value acc : loop.getResults())
+    for (int64_t i = 0; i < nTiles * 4; ++i)
+      values.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
   return values;
 }
 

@@ -49,7 +49,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
                                        StringRef name, const MatmulTiling &t,
                                        bool allowTF32,
                                        const GpuTarget *target,
-                                       bool useTma, bool warpSpecialize) {
+                                       bool useTma, bool warpSpecialize,
+                                       bool pingPong) {
   Block &body = group.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -159,8 +160,18 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
            residentBlocksPerSm(t, elementBytes, *target, extraThreads);
   };
   const bool persistent = warpgroups && residentBlocks(0) > 0;
-  const bool warpSpecialized = warpSpecialize && tma && persistent &&
-                               t.warpsM == 2 && residentBlocks(128) > 0;
+  // Ping-pong: each of the two MMA warpgroups owns a whole tile (both of
+  // its 64-row blocks, twice the accumulators), and they take the block's
+  // tiles in turn: one stores its epilogue while the other multiplies.
+  const bool pingPongTiles = pingPong && t.warpsM == 2 && t.blockN <= 128;
+  const bool warpSpecialized = (warpSpecialize || pingPongTiles) && tma &&
+                               persistent && t.warpsM == 2 &&
+                               residentBlocks(128) > 0;
+  const bool pingPonged = pingPongTiles && warpSpecialized;
+  // The rows an m-tile of the accumulators steps: 16 rows per warp, or a
+  // ping-pong warpgroup's 64-row blocks.
+  const int64_t mTileRows = pingPonged ? 64 : 16;
+  const int64_t accMTiles = pingPonged ? 2 : mTiles;
   const int64_t blockThreads = threads + (warpSpecialized ? 128 : 0);
   const int64_t maxResidentBlocks =
       residentBlocks(warpSpecialized ? 128 : 0);
@@ -207,13 +218,14 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   SmallVector<TmaCopy, 2> tmaCopies;
   if (tma) {
     initTmaBarriers(gb, smem, barrierOffset, t.stages, thread,
-                    warpSpecialized ? t.warpsM : 0);
+                    !warpSpecialized ? 0 : pingPonged ? 128 : 128 * t.warpsM);
     const unsigned firstMap = group.getNumOperands() + group.getNumResults();
     tmaCopies.push_back({&a, *tmaA, entry.getArgument(firstMap), Value()});
     tmaCopies.push_back({&bOp, *tmaB, entry.getArgument(firstMap + 1), Value()});
   }
   Value warpRow =
-      warpgroups
+      pingPonged ? gb.mul(gb.remu(warp, 4), gb.i32(16))
+      : warpgroups
           ? gb.add(gb.mul(gb.divu(warp, 4), gb.i32(64)),
                    gb.mul(gb.remu(warp, 4), gb.i32(16)))
           : gb.mul(gb.divu(warp, t.warpsN), gb.i32(warpM));
@@ -302,11 +314,19 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   // n-th tile's slices sit at n * slices onwards. cp.async needs no count.
   Value ringBase = gb.i32(0), nextRingBase = gb.i32(0);
   if (warpSpecialized) {
+    // The warp's index as ptxas can see it is the same in every lane (a
+    // shuffle from lane 0): branches on it are warp-uniform. A role branch
+    // on the thread index is divergent to ptxas, which then serialises the
+    // wgmma instructions inside it (C7520, "compiler-inserted WG.AR in
+    // divergent path").
+    Value uniformWarp = NVVM::ShflOp::create(
+        b, loc, b.getI32Type(), gb.i32(-1), warp, gb.i32(0), gb.i32(0x1f),
+        NVVM::ShflKind::idx, UnitAttr());
     // The producer warpgroup (the last) against the MMA warpgroups.
     auto roles = scf::IfOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, thread,
-                              gb.i32(threads)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, uniformWarp,
+                              gb.i32(threads / 32)),
         /*withElse=*/true);
     // The block's registers move from the producer warpgroup (which
     // needs few) to the MMA warpgroups: 40 + 2 x 232 per thread of each
@@ -338,7 +358,15 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
-    TileLoop tiles = openTileLoop(gb, totalTiles, slices);
+    // Ping-pong: warpgroup g takes the block's tiles of ordinal g, g + 2, ...
+    TileLoop tiles =
+        pingPonged
+            ? openTileLoop(gb, totalTiles, slices,
+                           arith::IndexCastUIOp::create(
+                               b, loc, b.getIndexType(),
+                               gb.divu(uniformWarp, 4)),
+                           2)
+            : openTileLoop(gb, totalTiles, slices);
     current = coordinatesOf(tiles.tile);
     ringBase = tiles.ringBase;
   } else if (persistent) {
@@ -364,7 +392,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   SmallVector<Value> acc;
   if (warpSpecialized) {
     acc = emitConsumerLoop(gb, t, a, bOp, slices, nTiles, smem,
-                           barrierOffset, emptyOffset, ringBase, thread);
+                           barrierOffset, emptyOffset, ringBase, thread,
+                           pingPonged ? 2 : 1);
   } else if (warpgroups) {
     auto issueCurrent = [&](Value slice, Value ring) {
       issueInto(current, slice, ring);
@@ -577,13 +606,13 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   // A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 4 or 8
   // stores a thread, a few of registers for the inputs each.
   constexpr int64_t kEpilogueChunk = 8;
-  for (int64_t i = 0; i < mTiles; ++i)
+  for (int64_t i = 0; i < accMTiles; ++i)
     for (int64_t j0 = 0; j0 < nTiles; j0 += kEpilogueChunk) {
       SmallVector<Output> chunk;
       for (int64_t j = j0; j < std::min(nTiles, j0 + kEpilogueChunk); ++j)
         for (int64_t half = 0; half < 2; ++half) {
           Value row = gb.add(gb.add(tileM, warpRow),
-                             gb.add(gb.i32(i * 16 + half * 8), group8));
+                             gb.add(gb.i32(i * mTileRows + half * 8), group8));
           Value col = gb.add(gb.add(tileN, warpCol),
                              gb.add(gb.i32(j * 8), gb.mul(quad, gb.i32(2))));
           Value first = acc[(i * nTiles + j) * 4 + half * 2];

@@ -53,7 +53,8 @@ mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
                                              bool allowTF32 = false,
                                              const GpuTarget *target = nullptr,
                                              bool useTma = false,
-                                             bool warpSpecialize = false);
+                                             bool warpSpecialize = false,
+                                             bool pingPong = false);
 
 } // namespace opfuse
 
