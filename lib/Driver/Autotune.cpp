@@ -162,8 +162,10 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     // cp.async kernels are timed apart from the TMA ones they stand in for.
     if (!options.useTma)
       kernel.key += " cp.async";
-    else if (options.warpSpecialize)
-      kernel.key += " warp-specialized";
+    else if (!options.warpSpecialize)
+      kernel.key += " cooperative";
+    else if (options.pingPong)
+      kernel.key += " ping-pong";
     kernel.label = kernel.name + " (" + describeGemm(contraction) + ")";
     auto earlier = llvm::find_if(pending, [&](const PendingKernel &other) {
       return other.key == kernel.key;

@@ -95,6 +95,8 @@ void writeSummary(llvm::raw_ostream &os, const GraphAnalysis &before,
                         kernel.block[0], kernel.bytes, kernel.flops);
     if (!kernel.tiling.empty())
       os << ", tiling " << kernel.tiling;
+    if (!kernel.schedule.empty())
+      os << " (" << kernel.schedule << ")";
     os << "\n";
   }
   if (plan.arena.bytes > 0 || plan.arena.lowerBound > 0)
@@ -262,6 +264,7 @@ int runDriver(const DriverOptions &options) {
   pipeline.allowTF32 = options.allowTF32;
   pipeline.useTma = options.useTma;
   pipeline.warpSpecialize = options.warpSpecialize;
+  pipeline.pingPong = options.pingPong;
   pipeline.toolkit = options.cudaToolkit;
   pipeline.binary = emit != EmitKind::Fused || run;
 

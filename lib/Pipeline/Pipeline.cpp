@@ -91,6 +91,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.allowTF32 = options.allowTF32;
   emission.useTma = options.useTma;
   emission.warpSpecialize = options.warpSpecialize;
+  emission.pingPong = options.pingPong;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

@@ -342,6 +342,8 @@ void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
       entry["predicted_us"] = plan.kernels[k].predictedUs;
     if (!plan.kernels[k].tiling.empty())
       entry["tiling"] = plan.kernels[k].tiling;
+    if (!plan.kernels[k].schedule.empty())
+      entry["schedule"] = plan.kernels[k].schedule;
     kernels.push_back(std::move(entry));
   }
   json::Object root{

@@ -112,6 +112,8 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
       object["shared_bytes"] = kernel.sharedBytes;
     if (!kernel.tiling.empty())
       object["tiling"] = kernel.tiling;
+    if (!kernel.schedule.empty())
+      object["schedule"] = kernel.schedule;
     if (!kernel.tensorMaps.empty()) {
       json::Array maps;
       for (const PlanTensorMap &map : kernel.tensorMaps)
@@ -300,6 +302,7 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
     kernel.predictedUs = object->getNumber("predicted_us").value_or(0);
     kernel.sharedBytes = object->getInteger("shared_bytes").value_or(0);
     kernel.tiling = object->getString("tiling").value_or("").str();
+    kernel.schedule = object->getString("schedule").value_or("").str();
     if (kernel.sharedBytes < 0)
       return planError("kernel '" + kernel.name +
                        "' has negative shared_bytes");

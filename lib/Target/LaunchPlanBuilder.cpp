@@ -160,6 +160,8 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
       kernel.sharedBytes = shared.getInt();
     if (auto tiling = group->getAttrOfType<StringAttr>("fuse.matmul_tiling"))
       kernel.tiling = tiling.str();
+    if (auto schedule = group->getAttrOfType<StringAttr>(kGemmScheduleAttr))
+      kernel.schedule = schedule.str();
     for (Value input : group.getInputs()) {
       auto it = bufferOf.find(input);
       if (it == bufferOf.end())

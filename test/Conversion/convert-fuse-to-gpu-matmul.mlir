@@ -3,6 +3,7 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // The f32 functions below reject a wgmma tiling (F32WGMMA), hence `not`.
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=warp-specialize=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=WS
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=ping-pong=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=PINGPONG
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80 matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=NOTHOPPER
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80" | FileCheck %s --check-prefix=AMPERE
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=allow-tf32" | FileCheck %s --check-prefix=TF32
@@ -30,7 +31,7 @@
 // A (K-contiguous, row) and B (N-contiguous, row) through descriptors and
 // waits for the batch before last.
 // WGMMA-LABEL: func.func @bias_gelu
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65600 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = "cooperative", fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65600 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // WGMMA: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // WGMMA: nvvm.cp.async.commit.group
@@ -74,18 +75,56 @@
 // TMA-NOT: nvvm.cp.async.shared
 // TMA-LABEL: func.func @
 
-// Warp-specialised (two MMA warpgroups and a producer: 384 threads): each
-// of the 4 stages has a full barrier (1 arrival) and an empty one (2, one
-// per MMA warpgroup). The producer warpgroup gives up registers and its
-// first thread walks the tiles and slices, waiting for a stage to be
-// released before refilling it; the MMA warpgroups take the registers,
-// wait for full stages, multiply, and release each stage once the next
-// batch has been issued and the one before completed.
+// Warp-specialised (two MMA warpgroups and a producer: 384 threads; the
+// default for such tilings): each of the 4 stages has a full barrier (1
+// arrival) and an empty one (256: every MMA thread releases, so that no
+// branch on the thread index surrounds the wgmma loop, which would make
+// ptxas serialise the wgmma instructions). The role branch compares the
+// warp index shuffled from lane 0 (warp-uniform to ptxas). The producer
+// warpgroup gives up registers and its first thread walks the tiles and
+// slices, waiting for a stage to be released before refilling it; the MMA
+// warpgroups take the registers, wait for full stages, multiply, and
+// release each stage once the next batch has been issued and the one
+// before completed.
 // WS-LABEL: func.func @bias_gelu
-// WS: fuse.block = array<i64: 384, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
+// WS: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = "warp-specialized", fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
 // WS: gpu.func @bias_gelu_k0({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
-// WS-COUNT-8: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(1 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(1 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(1 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(1 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(256 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(256 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(256 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS: llvm.mlir.constant(256 : i32)
+// WS-NEXT: llvm.mlir.constant
+// WS-NEXT: llvm.getelementptr
+// WS-NEXT: nvvm.mbarrier.init
+// WS-NEXT: nvvm.fence.mbarrier.init
 // WS: gpu.barrier
+// WS: %[[WARP:.*]] = nvvm.shfl.sync  idx
+// WS: arith.cmpi uge, %[[WARP]], %{{.*}} : i32
 // WS: nvvm.setmaxregister  decrease 40
 // WS: scf.for
 // WS: scf.for
@@ -97,12 +136,83 @@
 // WS-NEXT: nvvm.setmaxregister  increase 232
 // WS: nvvm.mbarrier.try_wait.parity
 // WS: nvvm.wgmma.wait.group.sync.aligned 1
+// WS: %[[NOTFIRST:.*]] = arith.cmpi ugt
+// WS-NOT: arith.andi
+// WS: scf.if %[[NOTFIRST]] {
 // WS: nvvm.mbarrier.arrive
 // WS: nvvm.wgmma.wait.group.sync.aligned 0
+// WS-NOT: scf.if
 // WS: nvvm.mbarrier.arrive
 // WS-NOT: gpu.barrier
 // WS: llvm.inline_asm "tanh.approx.f32
 // WS-LABEL: func.func @
+
+// Ping-pong (same tiling): each MMA warpgroup owns a whole 128x64 tile,
+// both of its 64-row blocks (two accumulator sets, two wgmma per K step
+// sharing B's descriptor), and the block's tiles alternate between them:
+// warpgroup g starts at ordinal g and steps 2 grids. Only one warpgroup
+// reads a stage, so the empty barriers count 128 arrivals. Named barriers
+// pass the turn: a warpgroup past its first tile waits on barrier 2 - g
+// before its K loop and arrives on 1 + g once its last slice has landed,
+// then stores its epilogue while the other multiplies.
+// PINGPONG-LABEL: func.func @bias_gelu
+// PINGPONG: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = "ping-pong"
+// PINGPONG: llvm.mlir.constant(1 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(1 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(1 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(1 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(128 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(128 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(128 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG: llvm.mlir.constant(128 : i32)
+// PINGPONG-NEXT: llvm.mlir.constant
+// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG-NEXT: nvvm.mbarrier.init
+// PINGPONG-NEXT: nvvm.fence.mbarrier.init
+// PINGPONG: } else {
+// PINGPONG-NEXT: nvvm.setmaxregister  increase 232
+// PINGPONG: %[[G:.*]] = arith.divui %[[WARP:.*]], %{{.*}} : i32
+// PINGPONG-NEXT: %[[GI:.*]] = arith.index_castui %[[G]]
+// PINGPONG: %[[SKIP:.*]] = arith.muli %grid_dim_x{{.*}}, %[[GI]]
+// PINGPONG-NEXT: %[[FIRST:.*]] = arith.addi %block_id_x{{.*}}, %[[SKIP]]
+// PINGPONG: %[[STEP:.*]] = arith.muli %grid_dim_x{{.*}}, %c2
+// PINGPONG: scf.for %{{.*}} = %[[FIRST]] to %c8 step %[[STEP]]
+// PINGPONG: %[[LATER:.*]] = arith.cmpi ugt, %{{.*}}, %{{.*}} : i32
+// PINGPONG-NEXT: scf.if %[[LATER]] {
+// PINGPONG: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// PINGPONG: scf.for {{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}, %[[ACC1:.*]] = %{{.*}}) -> (!llvm.struct
+// PINGPONG: nvvm.mbarrier.try_wait.parity
+// PINGPONG: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %[[B:.*]], %[[ACC0]], <m = 64, n = 64, k = 16>
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %[[B]], %[[ACC1]], <m = 64, n = 64, k = 16>
+// PINGPONG: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]]
+// PINGPONG-COUNT-5: nvvm.wgmma.mma_async
+// PINGPONG-NOT: nvvm.wgmma.mma_async
+// PINGPONG: nvvm.wgmma.wait.group.sync.aligned 1
+// PINGPONG: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
+// PINGPONG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// PINGPONG: llvm.inline_asm "tanh.approx.f32
+// PINGPONG-LABEL: func.func @
 
 // bf16 256x256x64 with a bias+GELU epilogue, default tiles
 // (128x128x32/2x2/4): 4 blocks of 4 warps, 4 stages of (128 + 128) x 32

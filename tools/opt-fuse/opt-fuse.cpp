@@ -124,9 +124,18 @@ cl::opt<bool> noTma(
 cl::opt<bool> warpSpecialize(
     "warp-specialize",
     cl::desc("Warp-specialise the persistent TMA GEMM kernels of two MMA "
-             "warpgroups: a producer warpgroup issues every copy and stages "
-             "are released through mbarriers; slower than the default on "
-             "the H200 so far (docs/benchmarks.md), for experiments"),
+             "warpgroups (default on): a producer warpgroup issues every "
+             "copy and stages are released through mbarriers; "
+             "--warp-specialize=false keeps the cooperative kernel, whose "
+             "MMA warpgroups issue the copies themselves"),
+    cl::init(true), cl::cat(category));
+cl::opt<bool> pingPong(
+    "ping-pong",
+    cl::desc("Ping-pong consumers in the warp-specialised GEMM kernels of "
+             "two MMA warpgroups and at most 128 columns (e.g. "
+             "--matmul-tiling=wgmma:128x128x64/2x1/6): each warpgroup owns "
+             "every other tile, so one's epilogue runs under the other's "
+             "MMAs; off by default (docs/benchmarks.md)"),
     cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
@@ -243,6 +252,7 @@ int main(int argc, char **argv) {
   options.allowTF32 = allowTF32;
   options.useTma = !noTma;
   options.warpSpecialize = warpSpecialize;
+  options.pingPong = pingPong;
   options.autotune = autotune;
   options.autotuneCache = autotuneCache;
   options.autotuneCandidates = autotuneCandidates;

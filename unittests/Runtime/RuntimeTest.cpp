@@ -92,12 +92,15 @@ TEST(LaunchPlanTest, TilingOnlyForGemmKernels) {
   llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
   EXPECT_TRUE(parsed->kernels[0].tiling.empty());
+  EXPECT_EQ(text.find("schedule"), std::string::npos);
+  EXPECT_TRUE(parsed->kernels[0].schedule.empty());
 }
 
 TEST(LaunchPlanTest, JsonRoundTrip) {
   LaunchPlan plan = samplePlan();
   plan.kernels[0].sharedBytes = 196608;
   plan.kernels[0].tiling = "wgmma:128x256x64/2x1/4";
+  plan.kernels[0].schedule = "warp-specialized";
   std::string text;
   llvm::raw_string_ostream os(text);
   writePlanJson(plan, os);
@@ -116,6 +119,7 @@ TEST(LaunchPlanTest, JsonRoundTrip) {
   EXPECT_EQ(parsed->kernels[0].numInputs, 2);
   EXPECT_EQ(parsed->kernels[0].sharedBytes, 196608);
   EXPECT_EQ(parsed->kernels[0].tiling, "wgmma:128x256x64/2x1/4");
+  EXPECT_EQ(parsed->kernels[0].schedule, "warp-specialized");
   EXPECT_EQ(parsed->inputs, (std::vector<int>{0}));
   EXPECT_EQ(parsed->outputs, (std::vector<int>{2}));
 }

@@ -82,7 +82,10 @@ struct DriverOptions {
   /// comparisons).
   bool useTma = true;
   /// Warp-specialised persistent TMA GEMM kernels (producer warpgroup).
-  bool warpSpecialize = false;
+  bool warpSpecialize = true;
+  /// Ping-pong consumers (each MMA warpgroup owns every other tile) in the
+  /// warp-specialised kernels of at most 128 columns.
+  bool pingPong = false;
   /// Give each GEMM kernel the tiling measured fastest on the GPU among the
   /// tile model's best candidates, kept in a tuning cache.
   bool autotune = false;

@@ -69,6 +69,11 @@ struct FusePipelineOptions
   Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("Warp-specialised persistent TMA GEMM kernels"),
+      llvm::cl::init(true)};
+  Option<bool> pingPong{
+      *this, "ping-pong",
+      llvm::cl::desc("Ping-pong consumers in warp-specialised GEMM kernels "
+                     "of at most 128 columns"),
       llvm::cl::init(false)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "

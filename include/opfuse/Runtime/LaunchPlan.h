@@ -65,6 +65,9 @@ struct PlanKernel {
   int64_t sharedBytes = 0;
   /// A GEMM kernel's tiling as --matmul-tiling spells it; empty otherwise.
   std::string tiling;
+  /// A persistent wgmma kernel's schedule ("cooperative",
+  /// "warp-specialized", "ping-pong"); empty otherwise.
+  std::string schedule;
   /// Buffer ids, in the kernel's parameter order (inputs, then outputs).
   std::vector<int> args;
   /// How many of `args` are inputs.

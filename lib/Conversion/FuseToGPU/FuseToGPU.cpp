@@ -159,7 +159,8 @@ void ConvertFuseToGPUPass::runOnOperation() {
       FailureOr<LaunchConfig> config =
           isGemmKernel(group)
               ? emitGemmKernel(group, kernels, name, groupTiling, allowTF32,
-                               &*target, useTma, warpSpecialize)
+                               &*target, useTma, warpSpecialize,
+                               pingPong)
           : isRowKernel(group)
               ? emitRowKernel(group, kernels, name, blockSize,
                               rowElementsPerThread)
@@ -180,6 +181,10 @@ void ConvertFuseToGPUPass::runOnOperation() {
       if (config->sharedBytes > 0)
         group->setAttr("fuse.shared_bytes",
                        builder.getI64IntegerAttr(config->sharedBytes));
+      group->removeAttr(kGemmScheduleAttr);
+      if (!config->schedule.empty())
+        group->setAttr(kGemmScheduleAttr,
+                       builder.getStringAttr(config->schedule));
       // A map list the input carried is not this kernel's.
       group->removeAttr(kTensorMapsAttr);
       if (!config->tensorMaps.empty()) {

@@ -146,13 +146,14 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   const int64_t barrierOffset = t.stages * stageBytes;
   const int64_t emptyOffset = barrierOffset + 8 * t.stages;
   // A persistent wgmma kernel: one block per SM slot walks the tiles
-  // blockId, blockId + grid, ... The MMA warpgroups copy too, and issue
-  // their next tile's first slices before the current tile's epilogue, so
-  // that they land while the epilogue computes and stores. On request,
-  // with TMA and two MMA warpgroups, it is warp-specialised instead: a
+  // blockId, blockId + grid, ... Cooperative, the MMA warpgroups copy too,
+  // and issue their next tile's first slices before the current tile's
+  // epilogue, so that they land while the epilogue computes and stores.
+  // With TMA and two MMA warpgroups it is warp-specialised by default: a
   // third warpgroup's first thread streams the slices
-  // (GemmWarpSpecialized.cpp; 2-4% slower on the H200 so far,
-  // docs/benchmarks.md).
+  // (GemmWarpSpecialized.cpp; 1-5% faster on the H200,
+  // docs/benchmarks.md), and with `pingPong` the two MMA warpgroups also
+  // take alternate tiles.
   auto residentBlocks = [&](int64_t extraThreads) -> int64_t {
     if (!target)
       return 0;
@@ -648,6 +649,10 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   config.sharedBytes = t.sharedBytes(elementBytes);
   if (tma)
     config.tensorMaps = {tmaA->map, tmaB->map};
+  if (persistent)
+    config.schedule = pingPonged        ? "ping-pong"
+                      : warpSpecialized ? "warp-specialized"
+                                        : "cooperative";
   return config;
 }
 

@@ -19,6 +19,10 @@ namespace opfuse {
 /// dictionaries {input, dims, strides, box} (TensorMapSpec's fields).
 constexpr const char *kTensorMapsAttr = "fuse.tensor_maps";
 
+/// The group attribute naming a persistent wgmma kernel's schedule
+/// (LaunchConfig::schedule).
+constexpr const char *kGemmScheduleAttr = "fuse.gemm_schedule";
+
 /// A TMA tensor map the host encodes for a kernel: a view of group input
 /// `input` with `dims` (innermost first), the byte `strides` of all but
 /// the innermost dimension, and the `box` one copy fills, 128-byte
@@ -36,6 +40,9 @@ struct LaunchConfig {
   int64_t block = 1;
   int64_t sharedBytes = 0;
   llvm::SmallVector<TensorMapSpec, 2> tensorMaps;
+  /// How a persistent warpgroup-MMA kernel shares its work
+  /// ("cooperative", "warp-specialized", "ping-pong"); empty otherwise.
+  std::string schedule;
 };
 
 /// Whether the loop emitter can compile `op` (inside a group or alone).

@@ -45,7 +45,9 @@ bool isGemmKernel(fuse::GroupOp group);
 /// `warpSpecialize`, a persistent TMA kernel with two MMA warpgroups is
 /// warp-specialised: a third warpgroup's first thread issues every copy,
 /// and stages are handed back through mbarriers instead of block-wide
-/// barriers.
+/// barriers. With `pingPong` as well, and at most 128 columns, each MMA
+/// warpgroup owns every other tile of the block (ping-pong consumers).
+/// The LaunchConfig names the schedule.
 mlir::FailureOr<LaunchConfig> emitGemmKernel(fuse::GroupOp group,
                                              mlir::gpu::GPUModuleOp module,
                                              llvm::StringRef name,

@@ -151,11 +151,16 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
            "tensor maps the host encodes, an mbarrier per stage) where both "
            "allow it; false keeps every thread's cp.async copies">,
-    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "Warp-specialise the persistent TMA GEMM kernels of two MMA "
-           "warpgroups: a producer warpgroup streams the slices, stages are "
-           "released through mbarriers (slower than the default on the H200 "
-           "so far)">,
+           "warpgroups: a producer warpgroup streams the slices and stages "
+           "are released through mbarriers; false keeps the cooperative "
+           "kernel, whose MMA warpgroups also issue the copies">,
+    Option<"pingPong", "ping-pong", "bool", /*default=*/"false",
+           "Ping-pong consumers for warp-specialised GEMM kernels of two "
+           "MMA warpgroups and at most 128 columns: each warpgroup owns "
+           "every other tile, so one's epilogue runs under the other's "
+           "MMAs">,
     Option<"targetSpec", "target", "std::string", /*default=*/"\"h200\"",
            "GPU the tile model predicts on: a100, h100, h200 or a target "
            "JSON file">,
