@@ -4,10 +4,17 @@
 // streams every K slice of the block's tiles through the stage ring with
 // TMA, and the MMA warpgroups only wait, multiply and release. Each stage
 // has a full barrier (the copies' bytes) and an empty one (one arrival per
-// MMA warpgroup once its wgmma batch on the stage has completed), so the
-// producer refills a stage as soon as both warpgroups are done with it
-// and runs ahead into the next tile while they compute the epilogue;
-// no barrier of the whole block is left in the loop.
+// MMA thread once its warpgroup's wgmma batch on the stage has completed),
+// so the producer refills a stage as soon as the warpgroups are done with
+// it and runs ahead into the next tile while they compute the epilogue;
+// no barrier of the whole block is left in the loop. With ping-pong
+// consumers each MMA warpgroup owns every other tile, and named barriers
+// pass the K loop from one to the other.
+//
+// No branch on the thread index may surround the wgmma loop, or ptxas
+// serialises its wgmma instructions (info C7520): the roles are decided
+// on a warp index shuffled from lane 0, and every MMA thread arrives on
+// the empty barrier instead of one per warpgroup.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,9 +71,8 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
   MLIRContext *context = b.getContext();
   SmallVector<Type> fields(nTiles * 4, b.getF32Type());
   auto accType = LLVM::LLVMStructType::getLiteral(context, fields);
-  // One thread per warpgroup releases the stages its batches have read.
-  Value releaser = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq, gb.remu(thread, 128), gb.i32(0));
+  // Every MMA thread releases the stages its warpgroup's batches have read
+  // (where `condition`, warp-uniform, holds when it is given).
   auto release = [&](Value condition, Value ring) {
     std::optional<OpBuilder::InsertionGuard> inner;
     if (condition) {
