@@ -131,11 +131,12 @@ cl::opt<bool> warpSpecialize(
     cl::init(true), cl::cat(category));
 cl::opt<bool> pingPong(
     "ping-pong",
-    cl::desc("Ping-pong consumers in the warp-specialised GEMM kernels of "
-             "two MMA warpgroups and at most 128 columns (e.g. "
-             "--matmul-tiling=wgmma:128x128x64/2x1/6): each warpgroup owns "
-             "every other tile, so one's epilogue runs under the other's "
-             "MMAs; off by default (docs/benchmarks.md)"),
+    cl::desc("Ping-pong consumers in the TMA GEMM kernels of two MMA "
+             "warpgroups and at most 128 columns (e.g. "
+             "--matmul-tiling=wgmma:128x128x64/2x1/6; they are "
+             "warp-specialised even with --warp-specialize=false): each "
+             "warpgroup owns every other tile, so one's epilogue runs under "
+             "the other's MMAs; off by default (docs/benchmarks.md)"),
     cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",

@@ -438,15 +438,16 @@ void emitTmaProducer(
 /// each stage's full barrier, multiplies, and releases the stage of the
 /// batch before (and the last one after the loop) on its empty barrier.
 /// Returns the accumulators as emitWarpgroupLoop does.
-/// With `rowBlocks` > 1 (ping-pong) the warpgroup multiplies every 64-row
-/// block of the tile itself, into that many accumulator sets, returned one
-/// after the other.
+/// With a `pingPongWarpgroup` (the calling warpgroup's index, 0 or 1, as
+/// i32) the warpgroup multiplies both 64-row blocks of the tile itself,
+/// into two accumulator sets returned one after the other, and takes its
+/// turn with the other warpgroup.
 llvm::SmallVector<mlir::Value>
 emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                  const Operand &bOp, int64_t slices, int64_t nTiles,
                  mlir::Value smem, int64_t fullOffset, int64_t emptyOffset,
-                 mlir::Value ringBase, mlir::Value thread,
-                 int64_t rowBlocks = 1);
+                 mlir::Value ringBase,
+                 mlir::Value pingPongWarpgroup = mlir::Value());
 
 /// Waits until the TMA copies into ring position `ring` have landed.
 void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, mlir::Value smem,

@@ -64,8 +64,8 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
                                     const Operand &a, const Operand &bOp,
                                     int64_t slices, int64_t nTiles, Value smem,
                                     int64_t fullOffset, int64_t emptyOffset,
-                                    Value ringBase, Value thread,
-                                    int64_t rowBlocks) {
+                                    Value ringBase,
+                                    Value pingPongWarpgroup) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
@@ -91,8 +91,9 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
   // other's). Besides ordering the MMAs, the turn keeps each full-barrier
   // wait within one phase of the barrier: the next tile's slices lie up
   // to a whole tile ahead in the ring.
-  Value warpgroup = gb.divu(thread, 128);
-  if (rowBlocks > 1) {
+  Value warpgroup = pingPongWarpgroup;
+  const int64_t rowBlocks = warpgroup ? 2 : 1;
+  if (warpgroup) {
     auto notFirst = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ringBase,
@@ -122,7 +123,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     SmallVector<Value> acc = issueWgmmaBatch(
         gb, t, a, bOp, smem, ring,
         SmallVector<Value>(body->getArguments().drop_front()),
-        rowBlocks > 1 ? gb.i32(0) : Value());
+        warpgroup ? gb.i32(0) : Value());
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // The batch before this one has completed: its stage is free.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
@@ -132,7 +133,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     scf::YieldOp::create(b, loc, acc);
   }
   // Every slice of this tile has landed: the other warpgroup's turn.
-  if (rowBlocks > 1)
+  if (warpgroup)
     NVVM::BarrierArriveOp::create(b, loc, gb.add(gb.i32(1), warpgroup),
                                   gb.i32(256));
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);

@@ -314,6 +314,7 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   // TMA barrier phases count ring positions across a block's tiles: its
   // n-th tile's slices sit at n * slices onwards. cp.async needs no count.
   Value ringBase = gb.i32(0), nextRingBase = gb.i32(0);
+  Value pingPongWarpgroup;
   if (warpSpecialized) {
     // The warp's index as ptxas can see it is the same in every lane (a
     // shuffle from lane 0): branches on it are warp-uniform. A role branch
@@ -360,14 +361,15 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
     // Ping-pong: warpgroup g takes the block's tiles of ordinal g, g + 2, ...
+    if (pingPonged)
+      pingPongWarpgroup = gb.divu(uniformWarp, 4);
     TileLoop tiles =
-        pingPonged
-            ? openTileLoop(gb, totalTiles, slices,
-                           arith::IndexCastUIOp::create(
-                               b, loc, b.getIndexType(),
-                               gb.divu(uniformWarp, 4)),
-                           2)
-            : openTileLoop(gb, totalTiles, slices);
+        pingPonged ? openTileLoop(gb, totalTiles, slices,
+                                  arith::IndexCastUIOp::create(
+                                      b, loc, b.getIndexType(),
+                                      pingPongWarpgroup),
+                                  2)
+                   : openTileLoop(gb, totalTiles, slices);
     current = coordinatesOf(tiles.tile);
     ringBase = tiles.ringBase;
   } else if (persistent) {
@@ -393,8 +395,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
   SmallVector<Value> acc;
   if (warpSpecialized) {
     acc = emitConsumerLoop(gb, t, a, bOp, slices, nTiles, smem,
-                           barrierOffset, emptyOffset, ringBase, thread,
-                           pingPonged ? 2 : 1);
+                           barrierOffset, emptyOffset, ringBase,
+                           pingPongWarpgroup);
   } else if (warpgroups) {
     auto issueCurrent = [&](Value slice, Value ring) {
       issueInto(current, slice, ring);
@@ -604,8 +606,8 @@ FailureOr<LaunchConfig> emitGemmKernel(GroupOp group, gpu::GPUModuleOp module,
     SmallVector<Value, 2> lanes;
     Value valid;
   };
-  // A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 4 or 8
-  // stores a thread, a few of registers for the inputs each.
+  // A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 16 or
+  // 32 stores a thread, a few registers for the inputs of each.
   constexpr int64_t kEpilogueChunk = 8;
   for (int64_t i = 0; i < accMTiles; ++i)
     for (int64_t j0 = 0; j0 < nTiles; j0 += kEpilogueChunk) {

@@ -157,10 +157,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "are released through mbarriers; false keeps the cooperative "
            "kernel, whose MMA warpgroups also issue the copies">,
     Option<"pingPong", "ping-pong", "bool", /*default=*/"false",
-           "Ping-pong consumers for warp-specialised GEMM kernels of two "
-           "MMA warpgroups and at most 128 columns: each warpgroup owns "
-           "every other tile, so one's epilogue runs under the other's "
-           "MMAs">,
+           "Ping-pong consumers for TMA GEMM kernels of two MMA warpgroups "
+           "and at most 128 columns (warp-specialised even with "
+           "warp-specialize=false): each warpgroup owns every other tile, "
+           "so one's epilogue runs under the other's MMAs">,
     Option<"targetSpec", "target", "std::string", /*default=*/"\"h200\"",
            "GPU the tile model predicts on: a100, h100, h200 or a target "
            "JSON file">,
