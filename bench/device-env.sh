@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Source on the lent GPU machine (no LLVM there): unpacks the Debian packages
-# that ../shared/tools/device-pack.sh downloaded into .device-pack/ and points
+# that bench/pack-device-tools.sh downloaded into .device-pack/ and points
 # the loader at them, so build/bin/* built here run there.
 #   source bench/device-env.sh
 pack=${OPFUSE_DEVICE_PACK:-.device-pack}

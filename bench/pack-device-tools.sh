@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Gathers what the GPU machine lacks to run test/GPU with lit: LLVM's
-# FileCheck, not and count, and lit itself, into .device-pack/ beside the Debian
-# packages of ../shared/tools/device-pack.sh (FileCheck needs libLLVM from
-# them). Then, there:
+# Gathers into .device-pack/ what a GPU machine without LLVM 22 needs to run
+# the tools built here and test/GPU: the Debian packages of the shared
+# libraries they link (libllvm22, libmlir-22, libz3-4, about 52 MB; apt-get
+# download, no root needed), LLVM's FileCheck, not and count, and lit
+# itself. Then, there:
 #   source bench/device-env.sh
 #   python3 .device-pack/lit/lit.py -v test/GPU --param opfuse_build=build \
 #     --param llvm_tools=$PWD/.device-pack/llvm-tools
 set -euo pipefail
 pack=${1:-.device-pack}
 mkdir -p "$pack/llvm-tools"
+(cd "$pack" && for p in libllvm22 libmlir-22 libz3-4; do
+  ls "$p"_*.deb >/dev/null 2>&1 || apt-get download "$p" >/dev/null
+done)
 cp /usr/lib/llvm-22/bin/FileCheck /usr/lib/llvm-22/bin/not /usr/lib/llvm-22/bin/count "$pack/llvm-tools/"
 rm -rf "$pack/lit"
 cp -r /usr/lib/llvm-22/utils/lit "$pack/lit"

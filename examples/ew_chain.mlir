@@ -1,4 +1,4 @@
-// The 8-op elementwise chain of DESIGN.md's targets:
+// The 8-op elementwise chain opfuse's targets are stated for:
 //   y = tanh(x * sigmoid(1.702 * x) + b) * 0.5 + x
 // x is f32[8192, 8192], b a per-column bias f32[8192] broadcast over rows.
 // Unfused, every op is a kernel that reads and writes 256 MiB; fused, one

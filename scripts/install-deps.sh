@@ -14,6 +14,7 @@ packages=(
   llvm-22-dev      # LLVM headers; pulls llvm-22-tools (FileCheck, lit, not)
   cmake ninja-build g++ ccache
   libgtest-dev     # GoogleTest for unittests/
+  clang-format-22  # the format check of make check (.clang-format)
   python3          # lit
 )
 

@@ -23,8 +23,7 @@ namespace cl = llvm::cl;
 
 static cl::opt<int> kernels("kernels", cl::desc("Kernels per graph"),
                             cl::init(1000));
-static cl::opt<int> graphs("graphs", cl::desc("Graphs to plan"),
-                           cl::init(100));
+static cl::opt<int> graphs("graphs", cl::desc("Graphs to plan"), cl::init(100));
 static cl::opt<unsigned long long> seed("seed", cl::desc("First seed"),
                                         cl::init(1));
 

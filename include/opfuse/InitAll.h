@@ -1,8 +1,8 @@
-//===- InitAll.h - Register opfuse and the upstream pieces it uses -*- C++ -*-===//
+//===- InitAll.h - Register opfuse and the upstream pieces ------*- C++ -*-===//
 //
 // One place that lists what opfuse-opt and opt-fuse load: the fuse dialect,
 // func, and the dialects, ConvertToLLVM interfaces and translations of the
-// GPU path (see MLIR22-NOTES: without the interfaces convert-gpu-to-nvvm
+// GPU path (without the ConvertToLLVM interfaces convert-gpu-to-nvvm
 // "succeeds" and leaves ops behind).
 //
 //===----------------------------------------------------------------------===//

@@ -2,6 +2,8 @@
 
 #include "opfuse/Analysis/BufferGraph.h"
 
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
+
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
@@ -95,9 +97,8 @@ FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
           !llvm::is_contained(node.reads, it->second))
         node.reads.push_back(it->second);
     }
-    std::string kernelName = (func.getSymName() + "_k" +
-                              Twine(result.kernels.size()))
-                                 .str();
+    std::string kernelName =
+        (func.getSymName() + "_k" + Twine(result.kernels.size())).str();
     for (OpResult value : op.getResults()) {
       std::string name =
           kernelName + ".out" + std::to_string(value.getResultNumber());
@@ -112,8 +113,7 @@ FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
               getNumElements(value.getType()) != elements ||
               getByteSize(input.getType()) != getByteSize(value.getType()))
             continue;
-          node.inPlace.push_back(
-              {result.bufferOf[value], it->second});
+          node.inPlace.push_back({result.bufferOf[value], it->second});
         }
     graph.kernels.push_back(std::move(node));
     result.kernels.push_back(&op);
@@ -138,51 +138,39 @@ FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
 void annotateMemoryPlan(func::FuncOp func, const FunctionBuffers &buffers,
                         const MemoryPlan &plan, bool planOutputs) {
   Builder builder(func.getContext());
+  fuse::FuseDialect &dialect = fuse::getFuseDialect(func.getContext());
   for (Operation *kernel : buffers.kernels) {
     SmallVector<int64_t> offsets;
     for (Value value : kernel->getResults())
       offsets.push_back(plan.offset[buffers.bufferOf.lookup(value)]);
-    kernel->setAttr(kOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+    dialect.getOffsetsAttrHelper().setAttr(
+        kernel, builder.getDenseI64ArrayAttr(offsets));
   }
-  NamedAttrList summary;
-  summary.append("arena", builder.getI64IntegerAttr(plan.arenaBytes));
-  summary.append("lower_bound", builder.getI64IntegerAttr(plan.lowerBound));
-  summary.append("naive", builder.getI64IntegerAttr(plan.naiveBytes));
-  summary.append("in_place", builder.getI64IntegerAttr(plan.inPlaceHits));
-  summary.append("inputs", builder.getI64IntegerAttr(buffers.inputBytes));
-  summary.append("constants",
-                 builder.getI64IntegerAttr(buffers.constantBytes));
-  summary.append("outputs", builder.getI64IntegerAttr(buffers.outputBytes));
-  summary.append("plan_outputs", builder.getBoolAttr(planOutputs));
-  summary.append("order", builder.getStringAttr(plan.orderName));
-  summary.append("placement", builder.getStringAttr(plan.placement));
-  func->setAttr(kMemoryAttr, summary.getDictionary(func.getContext()));
+  dialect.getMemoryAttrHelper().setAttr(
+      func,
+      fuse::MemoryPlanAttr::get(
+          func.getContext(), plan.arenaBytes, plan.lowerBound, plan.naiveBytes,
+          plan.inPlaceHits, buffers.inputBytes, buffers.constantBytes,
+          buffers.outputBytes, planOutputs, plan.orderName, plan.placement));
 }
 
 std::optional<MemorySummary> readMemorySummary(func::FuncOp func) {
-  auto dict = func->getAttrOfType<DictionaryAttr>(kMemoryAttr);
-  if (!dict)
+  fuse::MemoryPlanAttr stored = fuse::getFuseDialect(func.getContext())
+                                    .getMemoryAttrHelper()
+                                    .getAttr(func);
+  if (!stored)
     return std::nullopt;
   MemorySummary summary;
-  auto integer = [&](StringRef key) -> int64_t {
-    auto attr = dict.getAs<IntegerAttr>(key);
-    return attr ? attr.getInt() : 0;
-  };
-  auto text = [&](StringRef key) -> std::string {
-    auto attr = dict.getAs<StringAttr>(key);
-    return attr ? attr.str() : "";
-  };
-  summary.arenaBytes = integer("arena");
-  summary.lowerBound = integer("lower_bound");
-  summary.naiveBytes = integer("naive");
-  summary.inPlaceHits = integer("in_place");
-  summary.inputBytes = integer("inputs");
-  summary.constantBytes = integer("constants");
-  summary.outputBytes = integer("outputs");
-  auto planOutputs = dict.getAs<BoolAttr>("plan_outputs");
-  summary.planOutputs = planOutputs && planOutputs.getValue();
-  summary.order = text("order");
-  summary.placement = text("placement");
+  summary.arenaBytes = stored.getArena();
+  summary.lowerBound = stored.getLowerBound();
+  summary.naiveBytes = stored.getNaive();
+  summary.inPlaceHits = stored.getInPlace();
+  summary.inputBytes = stored.getInputs();
+  summary.constantBytes = stored.getConstants();
+  summary.outputBytes = stored.getOutputs();
+  summary.planOutputs = stored.getPlanOutputs();
+  summary.order = stored.getOrder().str();
+  summary.placement = stored.getPlacement().str();
   return summary;
 }
 
@@ -206,7 +194,9 @@ std::optional<MemoryPlan> readMemoryPlan(func::FuncOp func,
   plan.storage.assign(graph.buffers.size(), -1);
   plan.lifetime.assign(graph.buffers.size(), {-1, -1});
   for (auto [step, kernel] : llvm::enumerate(buffers.kernels)) {
-    auto offsets = kernel->getAttrOfType<DenseI64ArrayAttr>(kOffsetsAttr);
+    DenseI64ArrayAttr offsets = fuse::getFuseDialect(func.getContext())
+                                    .getOffsetsAttrHelper()
+                                    .getAttr(kernel);
     if (!offsets || offsets.size() != int64_t(kernel->getNumResults()))
       return std::nullopt;
     for (auto [value, offset] :

@@ -44,8 +44,7 @@ Work &Work::operator+=(const Work &other) {
 }
 
 double Prediction::seconds() const {
-  return std::max({computeSeconds, memorySeconds, linkSeconds}) +
-         launchSeconds;
+  return std::max({computeSeconds, memorySeconds, linkSeconds}) + launchSeconds;
 }
 
 double CostModel::flopsCeiling(Operation *op) const {
@@ -69,8 +68,7 @@ Work CostModel::work(Operation *op) const {
   if (auto group = dyn_cast<GroupOp>(op)) {
     for (Operation &inner : group.getBody().front())
       if (auto innerCost = dyn_cast<CostInterface>(inner))
-        result.computeSeconds +=
-            innerCost.getFlops() / flopsCeiling(&inner);
+        result.computeSeconds += innerCost.getFlops() / flopsCeiling(&inner);
     return result;
   }
   result.computeSeconds = result.flops / flopsCeiling(op);

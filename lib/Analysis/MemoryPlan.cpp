@@ -263,8 +263,12 @@ std::vector<int> sortedBy(size_t count,
 
 } // namespace
 
-MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
-  Dependencies deps(graph);
+namespace {
+
+/// The order with the lowest max-live lower bound among the program order,
+/// a depth-first one and a greedy one; records it in `plan`.
+Liveness chooseOrder(const KernelGraph &graph, const Dependencies &deps,
+                     MemoryPlan &plan) {
   std::vector<int> program(graph.kernels.size());
   std::iota(program.begin(), program.end(), 0);
   const std::pair<const char *, std::vector<int>> candidates[] = {
@@ -272,8 +276,6 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
       {"depth-first", depthFirstOrder(graph, deps)},
       {"greedy", greedyOrder(graph, deps)},
   };
-
-  MemoryPlan plan;
   Liveness best;
   bool haveBest = false;
   for (const auto &[name, order] : candidates) {
@@ -287,6 +289,182 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
       haveBest = true;
     }
   }
+  return best;
+}
+
+/// The step where the live bytes peak.
+int peakStepOf(const std::vector<Storage> &storages, size_t steps) {
+  std::vector<int64_t> live(steps + 1, 0);
+  for (const Storage &st : storages) {
+    live[st.first] += st.bytes;
+    live[st.last + 1] -= st.bytes;
+  }
+  int peakStep = 0;
+  int64_t current = 0, peak = -1;
+  for (size_t t = 0; t < steps; ++t) {
+    current += live[t];
+    if (current > peak) {
+      peak = current;
+      peakStep = t;
+    }
+  }
+  return peakStep;
+}
+
+/// A placement heuristic: its name, the order it places storages in, and
+/// whether it places each at the best fit instead of the first.
+struct Heuristic {
+  const char *name;
+  std::vector<int> sequence;
+  bool bestFit;
+};
+
+std::vector<Heuristic> placementHeuristics(const std::vector<Storage> &storages,
+                                           int peakStep) {
+  auto bySize = [&](int a, int b) {
+    return storages[a].bytes != storages[b].bytes
+               ? storages[a].bytes > storages[b].bytes
+               : storages[a].first < storages[b].first;
+  };
+  // The storages alive where the live bytes peak must be stacked without
+  // gaps for the arena to reach the bound, so one heuristic places them
+  // first.
+  auto atPeak = [&](int a) {
+    return storages[a].first <= peakStep && peakStep <= storages[a].last;
+  };
+  const size_t n = storages.size();
+  return {
+      {"size", sortedBy(n, bySize), false},
+      {"lifetime",
+       sortedBy(n,
+                [&](int a, int b) {
+                  int la = storages[a].last - storages[a].first,
+                      lb = storages[b].last - storages[b].first;
+                  return la != lb ? la > lb : bySize(a, b);
+                }),
+       false},
+      {"start",
+       sortedBy(n,
+                [&](int a, int b) {
+                  return storages[a].first != storages[b].first
+                             ? storages[a].first < storages[b].first
+                             : bySize(a, b);
+                }),
+       false},
+      {"area",
+       sortedBy(n,
+                [&](int a, int b) {
+                  int64_t aa = storages[a].bytes *
+                               (storages[a].last - storages[a].first + 1);
+                  int64_t ab = storages[b].bytes *
+                               (storages[b].last - storages[b].first + 1);
+                  return aa != ab ? aa > ab : bySize(a, b);
+                }),
+       false},
+      {"peak",
+       sortedBy(n,
+                [&](int a, int b) {
+                  if (atPeak(a) != atPeak(b))
+                    return atPeak(a);
+                  return atPeak(a) && storages[a].first != storages[b].first
+                             ? storages[a].first < storages[b].first
+                             : bySize(a, b);
+                }),
+       false},
+      {"best-fit", sortedBy(n, bySize), true},
+  };
+}
+
+/// The next placement order the search tries from `sequence` (placed at
+/// `current`): try `i` cycles through four moves.
+std::vector<int> searchCandidate(int i, const std::vector<Storage> &storages,
+                                 const std::vector<int> &sequence,
+                                 const std::vector<int64_t> &current,
+                                 int64_t lowerBound, std::mt19937_64 &random) {
+  const size_t n = storages.size();
+  std::vector<int> candidate;
+  if (i % 4 == 2) {
+    // Move one storage that ends above the bound to the front.
+    std::vector<int> high;
+    for (size_t j = 0; j < n; ++j)
+      if (current[sequence[j]] + storages[sequence[j]].bytes > lowerBound)
+        high.push_back(j);
+    candidate = sequence;
+    if (!high.empty()) {
+      size_t j = high[random() % high.size()];
+      std::rotate(candidate.begin(), candidate.begin() + j,
+                  candidate.begin() + j + 1);
+    }
+  } else if (i % 4 == 0) {
+    candidate.reserve(n);
+    for (int s : sequence)
+      if (current[s] + storages[s].bytes > lowerBound)
+        candidate.push_back(s);
+    for (int s : sequence)
+      if (current[s] + storages[s].bytes <= lowerBound)
+        candidate.push_back(s);
+    // Vary which of the high ones goes first from one try to the next.
+    size_t high = 0;
+    while (high < n &&
+           current[candidate[high]] + storages[candidate[high]].bytes >
+               lowerBound)
+      ++high;
+    if (high > 1)
+      std::swap(candidate[0], candidate[random() % high]);
+  } else if (i % 4 == 1) {
+    candidate = sequence;
+    std::swap(candidate[random() % n], candidate[random() % n]);
+  } else {
+    // A fresh greedy start: storages by size with up to 20% noise.
+    std::vector<double> key(n);
+    for (size_t j = 0; j < n; ++j)
+      key[j] =
+          storages[j].bytes * (1.0 + 0.2 * double(random() % 1000) / 1000.0);
+    candidate = sortedBy(n, [&](int a, int b) { return key[a] > key[b]; });
+  }
+  return candidate;
+}
+
+/// Above 2% of the bound: search placement orders, first fit, within the
+/// time box and a fixed number of tries. Each try either moves the
+/// storages that end above the bound to the front (they are placed while
+/// the low offsets are still free) or swaps two at random; a try that does
+/// not grow the arena becomes the new starting point.
+void searchPlacement(const std::vector<Storage> &storages,
+                     const PlanOptions &options, MemoryPlan &plan,
+                     std::vector<int> sequence, int64_t &bestArena,
+                     std::vector<int64_t> &bestOffsets) {
+  std::mt19937_64 random(options.seed);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(options.searchMilliseconds);
+  const size_t n = storages.size();
+  const int tries = static_cast<int>(
+      std::min<size_t>(40000, std::max<size_t>(20, 2000000000 / (n * n))));
+  std::vector<int64_t> current = bestOffsets, offsets;
+  for (int i = 0; i < tries && bestArena > plan.lowerBound; ++i) {
+    if ((i & 7) == 0 && std::chrono::steady_clock::now() > deadline)
+      break;
+    std::vector<int> candidate = searchCandidate(i, storages, sequence, current,
+                                                 plan.lowerBound, random);
+    int64_t arena = place(storages, candidate, false, offsets, bestArena);
+    if (arena <= bestArena) {
+      sequence = std::move(candidate);
+      current = offsets;
+      if (arena < bestArena) {
+        bestArena = arena;
+        bestOffsets = offsets;
+        plan.placement = "search";
+      }
+    }
+  }
+}
+
+} // namespace
+
+MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
+  Dependencies deps(graph);
+  MemoryPlan plan;
+  Liveness best = chooseOrder(graph, deps, plan);
   plan.lifetime = best.lifetime;
   plan.storage = best.storage;
   plan.lowerBound = best.lowerBound;
@@ -296,152 +474,23 @@ MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options) {
       plan.naiveBytes += aligned(graph.buffers[b].bytes);
 
   const std::vector<Storage> &storages = best.storages;
-  auto bySize = [&](int a, int b) {
-    return storages[a].bytes != storages[b].bytes
-               ? storages[a].bytes > storages[b].bytes
-               : storages[a].first < storages[b].first;
-  };
-  // The step where the live bytes peak: the storages alive there must be
-  // stacked without gaps for the arena to reach the bound, so one
-  // heuristic places them first.
-  int peakStep = 0;
-  {
-    std::vector<int64_t> live(plan.order.size() + 1, 0);
-    for (const Storage &st : storages) {
-      live[st.first] += st.bytes;
-      live[st.last + 1] -= st.bytes;
-    }
-    int64_t current = 0, peak = -1;
-    for (size_t t = 0; t < plan.order.size(); ++t) {
-      current += live[t];
-      if (current > peak) {
-        peak = current;
-        peakStep = t;
-      }
-    }
-  }
-  auto atPeak = [&](int a) {
-    return storages[a].first <= peakStep && peakStep <= storages[a].last;
-  };
-  const std::tuple<const char *, std::vector<int>, bool> heuristics[] = {
-      {"size", sortedBy(storages.size(), bySize), false},
-      {"lifetime", sortedBy(storages.size(),
-                            [&](int a, int b) {
-                              int la = storages[a].last - storages[a].first,
-                                  lb = storages[b].last - storages[b].first;
-                              return la != lb ? la > lb : bySize(a, b);
-                            }),
-       false},
-      {"start", sortedBy(storages.size(),
-                         [&](int a, int b) {
-                           return storages[a].first != storages[b].first
-                                      ? storages[a].first < storages[b].first
-                                      : bySize(a, b);
-                         }),
-       false},
-      {"area", sortedBy(storages.size(),
-                        [&](int a, int b) {
-                          int64_t aa = storages[a].bytes *
-                                       (storages[a].last - storages[a].first + 1);
-                          int64_t ab = storages[b].bytes *
-                                       (storages[b].last - storages[b].first + 1);
-                          return aa != ab ? aa > ab : bySize(a, b);
-                        }),
-       false},
-      {"peak", sortedBy(storages.size(),
-                        [&](int a, int b) {
-                          if (atPeak(a) != atPeak(b))
-                            return atPeak(a);
-                          return atPeak(a) && storages[a].first != storages[b].first
-                                     ? storages[a].first < storages[b].first
-                                     : bySize(a, b);
-                        }),
-       false},
-      {"best-fit", sortedBy(storages.size(), bySize), true},
-  };
   std::vector<int64_t> offsets, bestOffsets;
   std::vector<int> bestSequence;
   int64_t bestArena = INT64_MAX;
-  for (const auto &[name, sequence, bestFit] : heuristics) {
-    int64_t arena = place(storages, sequence, bestFit, offsets);
+  for (const Heuristic &heuristic :
+       placementHeuristics(storages, peakStepOf(storages, plan.order.size()))) {
+    int64_t arena =
+        place(storages, heuristic.sequence, heuristic.bestFit, offsets);
     if (arena < bestArena) {
       bestArena = arena;
       bestOffsets = offsets;
-      bestSequence = sequence;
-      plan.placement = name;
+      bestSequence = heuristic.sequence;
+      plan.placement = heuristic.name;
     }
   }
-
-  // Above 2% of the bound: search placement orders, first fit, within the
-  // time box and a fixed number of tries. Each try either moves the
-  // storages that end above the bound to the front (they are placed while
-  // the low offsets are still free) or swaps two at random; a try that does
-  // not grow the arena becomes the new starting point.
-  if (storages.size() > 1 && bestArena * 100 > plan.lowerBound * 102) {
-    std::mt19937_64 random(options.seed);
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::milliseconds(options.searchMilliseconds);
-    const size_t n = storages.size();
-    const int tries = static_cast<int>(
-        std::min<size_t>(40000, std::max<size_t>(20, 2000000000 / (n * n))));
-    std::vector<int> sequence = bestSequence;
-    std::vector<int64_t> current = bestOffsets;
-    for (int i = 0; i < tries && bestArena > plan.lowerBound; ++i) {
-      if ((i & 7) == 0 && std::chrono::steady_clock::now() > deadline)
-        break;
-      std::vector<int> candidate;
-      if (i % 4 == 2) {
-        // Move one storage that ends above the bound to the front.
-        std::vector<int> high;
-        for (size_t j = 0; j < n; ++j)
-          if (current[sequence[j]] + storages[sequence[j]].bytes >
-              plan.lowerBound)
-            high.push_back(j);
-        candidate = sequence;
-        if (!high.empty()) {
-          size_t j = high[random() % high.size()];
-          std::rotate(candidate.begin(), candidate.begin() + j,
-                      candidate.begin() + j + 1);
-        }
-      } else if (i % 4 == 0) {
-        candidate.reserve(n);
-        for (int s : sequence)
-          if (current[s] + storages[s].bytes > plan.lowerBound)
-            candidate.push_back(s);
-        for (int s : sequence)
-          if (current[s] + storages[s].bytes <= plan.lowerBound)
-            candidate.push_back(s);
-        // Vary which of the high ones goes first from one try to the next.
-        size_t high = 0;
-        while (high < n && current[candidate[high]] +
-                                   storages[candidate[high]].bytes >
-                               plan.lowerBound)
-          ++high;
-        if (high > 1)
-          std::swap(candidate[0], candidate[random() % high]);
-      } else if (i % 4 == 1) {
-        candidate = sequence;
-        std::swap(candidate[random() % n], candidate[random() % n]);
-      } else {
-        // A fresh greedy start: storages by size with up to 20% noise.
-        std::vector<double> key(n);
-        for (size_t j = 0; j < n; ++j)
-          key[j] = storages[j].bytes *
-                   (1.0 + 0.2 * double(random() % 1000) / 1000.0);
-        candidate = sortedBy(n, [&](int a, int b) { return key[a] > key[b]; });
-      }
-      int64_t arena = place(storages, candidate, false, offsets, bestArena);
-      if (arena <= bestArena) {
-        sequence = std::move(candidate);
-        current = offsets;
-        if (arena < bestArena) {
-          bestArena = arena;
-          bestOffsets = offsets;
-          plan.placement = "search";
-        }
-      }
-    }
-  }
+  if (storages.size() > 1 && bestArena * 100 > plan.lowerBound * 102)
+    searchPlacement(storages, options, plan, bestSequence, bestArena,
+                    bestOffsets);
 
   plan.arenaBytes = storages.empty() ? 0 : bestArena;
   plan.offset.assign(graph.buffers.size(), -1);
@@ -471,11 +520,10 @@ std::optional<std::string> verifyMemoryPlan(const KernelGraph &graph,
   std::vector<int> active;
   for (int b : buffers) {
     auto [first, last] = plan.lifetime[b];
-    active.erase(std::remove_if(active.begin(), active.end(),
-                                [&](int a) {
-                                  return plan.lifetime[a].second < first;
-                                }),
-                 active.end());
+    active.erase(
+        std::remove_if(active.begin(), active.end(),
+                       [&](int a) { return plan.lifetime[a].second < first; }),
+        active.end());
     for (int a : active) {
       if (plan.storage[a] == plan.storage[b])
         continue;
@@ -487,9 +535,9 @@ std::optional<std::string> verifyMemoryPlan(const KernelGraph &graph,
                std::to_string(plan.lifetime[a].second) + ", bytes " +
                std::to_string(plan.offset[a]) + "-" + std::to_string(aEnd) +
                ") and '" + graph.buffers[b].name + "' (steps " +
-               std::to_string(first) + "-" + std::to_string(last) +
-               ", bytes " + std::to_string(plan.offset[b]) + "-" +
-               std::to_string(bEnd) + ") are alive together and overlap";
+               std::to_string(first) + "-" + std::to_string(last) + ", bytes " +
+               std::to_string(plan.offset[b]) + "-" + std::to_string(bEnd) +
+               ") are alive together and overlap";
     }
     active.push_back(b);
   }
@@ -517,14 +565,15 @@ KernelGraph randomKernelGraph(int kernels, uint64_t seed) {
       // Mostly recent values (chains), sometimes an old one (skips).
       int window = std::min<int>(available.size(), pick(4) == 0 ? 1 << 30 : 8);
       int b = available[available.size() - 1 - pick(window)];
-      if (std::find(node.reads.begin(), node.reads.end(), b) == node.reads.end())
+      if (std::find(node.reads.begin(), node.reads.end(), b) ==
+          node.reads.end())
         node.reads.push_back(b);
     }
     bool elementwise = pick(2) == 0;
     int writes = pick(4) == 0 ? 2 : 1;
     for (int w = 0; w < writes; ++w) {
-      int64_t bytes = elementwise ? graph.buffers[node.reads[0]].bytes
-                                  : sizes[pick(5)];
+      int64_t bytes =
+          elementwise ? graph.buffers[node.reads[0]].bytes : sizes[pick(5)];
       int b = addBuffer(bytes, true);
       node.writes.push_back(b);
       if (elementwise)

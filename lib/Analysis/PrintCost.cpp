@@ -3,6 +3,7 @@
 #include "opfuse/Analysis/Passes.h"
 
 #include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,24 +20,13 @@ namespace {
 struct FusePrintCostPass
     : public opfuse::impl::FusePrintCostBase<FusePrintCostPass> {
   using FusePrintCostBase::FusePrintCostBase;
-  LogicalResult initialize(MLIRContext *context) override;
   void runOnOperation() override;
-
-  std::optional<opfuse::CostModel> model;
 };
 } // namespace
 
-LogicalResult FusePrintCostPass::initialize(MLIRContext *context) {
-  FailureOr<opfuse::CostModel> loaded =
-      opfuse::loadCostModel(target, context, "fuse-print-cost");
-  if (failed(loaded))
-    return failure();
-  model.emplace(std::move(*loaded));
-  return success();
-}
-
 void FusePrintCostPass::runOnOperation() {
   func::FuncOp func = getOperation();
+  std::optional<opfuse::CostModel> model(opfuse::fuse::getTarget(func));
   opfuse::GraphAnalysis graph = opfuse::analyzeFunction(func, *model);
   auto kernel = graph.kernels.begin();
   for (Operation &op : func.getBody().getOps()) {

@@ -19,11 +19,10 @@ constexpr double kGB = 1e9, kTFlop = 1e12, kMiB = 1 << 20, kKiB = 1 << 10;
 
 /// The constants shared by the datasheet targets, kept as they were set
 /// before any calibration so that "datasheet" means what it says: streaming
-/// kernels reach about 85% of HBM peak (an H200 copies at 4.1 to 4.2 of
-/// 4.8 TB/s, docs/benchmarks.md and docs/cost-model.md); L2 streams at
-/// about 2.5x HBM (XLA's GPU cost model uses the same factor); 2 us per
-/// launch. Measured on an H200, an event-timed launch costs 5.9 us and the
-/// L2 streams at 1.8x HBM: --calibrate replaces all of these.
+/// kernels reach about 85% of HBM peak; L2 streams at about 2.5x HBM (XLA's
+/// GPU cost model uses the same factor); 2 us per launch. What a real GPU
+/// measures differs (docs/cost-model.md): --calibrate replaces all of
+/// these.
 GpuTarget withModelConstants(GpuTarget target) {
   target.source = "datasheet";
   target.l2Bandwidth = 2.5 * target.hbmBandwidth;

@@ -9,13 +9,13 @@
 
 #include "llvm/ADT/StringSet.h"
 
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace opfuse {
 
@@ -72,8 +72,9 @@ const std::vector<Field> &fields() {
 }
 
 llvm::Error invalid(llvm::StringRef fileName, const llvm::Twine &message) {
-  std::string prefix =
-      fileName.empty() ? "target file" : ("target file '" + fileName + "'").str();
+  std::string prefix = fileName.empty()
+                           ? "target file"
+                           : ("target file '" + fileName + "'").str();
   return llvm::make_error<TargetError>(TargetError::Kind::Invalid,
                                        (prefix + ": " + message).str());
 }
@@ -87,8 +88,8 @@ llvm::Error readField(const Field &field, const llvm::json::Value &value,
       target.*field.text = text->str();
       return llvm::Error::success();
     }
-    return invalid(fileName, llvm::Twine("\"") + field.key +
-                                 "\" must be a string");
+    return invalid(fileName,
+                   llvm::Twine("\"") + field.key + "\" must be a string");
   case FieldKind::Integer:
     if (std::optional<int64_t> number = value.getAsInteger();
         number && *number > 0) {
@@ -124,11 +125,11 @@ llvm::Expected<GpuTarget> parseTargetJson(llvm::StringRef text,
   if (!object)
     return invalid(fileName, "the top level must be an object");
   if (object->getString("format") != kFormat)
-    return invalid(fileName, llvm::Twine("\"format\" must be \"") + kFormat +
-                                 "\"");
+    return invalid(fileName,
+                   llvm::Twine("\"format\" must be \"") + kFormat + "\"");
   if (object->getInteger("version") != kVersion)
-    return invalid(fileName, llvm::formatv("\"version\" must be {0}", kVersion)
-                                 .str());
+    return invalid(fileName,
+                   llvm::formatv("\"version\" must be {0}", kVersion).str());
 
   GpuTarget target;
   llvm::StringSet<> known = {"format", "version", "base"};
@@ -179,9 +180,9 @@ llvm::Expected<GpuTarget> loadTarget(llvm::StringRef spec) {
       llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
   if (!file)
     return llvm::make_error<TargetError>(
-        TargetError::Kind::Unreadable, ("cannot read target file '" + spec +
-                                        "': " + file.getError().message())
-                                           .str());
+        TargetError::Kind::Unreadable,
+        ("cannot read target file '" + spec + "': " + file.getError().message())
+            .str());
   return parseTargetJson((*file)->getBuffer(), spec);
 }
 

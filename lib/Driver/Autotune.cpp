@@ -15,6 +15,7 @@
 
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Runtime/CudaDriver.h"
 #include "opfuse/Runtime/Executor.h"
@@ -36,11 +37,10 @@ namespace opfuse {
 namespace {
 
 /// Each round runs long enough for the GPU to reach the clocks it holds
-/// under sustained load: on an H200, 20 runs of an 8192^3 GEMM (35 ms)
-/// finish before power management lowers the clocks, and ranked a 3-warpgroup
-/// tile 10% ahead of the 2-warpgroup one that is 2% faster in a 100-run
-/// --bench. So a round warms up for 100 ms and times 300 ms of runs (from
-/// the tile model's estimate), at least 20 runs and at most 2000.
+/// under sustained load (shorter rounds ranked tiles at boost clocks, in
+/// the wrong order: docs/autotune.md): it warms up for 100 ms and times
+/// 300 ms of runs (from the tile model's estimate), at least 20 runs and
+/// at most 2000.
 constexpr double kWarmupSeconds = 0.1;
 constexpr double kTimedSeconds = 0.3;
 constexpr int kMinRuns = 20, kMaxRuns = 2000;
@@ -89,7 +89,7 @@ std::string tuningKey(Operation *kernelOp, Operation *contraction,
   // Inherent attributes only: fuse.* ones (offsets, a tiling) are the
   // compiler's notes, not the problem.
   for (NamedAttribute attr : contraction->getAttrDictionary())
-    if (!attr.getName().strref().starts_with("fuse.")) {
+    if (attr.getNameDialect() != &getFuseDialect(kernelOp->getContext())) {
       os << " " << attr.getName().strref() << "=";
       attr.getValue().print(os);
     }
@@ -114,9 +114,9 @@ std::string describeGemm(Operation *contraction) {
        llvm::Twine(shape.m) + "x" + llvm::Twine(shape.n) + "x" +
        llvm::Twine(shape.k) + " ")
           .str();
-  return text + printed(cast<RankedTensorType>(
-                            contraction->getOperand(0).getType())
-                            .getElementType());
+  return text +
+         printed(cast<RankedTensorType>(contraction->getOperand(0).getType())
+                     .getElementType());
 }
 
 /// The kernel ops of `func` in launch order, as convert-fuse-to-gpu
@@ -129,28 +129,29 @@ SmallVector<Operation *> kernelOps(func::FuncOp func) {
   return ops;
 }
 
-} // namespace
+/// Records `tiling` as the kernel's choice.
+void setTiling(Operation *op, const MatmulTiling &tiling) {
+  getFuseDialect(op->getContext())
+      .getMatmulTilingAttrHelper()
+      .setAttr(op, MatmulTilingAttr::get(op->getContext(), tiling));
+}
 
-int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
-                          const FusePipelineOptions &pipeline,
-                          const GpuTarget &target) {
-  const std::string cachePath = options.autotuneCache.empty()
-                                    ? TuningCache::defaultPath()
-                                    : options.autotuneCache;
-  std::string error;
-  ExitCode code = ExitSuccess;
-  std::optional<TuningCache> cache = TuningCache::load(cachePath, error, code);
-  if (!cache) {
-    llvm::errs() << "opt-fuse: error: --autotune: " << error << "\n";
-    return code;
-  }
-  const std::string chip = pipeline.chip;
-  auto func = *module.getOps<func::FuncOp>().begin();
-  Builder builder(module.getContext());
-
+/// What autotuning works from: the cache, the chip, and the GEMM kernels
+/// still to time.
+struct Tuning {
+  const DriverOptions &options;
+  const CompileOptions &compile;
+  const GpuTarget &target;
+  std::string cachePath;
+  TuningCache cache;
+  std::string chip;
   std::vector<PendingKernel> pending;
-  SmallVector<Operation *> kernels = kernelOps(func);
-  for (auto [index, op] : llvm::enumerate(kernels)) {
+};
+
+/// Gives each GEMM kernel of `func` its cached tiling, or its only one, and
+/// queues the others (once per distinct key) for timing.
+int collectKernels(Tuning &tuning, func::FuncOp func) {
+  for (auto [index, op] : llvm::enumerate(kernelOps(func))) {
     Operation *contraction = findContraction(op);
     if (!contraction)
       continue;
@@ -158,31 +159,36 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     kernel.op = op;
     kernel.kernelIndex = index;
     kernel.name = (func.getSymName() + "_k" + llvm::Twine(index)).str();
-    kernel.key = tuningKey(op, contraction, chip, target, options.allowTF32);
+    const EmitterOptions &emitter = tuning.compile.emitter;
+    kernel.key = tuningKey(op, contraction, tuning.chip, tuning.target,
+                           emitter.allowTF32);
     // cp.async kernels are timed apart from the TMA ones they stand in for.
-    if (!options.useTma)
+    if (!emitter.useTma)
       kernel.key += " cp.async";
-    else if (!options.warpSpecialize)
+    else if (!emitter.warpSpecialize)
       kernel.key += " cooperative";
-    else if (options.pingPong)
+    else if (emitter.pingPong)
       kernel.key += " ping-pong";
     kernel.label = kernel.name + " (" + describeGemm(contraction) + ")";
-    auto earlier = llvm::find_if(pending, [&](const PendingKernel &other) {
-      return other.key == kernel.key;
-    });
-    if (earlier != pending.end()) {
+    auto earlier =
+        llvm::find_if(tuning.pending, [&](const PendingKernel &other) {
+          return other.key == kernel.key;
+        });
+    if (earlier != tuning.pending.end()) {
       earlier->sameKey.emplace_back(op, kernel.name);
       continue;
     }
-    if (const TuningEntry *entry = cache->find(kernel.key)) {
+    if (const TuningEntry *entry = tuning.cache.find(kernel.key)) {
       std::string why;
-      if (!resolveMatmulTiling(entry->tiling, chip, why)) {
+      std::optional<MatmulTiling> cached =
+          resolveMatmulTiling(entry->tiling, tuning.chip, why);
+      if (!cached) {
         llvm::errs() << "opt-fuse: error: --autotune: tuning cache '"
-                     << cachePath << "' gives " << kernel.label << " '"
+                     << tuning.cachePath << "' gives " << kernel.label << " '"
                      << entry->tiling << "': " << why << "\n";
         return ExitInvalidInput;
       }
-      op->setAttr(kMatmulTilingAttr, builder.getStringAttr(entry->tiling));
+      setTiling(op, *cached);
       llvm::errs() << "opt-fuse: autotune: " << kernel.label << ": "
                    << entry->tiling << " (cached";
       if (!entry->device.empty())
@@ -190,56 +196,42 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
       llvm::errs() << ")\n";
       continue;
     }
-    kernel.candidates = rankMatmulTilings(op, chip, target);
+    kernel.candidates = rankMatmulTilings(op, tuning.chip, tuning.target);
     // The only tiling there is (f32 operands) needs no timing; none:
     // convert-fuse-to-gpu reports why at the op.
     const bool onlyOne = kernel.candidates.size() == 1;
-    if (kernel.candidates.size() > size_t(options.autotuneCandidates))
-      kernel.candidates.resize(options.autotuneCandidates);
+    if (kernel.candidates.size() > size_t(tuning.options.autotuneCandidates))
+      kernel.candidates.resize(tuning.options.autotuneCandidates);
     if (onlyOne) {
-      std::string only = formatMatmulTiling(kernel.candidates.front().tiling);
-      op->setAttr(kMatmulTilingAttr, builder.getStringAttr(only));
-      llvm::errs() << "opt-fuse: autotune: " << kernel.label << ": " << only
+      setTiling(op, kernel.candidates.front().tiling);
+      llvm::errs() << "opt-fuse: autotune: " << kernel.label << ": "
+                   << formatMatmulTiling(kernel.candidates.front().tiling)
                    << " (the only candidate)\n";
     } else if (!kernel.candidates.empty()) {
-      pending.push_back(std::move(kernel));
+      tuning.pending.push_back(std::move(kernel));
     }
   }
-  if (pending.empty())
-    return ExitSuccess;
+  return ExitSuccess;
+}
 
-  llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
-  if (!driver) {
-    const bool noGpu = driver.errorIsA<cuda::UnavailableError>();
-    size_t kernelCount = 0;
-    for (const PendingKernel &kernel : pending)
-      kernelCount += 1 + kernel.sameKey.size();
-    llvm::errs() << "opt-fuse: error: --autotune: " << kernelCount
-                 << " GEMM kernel(s), " << pending.size()
-                 << " distinct, are not in the tuning cache '"
-                 << cachePath << "' and must be timed on a GPU: "
-                 << llvm::toString(driver.takeError()) << "\n";
-    return noGpu ? ExitNoGpu : ExitGpuError;
-  }
-
+/// Times every pending kernel's candidates, one round per candidate rank,
+/// on `driver`; `device` gets the GPU's name.
+int timeCandidates(Tuning &tuning, ModuleOp module, cuda::Driver &driver,
+                   std::string &device) {
   size_t rounds = 0;
-  for (const PendingKernel &kernel : pending)
+  for (const PendingKernel &kernel : tuning.pending)
     rounds = std::max(rounds, kernel.candidates.size());
   std::vector<HostBuffer> inputs;
-  std::string device;
   for (size_t round = 0; round < rounds; ++round) {
     OwningOpRef<ModuleOp> trial = module.clone();
     SmallVector<Operation *> trialKernels =
         kernelOps(*trial->getOps<func::FuncOp>().begin());
-    for (const PendingKernel &kernel : pending) {
-      const TilingEstimate &candidate = kernel.candidates[std::min(
-          round, kernel.candidates.size() - 1)];
-      trialKernels[kernel.kernelIndex]->setAttr(
-          kMatmulTilingAttr,
-          builder.getStringAttr(formatMatmulTiling(candidate.tiling)));
-    }
+    for (const PendingKernel &kernel : tuning.pending)
+      setTiling(trialKernels[kernel.kernelIndex],
+                kernel.candidates[std::min(round, kernel.candidates.size() - 1)]
+                    .tiling);
     PassManager emission(module.getContext());
-    buildKernelEmissionPasses(emission, pipeline);
+    buildKernelEmissionPasses(emission, tuning.compile);
     if (failed(emission.run(*trial)))
       return ExitUnsupported;
     FailureOr<std::string> ptx = extractPtx(*trial);
@@ -247,11 +239,11 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     if (failed(ptx) || failed(plan))
       return ExitUnsupported;
     if (round == 0)
-      inputs = generateInputs(*plan, options.seed);
+      inputs = generateInputs(*plan, tuning.options.seed);
     // The round's GEMMs as the tile model sees them (the other kernels of
     // the function are usually much shorter).
     double roundSeconds = 0;
-    for (const PendingKernel &kernel : pending)
+    for (const PendingKernel &kernel : tuning.pending)
       roundSeconds +=
           kernel.candidates[std::min(round, kernel.candidates.size() - 1)]
               .seconds;
@@ -259,14 +251,14 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
     bench.warmup = runsFor(kWarmupSeconds, roundSeconds);
     bench.iterations = runsFor(kTimedSeconds, roundSeconds);
     llvm::Expected<BenchResult> result =
-        runPlan(**driver, *ptx, *plan, inputs, bench);
+        runPlan(driver, *ptx, *plan, inputs, bench);
     if (!result) {
       llvm::errs() << "opt-fuse: error: --autotune: "
                    << llvm::toString(result.takeError()) << "\n";
       return ExitGpuError;
     }
     device = result->device;
-    for (PendingKernel &kernel : pending) {
+    for (PendingKernel &kernel : tuning.pending) {
       if (round >= kernel.candidates.size())
         continue;
       auto found = llvm::find_if(plan->kernels, [&](const PlanKernel &k) {
@@ -281,18 +273,23 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
           result->kernels[found - plan->kernels.begin()].p50);
     }
   }
+  return ExitSuccess;
+}
 
-  for (PendingKernel &kernel : pending) {
-    size_t best = std::min_element(kernel.measuredUs.begin(),
-                                   kernel.measuredUs.end()) -
-                  kernel.measuredUs.begin();
+/// Gives each timed kernel (and those of the same key) its fastest tiling
+/// and records it in the cache.
+void recordWinners(Tuning &tuning, const std::string &device) {
+  for (PendingKernel &kernel : tuning.pending) {
+    size_t best =
+        std::min_element(kernel.measuredUs.begin(), kernel.measuredUs.end()) -
+        kernel.measuredUs.begin();
+    const MatmulTiling &fastest = kernel.candidates[best].tiling;
     TuningEntry entry;
-    entry.tiling = formatMatmulTiling(kernel.candidates[best].tiling);
+    entry.tiling = formatMatmulTiling(fastest);
     entry.device = device;
-    for (auto [candidate, us] :
-         llvm::zip(kernel.candidates, kernel.measuredUs))
+    for (auto [candidate, us] : llvm::zip(kernel.candidates, kernel.measuredUs))
       entry.measuredUs.emplace_back(formatMatmulTiling(candidate.tiling), us);
-    kernel.op->setAttr(kMatmulTilingAttr, builder.getStringAttr(entry.tiling));
+    setTiling(kernel.op, fastest);
     llvm::errs() << llvm::formatv(
         "opt-fuse: autotune: {0}: {1} at {2:F1} us (the model's #{3} of {4}; "
         "its #1 {5} at {6:F1} us)\n",
@@ -300,13 +297,61 @@ int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
         kernel.candidates.size(), entry.measuredUs.front().first,
         kernel.measuredUs.front());
     for (auto &[op, name] : kernel.sameKey) {
-      op->setAttr(kMatmulTilingAttr, builder.getStringAttr(entry.tiling));
+      setTiling(op, fastest);
       llvm::errs() << "opt-fuse: autotune: " << name << ": " << entry.tiling
                    << " (the same GEMM as " << kernel.name << ")\n";
     }
-    cache->set(kernel.key, std::move(entry));
+    tuning.cache.set(kernel.key, std::move(entry));
   }
-  if (!cache->save(cachePath, error)) {
+}
+
+} // namespace
+
+int autotuneMatmulTilings(const DriverOptions &options, ModuleOp module,
+                          const CompileOptions &compile,
+                          const GpuTarget &target) {
+  const std::string cachePath = options.autotuneCache.empty()
+                                    ? TuningCache::defaultPath()
+                                    : options.autotuneCache;
+  std::string error;
+  ExitCode code = ExitSuccess;
+  std::optional<TuningCache> cache = TuningCache::load(cachePath, error, code);
+  if (!cache) {
+    llvm::errs() << "opt-fuse: error: --autotune: " << error << "\n";
+    return code;
+  }
+  Tuning tuning{options,
+                compile,
+                target,
+                cachePath,
+                std::move(*cache),
+                compile.chip.empty() ? target.chip : compile.chip,
+                {}};
+  auto func = *module.getOps<func::FuncOp>().begin();
+  if (int status = collectKernels(tuning, func); status != ExitSuccess)
+    return status;
+  if (tuning.pending.empty())
+    return ExitSuccess;
+
+  llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
+  if (!driver) {
+    const bool noGpu = driver.errorIsA<cuda::UnavailableError>();
+    size_t kernelCount = 0;
+    for (const PendingKernel &kernel : tuning.pending)
+      kernelCount += 1 + kernel.sameKey.size();
+    llvm::errs() << "opt-fuse: error: --autotune: " << kernelCount
+                 << " GEMM kernel(s), " << tuning.pending.size()
+                 << " distinct, are not in the tuning cache '" << cachePath
+                 << "' and must be timed on a GPU: "
+                 << llvm::toString(driver.takeError()) << "\n";
+    return noGpu ? ExitNoGpu : ExitGpuError;
+  }
+  std::string device;
+  if (int status = timeCandidates(tuning, module, **driver, device);
+      status != ExitSuccess)
+    return status;
+  recordWinners(tuning, device);
+  if (!tuning.cache.save(cachePath, error)) {
     llvm::errs() << "opt-fuse: error: --autotune: " << error << "\n";
     return ExitIO;
   }

@@ -15,7 +15,7 @@ namespace opfuse {
 /// GPU through `pipeline`'s emission passes and then cached. Returns the
 /// exit code; prints one line per GEMM kernel to stderr.
 int autotuneMatmulTilings(const DriverOptions &options, mlir::ModuleOp module,
-                          const FusePipelineOptions &pipeline,
+                          const CompileOptions &compile,
                           const GpuTarget &target);
 
 } // namespace opfuse

@@ -38,9 +38,7 @@ void walkProducers(
 
 bool isF32Contraction(Operation *op) {
   return isa<fuse::MatmulOp, fuse::Conv2DOp>(op) &&
-         cast<ShapedType>(op->getOperand(0).getType())
-             .getElementType()
-             .isF32();
+         cast<ShapedType>(op->getOperand(0).getType()).getElementType().isF32();
 }
 
 Value returned(func::FuncOp func, unsigned index) {

@@ -34,8 +34,8 @@ struct ScaleSource {
 /// additions and subtractions, and matmuls and convolutions (by their
 /// products) with a computed operand, with f32 operands (their f32
 /// accumulation order shows at f32 bounds), or any when `roundedInputs`
-/// (TF32 rounds the inputs too). An output that is a small sum of large terms is
-/// only as exact as those terms.
+/// (TF32 rounds the inputs too). An output that is a small sum of large terms
+/// is only as exact as those terms.
 llvm::SmallVector<ScaleSource> scaleSources(mlir::func::FuncOp func,
                                             unsigned index,
                                             bool roundedInputs = false);

@@ -8,7 +8,7 @@
 
 #include "opfuse/Driver/Driver.h"
 
-#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
 #include "Autotune.h"
 #include "GpuRun.h"
@@ -109,8 +109,8 @@ void writeSummary(llvm::raw_ostream &os, const GraphAnalysis &before,
 /// Keeps only the function to compile: `name`, or the only one.
 LogicalResult selectFunction(ModuleOp module, llvm::StringRef name) {
   SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
-  func::FuncOp chosen = functions.size() == 1 && name.empty() ? functions[0]
-                                                              : nullptr;
+  func::FuncOp chosen =
+      functions.size() == 1 && name.empty() ? functions[0] : nullptr;
   for (func::FuncOp func : functions)
     if (func.getSymName() == name)
       chosen = func;
@@ -160,50 +160,151 @@ int writeReport(const DriverOptions &options, EmitKind emit,
 /// Loads --target; the error's kind picks the exit code.
 std::optional<GpuTarget> loadTargetOrReport(const DriverOptions &options,
                                             int &exitCode) {
-  llvm::Expected<GpuTarget> target = loadTarget(options.target);
+  llvm::Expected<GpuTarget> target = loadTarget(options.compile.target);
   if (target)
     return *target;
   exitCode = ExitInvalidInput;
   llvm::handleAllErrors(target.takeError(), [&](const TargetError &error) {
-    exitCode = error.kind == TargetError::Kind::UnknownName ? ExitUsage
-               : error.kind == TargetError::Kind::Unreadable
-                   ? ExitIO
-                   : ExitInvalidInput;
+    exitCode = error.kind == TargetError::Kind::UnknownName  ? ExitUsage
+               : error.kind == TargetError::Kind::Unreadable ? ExitIO
+                                                             : ExitInvalidInput;
     llvm::errs() << "opt-fuse: error: --target: " << error.message << "\n";
   });
   return std::nullopt;
 }
+
+/// The option values the passes would refuse, checked before any work so
+/// that they are usage errors (exit 2) with the option's name.
+int checkOptions(const DriverOptions &options, const GpuTarget &target) {
+  const CompileOptions &compile = options.compile;
+  if (std::optional<std::string> error = checkCompileOptions(compile)) {
+    llvm::errs() << "opt-fuse: error: "
+                 << (llvm::StringRef(*error).starts_with("--") ? "" : "--")
+                 << *error << "\n";
+    return ExitUsage;
+  }
+  std::string tilingError;
+  const std::string chip = compile.chip.empty() ? target.chip : compile.chip;
+  if (!resolveMatmulTiling(compile.emitter.matmulTiling, chip, tilingError)) {
+    llvm::errs() << "opt-fuse: error: --matmul-tiling: " << tilingError << "\n";
+    return ExitUsage;
+  }
+  if (options.autotune && compile.emitter.matmulTiling != "auto") {
+    llvm::errs() << "opt-fuse: error: --autotune chooses each GEMM's tiling; "
+                    "it cannot be combined with --matmul-tiling="
+                 << compile.emitter.matmulTiling << "\n";
+    return ExitUsage;
+  }
+  return ExitSuccess;
+}
+
+/// What a compile produced: the kernels, their launch plan and the cost
+/// model's view before and after fusion.
+struct Compiled {
+  std::string ptx;
+  LaunchPlan plan;
+};
+
+/// Writes --emit=ptx, plan or summary from `compiled`.
+int writeCompiled(const DriverOptions &options, std::optional<EmitKind> emit,
+                  const Compiled &compiled, const Report &report) {
+  if (emit == EmitKind::Ptx)
+    return writeOutput(options,
+                       [&](llvm::raw_ostream &os) { os << compiled.ptx; });
+  if (emit == EmitKind::Plan)
+    return writeOutput(options, [&](llvm::raw_ostream &os) {
+      writePlanJson(compiled.plan, os);
+    });
+  if (emit == EmitKind::Summary)
+    return writeOutput(options, [&](llvm::raw_ostream &os) {
+      writeSummary(os, report.before, compiled.plan, compiled.ptx);
+    });
+  return ExitSuccess;
+}
+
+/// Compiles the selected function of `module` and does what `options` ask
+/// with it: an output, a run on the GPU, or both.
+int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
+                 ModuleOp module, const GpuTarget &target,
+                 llvm::function_ref<int()> writeModule) {
+  MLIRContext *context = module.getContext();
+  const bool run = options.bench || options.check;
+  OwningOpRef<ModuleOp> original = module.clone();
+  // The unfused graph as --no-fuse runs it: composites as their primitives.
+  OwningOpRef<ModuleOp> unfused = module.clone();
+  PassManager decompose(context);
+  buildDecomposePasses(decompose);
+  if (failed(decompose.run(*unfused)))
+    return ExitUnsupported;
+  CompileOptions compile = options.compile;
+  compile.binary = emit != EmitKind::Fused || run;
+
+  // Fusion, then the cost model's view of the kernels it formed: the report
+  // needs no GPU emitter, so it covers every op.
+  PassManager fusion(context);
+  buildFusionPasses(fusion, compile);
+  if (failed(fusion.run(module)))
+    return ExitUnsupported;
+  CostModel model(target);
+  Report report{target, analyzeFunction(onlyFunction(*unfused), model),
+                analyzeFunction(onlyFunction(module), model), std::nullopt,
+                buildMemoryReport(onlyFunction(module))};
+  report.allowTF32 = compile.emitter.allowTF32;
+  if (isReport(emit) && !run)
+    return writeReport(options, *emit, report);
+
+  if (options.autotune) {
+    int code = autotuneMatmulTilings(options, module, compile, target);
+    if (code != ExitSuccess)
+      return code;
+  }
+  PassManager emission(context);
+  buildKernelEmissionPasses(emission, compile);
+  if (failed(emission.run(module)))
+    return ExitUnsupported;
+
+  if (emit == EmitKind::Fused) {
+    int code = writeModule();
+    if (code != ExitSuccess || !run)
+      return code;
+  }
+  FailureOr<std::string> ptx = extractPtx(module);
+  FailureOr<LaunchPlan> plan = buildLaunchPlan(module);
+  if (failed(ptx) || failed(plan))
+    return ExitUnsupported;
+  // The plan's kernels are the analysed ones, in the same order and names.
+  for (auto [kernel, analysed] : llvm::zip(plan->kernels, report.after.kernels))
+    if (kernel.name == analysed.name)
+      kernel.predictedUs = analysed.prediction.seconds() * 1e6;
+  Compiled compiled{std::move(*ptx), std::move(*plan)};
+
+  int code = writeCompiled(options, emit, compiled, report);
+  if (code != ExitSuccess || !run)
+    return code;
+  if (!isReport(emit))
+    return runOnGpu(options, *original, compiled.ptx, compiled.plan, nullptr);
+  report.measured.emplace();
+  code = runOnGpu(options, *original, compiled.ptx, compiled.plan,
+                  &*report.measured);
+  if (code != ExitSuccess && code != ExitCheckFailed)
+    return code;
+  int written = writeReport(options, *emit, report);
+  return written != ExitSuccess ? written : code;
+}
 } // namespace
 
 int runDriver(const DriverOptions &options) {
-  if (std::optional<std::string> error = checkCudaToolkit(options.cudaToolkit)) {
-    llvm::errs() << "opt-fuse: error: " << *error << "\n";
-    return ExitUsage;
-  }
   int targetError = ExitSuccess;
   std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
   if (!target)
     return targetError;
-  std::string tilingError;
-  if (!resolveMatmulTiling(options.matmulTiling,
-                           options.chip.empty() ? target->chip : options.chip,
-                           tilingError)) {
-    llvm::errs() << "opt-fuse: error: --matmul-tiling: " << tilingError
-                 << "\n";
-    return ExitUsage;
-  }
-  if (options.autotune && options.matmulTiling != "auto") {
-    llvm::errs() << "opt-fuse: error: --autotune chooses each GEMM's tiling; "
-                    "it cannot be combined with --matmul-tiling="
-                 << options.matmulTiling << "\n";
-    return ExitUsage;
-  }
+  if (int code = checkOptions(options, *target); code != ExitSuccess)
+    return code;
   if (options.calibrate)
     return runCalibration(options, *target);
   if (options.printTarget)
-    return writeOutput(options, [&](llvm::raw_ostream &os) {
-      writeTargetJson(*target, os);
-    });
+    return writeOutput(
+        options, [&](llvm::raw_ostream &os) { writeTargetJson(*target, os); });
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -244,89 +345,7 @@ int runDriver(const DriverOptions &options) {
     if (!compile)
       return options.emit ? writeModule() : ExitSuccess;
   }
-
-  OwningOpRef<ModuleOp> original = module->clone();
-  // The unfused graph as --no-fuse runs it: composites as their primitives.
-  OwningOpRef<ModuleOp> unfused = module->clone();
-  PassManager decompose(&context);
-  buildDecomposePasses(decompose);
-  if (failed(decompose.run(*unfused)))
-    return ExitUnsupported;
-  FusePipelineOptions pipeline;
-  pipeline.fuse = options.fuse;
-  pipeline.explain = options.explain;
-  pipeline.planOutputs = options.planOutputs;
-  pipeline.target = options.target;
-  pipeline.chip = options.chip.empty() ? target->chip : options.chip;
-  pipeline.vectorsPerThread = options.vectorsPerThread;
-  pipeline.rowElementsPerThread = options.rowElementsPerThread;
-  pipeline.matmulTiling = options.matmulTiling;
-  pipeline.allowTF32 = options.allowTF32;
-  pipeline.useTma = options.useTma;
-  pipeline.warpSpecialize = options.warpSpecialize;
-  pipeline.pingPong = options.pingPong;
-  pipeline.toolkit = options.cudaToolkit;
-  pipeline.binary = emit != EmitKind::Fused || run;
-
-  // Fusion, then the cost model's view of the kernels it formed: the report
-  // needs no GPU emitter, so it covers every op.
-  PassManager fusion(&context);
-  buildFusionPasses(fusion, pipeline);
-  if (failed(fusion.run(*module)))
-    return ExitUnsupported;
-  CostModel model(*target);
-  Report report{*target, analyzeFunction(onlyFunction(*unfused), model),
-                analyzeFunction(onlyFunction(*module), model), std::nullopt,
-                buildMemoryReport(onlyFunction(*module))};
-  report.allowTF32 = options.allowTF32;
-  if (isReport(emit) && !run)
-    return writeReport(options, *emit, report);
-
-  if (options.autotune) {
-    int code = autotuneMatmulTilings(options, *module, pipeline, *target);
-    if (code != ExitSuccess)
-      return code;
-  }
-  PassManager emission(&context);
-  buildKernelEmissionPasses(emission, pipeline);
-  if (failed(emission.run(*module)))
-    return ExitUnsupported;
-
-  if (emit == EmitKind::Fused) {
-    int code = writeModule();
-    if (code != ExitSuccess || !run)
-      return code;
-  }
-  FailureOr<std::string> ptx = extractPtx(*module);
-  FailureOr<LaunchPlan> plan = buildLaunchPlan(*module);
-  if (failed(ptx) || failed(plan))
-    return ExitUnsupported;
-  // The plan's kernels are the analysed ones, in the same order and names.
-  for (auto [kernel, analysed] :
-       llvm::zip(plan->kernels, report.after.kernels))
-    if (kernel.name == analysed.name)
-      kernel.predictedUs = analysed.prediction.seconds() * 1e6;
-
-  int code = ExitSuccess;
-  if (emit == EmitKind::Ptx)
-    code = writeOutput(options, [&](llvm::raw_ostream &os) { os << *ptx; });
-  else if (emit == EmitKind::Plan)
-    code = writeOutput(options,
-                       [&](llvm::raw_ostream &os) { writePlanJson(*plan, os); });
-  else if (emit == EmitKind::Summary)
-    code = writeOutput(options, [&](llvm::raw_ostream &os) {
-      writeSummary(os, report.before, *plan, *ptx);
-    });
-  if (code != ExitSuccess || !run)
-    return code;
-  if (!isReport(emit))
-    return runOnGpu(options, *original, *ptx, *plan, nullptr);
-  report.measured.emplace();
-  code = runOnGpu(options, *original, *ptx, *plan, &*report.measured);
-  if (code != ExitSuccess && code != ExitCheckFailed)
-    return code;
-  int written = writeReport(options, *emit, report);
-  return written != ExitSuccess ? written : code;
+  return compileModel(options, emit, *module, *target, writeModule);
 }
 
 } // namespace opfuse

@@ -12,7 +12,7 @@ const char *opfuse::describeExitCodes() {
          "  3  I/O error: an input cannot be read or an output cannot be "
          "written\n"
          "  4  unsupported: the model is valid but an op has no GPU emitter "
-         "yet\n"
+         "yet, or a plan step (a collective) the runtime cannot run yet\n"
          "  5  no GPU: --bench/--check/--calibrate (or --autotune with GEMMs "
          "not in its cache) found no CUDA driver or no device\n"
          "  6  check failed: an output differs from the reference beyond "

@@ -32,7 +32,7 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
     return ExitUnsupported;
   OwningOpRef<ModuleOp> fused = decomposed->clone();
   PassManager pm(original.getContext());
-  buildFusionPasses(pm, FusePipelineOptions());
+  buildFusionPasses(pm, options.compile);
   if (failed(pm.run(*fused)))
     return ExitUnsupported;
   func::FuncOp before = *decomposed->getOps<func::FuncOp>().begin();
@@ -60,7 +60,8 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
     return ExitUnsupported;
 
   bool same = true;
-  for (auto [index, pair] : llvm::enumerate(llvm::zip(*unfusedOut, *fusedOut))) {
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(*unfusedOut, *fusedOut))) {
     auto &[a, b] = pair;
     int64_t differ = 0;
     for (int64_t i = 0; i < a.size(); ++i)

@@ -63,9 +63,8 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
   SmallVector<SmallVector<unsigned>> sourcesOf(outputs.size());
   OpBuilder builder(terminator);
   for (unsigned index = 0; index < outputs.size(); ++index)
-    for (const ScaleSource &source :
-         scaleSources(*probe, index,
-                      tf32 && throughF32Contraction(*probe, index))) {
+    for (const ScaleSource &source : scaleSources(
+             *probe, index, tf32 && throughF32Contraction(*probe, index))) {
       Value value = source.value;
       if (source.absoluteProducts) {
         Operation *contraction = value.getDefiningOp();
@@ -139,17 +138,16 @@ bool checkOutputs(func::FuncOp func, const std::vector<HostBuffer> &inputs,
       diffSquares += abs * abs;
       refSquares += want * want;
     }
-    const double l2 =
-        refSquares > 0 ? std::sqrt(diffSquares / refSquares)
-                       : (diffSquares > 0 ? INFINITY : 0.0);
+    const double l2 = refSquares > 0 ? std::sqrt(diffSquares / refSquares)
+                                     : (diffSquares > 0 ? INFINITY : 0.0);
     const bool pass = !nanMismatch && maxMixed <= tol.element && l2 <= tol.l2;
     allPass &= pass;
     llvm::outs() << llvm::formatv(
         "check output #{0} ({1}, {2} elements): max abs {3:e3}, max "
         "abs/scale {4:e3} (tolerance {5:e2}), relative L2 {6:e3} "
         "(tolerance {7:e2}): {8}\n",
-        index, dtype, output.elements(), maxAbs, maxMixed,
-        tol.element, l2, tol.l2, pass ? "PASS" : "FAIL");
+        index, dtype, output.elements(), maxAbs, maxMixed, tol.element, l2,
+        tol.l2, pass ? "PASS" : "FAIL");
     if (!pass && worst >= 0)
       llvm::outs() << llvm::formatv("  worst element {0}: got {1}, expected "
                                     "{2}\n",
@@ -183,8 +181,8 @@ std::unique_ptr<cuda::Driver> openDriver(int &exitCode) {
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
   if (driver)
     return std::move(*driver);
-  exitCode = driver.errorIsA<cuda::UnavailableError>() ? ExitNoGpu
-                                                       : ExitGpuError;
+  exitCode =
+      driver.errorIsA<cuda::UnavailableError>() ? ExitNoGpu : ExitGpuError;
   llvm::errs() << "opt-fuse: error: " << llvm::toString(driver.takeError())
                << "\n";
   return nullptr;
@@ -204,9 +202,8 @@ int runCalibration(const DriverOptions &options, const GpuTarget &base) {
                  << llvm::toString(measured.takeError()) << "\n";
     return ExitGpuError;
   }
-  return writeOutput(options, [&](llvm::raw_ostream &os) {
-    writeTargetJson(*measured, os);
-  });
+  return writeOutput(
+      options, [&](llvm::raw_ostream &os) { writeTargetJson(*measured, os); });
 }
 
 int runOnGpu(const DriverOptions &options, ModuleOp original,
@@ -220,13 +217,15 @@ int runOnGpu(const DriverOptions &options, ModuleOp original,
   BenchOptions bench;
   bench.warmup = options.warmup;
   bench.iterations = options.bench ? options.iterations : 0;
-  bench.progress = options.bench && llvm::sys::Process::StandardErrIsDisplayed();
+  bench.progress =
+      options.bench && llvm::sys::Process::StandardErrIsDisplayed();
   llvm::Expected<BenchResult> result =
       runPlan(*driver, ptx, plan, inputs, bench);
   if (!result) {
+    const bool unsupported = result.errorIsA<UnsupportedPlanError>();
     llvm::errs() << "opt-fuse: error: " << llvm::toString(result.takeError())
                  << "\n";
-    return ExitGpuError;
+    return unsupported ? ExitUnsupported : ExitGpuError;
   }
   if (options.bench && measured) {
     measured->device = result->device;
@@ -243,7 +242,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original,
   if (options.check) {
     auto functions = original.getOps<func::FuncOp>();
     if (!checkOutputs(*functions.begin(), inputs, result->outputs,
-                      options.allowTF32))
+                      options.compile.emitter.allowTF32))
       return ExitCheckFailed;
   }
   return ExitSuccess;

@@ -14,8 +14,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
@@ -38,8 +38,8 @@ LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   if (text.starts_with("ML\xefR"))
     return success(); // MLIR bytecode.
   if (text.trim().empty()) {
-    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 1,
-                                  1))
+    emitError(
+        FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 1, 1))
         << "input is empty: expected a module with a func.func of fuse ops";
     return failure();
   }
@@ -78,8 +78,8 @@ LogicalResult checkResourceData(fuse::ConstantOp constant) {
   if (static_cast<int64_t>(blob->getData().size()) < needed)
     return constant.emitError("dense_resource<")
            << resource.getRawHandle().getKey() << "> holds "
-           << blob->getData().size() << " bytes but "
-           << constant.getType() << " needs " << needed;
+           << blob->getData().size() << " bytes but " << constant.getType()
+           << " needs " << needed;
   return success();
 }
 
@@ -144,9 +144,8 @@ OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, MLIRContext &context,
   auto functions = module->getOps<func::FuncOp>();
   if (functions.empty()) {
     // An implicit module has no position of its own: point at the file.
-    llvm::StringRef name =
-        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
-            ->getBufferIdentifier();
+    llvm::StringRef name = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                               ->getBufferIdentifier();
     emitError(FileLineColLoc::get(&context, name, 1, 1))
         << "input holds no func.func: nothing to compile";
     return nullptr;

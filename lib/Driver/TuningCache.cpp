@@ -53,12 +53,12 @@ parseEntry(const llvm::json::Value &value, std::string &error) {
     }
     for (const llvm::json::Value &pair : *pairs) {
       const llvm::json::Array *items = pair.getAsArray();
-      std::optional<llvm::StringRef> name =
-          items && items->size() == 2 ? (*items)[0].getAsString()
-                                      : std::nullopt;
-      std::optional<double> us =
-          items && items->size() == 2 ? (*items)[1].getAsNumber()
-                                      : std::nullopt;
+      std::optional<llvm::StringRef> name = items && items->size() == 2
+                                                ? (*items)[0].getAsString()
+                                                : std::nullopt;
+      std::optional<double> us = items && items->size() == 2
+                                     ? (*items)[1].getAsNumber()
+                                     : std::nullopt;
       if (!name || !us) {
         error = "\"measured_us\" of '" + key->str() +
                 "' holds something other than [tiling, microseconds]";
@@ -71,9 +71,8 @@ parseEntry(const llvm::json::Value &value, std::string &error) {
 }
 } // namespace
 
-std::optional<TuningCache> TuningCache::load(llvm::StringRef path,
-                                             std::string &error,
-                                             ExitCode &code) {
+std::optional<TuningCache>
+TuningCache::load(llvm::StringRef path, std::string &error, ExitCode &code) {
   TuningCache cache;
   if (!llvm::sys::fs::exists(path))
     return cache;

@@ -1,6 +1,6 @@
 //===- Pipeline.cpp - The opfuse compilation pipeline ---------------------===//
 //
-// Fusion, kernel emission, and the GPU path of MLIR22-NOTES: SCF to CF,
+// The target, fusion, kernel emission, and the GPU path: SCF to CF,
 // convert-gpu-to-nvvm, reconcile casts, gpu-module-to-binary{format=isa},
 // with libdevice found explicitly (MLIR does not fail without it).
 //
@@ -8,6 +8,7 @@
 
 #include "opfuse/Pipeline/Pipeline.h"
 
+#include "opfuse/Analysis/Passes.h"
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
@@ -54,7 +55,8 @@ std::string resolveCudaToolkit(llvm::StringRef request) {
 std::optional<std::string> checkCudaToolkit(llvm::StringRef request) {
   if (request == "auto" || request == "none" || hasLibdevice(request))
     return std::nullopt;
-  return ("--cuda-toolkit=" + request + ": no nvvm/libdevice/libdevice.10.bc "
+  return ("--cuda-toolkit=" + request +
+          ": no nvvm/libdevice/libdevice.10.bc "
           "under it (give the CUDA root, 'auto' or 'none')")
       .str();
 }
@@ -63,7 +65,37 @@ void buildDecomposePasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
 }
 
-void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
+CompileOptions FusePipelineOptions::toCompileOptions() const {
+  CompileOptions options;
+  options.fuse = fuse;
+  options.explain = explain;
+  options.planOutputs = planOutputs;
+  options.target = target;
+  options.chip = chip;
+  options.cudaToolkit = toolkit;
+  options.emitter.blockSize = blockSize;
+  options.emitter.vectorsPerThread = vectorsPerThread;
+  options.emitter.rowElementsPerThread = rowElementsPerThread;
+  options.emitter.matmulTiling = matmulTiling;
+  options.emitter.allowTF32 = allowTF32;
+  options.emitter.useTma = useTma;
+  options.emitter.warpSpecialize = warpSpecialize;
+  options.emitter.pingPong = pingPong;
+  options.binary = binary;
+  return options;
+}
+
+std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
+  if (std::optional<std::string> error = checkCudaToolkit(options.cudaToolkit))
+    return error;
+  return checkEmitterOptions(options.emitter);
+}
+
+void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
+  FuseSetTargetOptions target;
+  target.target = options.target;
+  target.chip = options.chip;
+  pm.addPass(createFuseSetTarget(target));
   pm.addPass(createCanonicalizerPass());
   // Kernels are emitted for primitives only; with fusion a composite's
   // primitives become one kernel again, with its neighbours.
@@ -71,9 +103,9 @@ void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
   if (options.fuse) {
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
-    fusion.target = options.target;
     pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
   }
+  pm.addNestedPass<func::FuncOp>(fuse::createFuseOutlineKernels());
   fuse::FusePlanMemoryOptions memory;
   memory.planOutputs = options.planOutputs;
   memory.explain = options.explain;
@@ -81,22 +113,22 @@ void buildFusionPasses(OpPassManager &pm, const FusePipelineOptions &options) {
 }
 
 void buildKernelEmissionPasses(OpPassManager &pm,
-                               const FusePipelineOptions &options) {
+                               const CompileOptions &options) {
+  const EmitterOptions &emitter = options.emitter;
   ConvertFuseToGPUOptions emission;
-  emission.chip = options.chip;
-  emission.targetSpec = options.target;
-  emission.vectorsPerThread = options.vectorsPerThread;
-  emission.rowElementsPerThread = options.rowElementsPerThread;
-  emission.matmulTiling = options.matmulTiling;
-  emission.allowTF32 = options.allowTF32;
-  emission.useTma = options.useTma;
-  emission.warpSpecialize = options.warpSpecialize;
-  emission.pingPong = options.pingPong;
+  emission.blockSize = emitter.blockSize;
+  emission.vectorsPerThread = emitter.vectorsPerThread;
+  emission.rowElementsPerThread = emitter.rowElementsPerThread;
+  emission.matmulTiling = emitter.matmulTiling;
+  emission.allowTF32 = emitter.allowTF32;
+  emission.useTma = emitter.useTma;
+  emission.warpSpecialize = emitter.warpSpecialize;
+  emission.pingPong = emitter.pingPong;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;
 
-  std::string toolkit = resolveCudaToolkit(options.toolkit);
+  std::string toolkit = resolveCudaToolkit(options.cudaToolkit);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   if (toolkit.empty()) {
     // No libdevice: approximate transcendentals with polynomials instead of
@@ -114,7 +146,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(serialise));
 }
 
-void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
+void buildFusePipeline(OpPassManager &pm, const CompileOptions &options) {
   buildFusionPasses(pm, options);
   buildKernelEmissionPasses(pm, options);
 }
@@ -122,9 +154,13 @@ void buildFusePipeline(OpPassManager &pm, const FusePipelineOptions &options) {
 void registerFusePipeline() {
   PassPipelineRegistration<FusePipelineOptions>(
       "fuse-pipeline",
-      "opfuse's whole pipeline: canonicalize, fuse-elementwise, fuse-plan-memory, "
-      "convert-fuse-to-gpu, NVVM lowering and PTX serialisation",
-      buildFusePipeline);
+      "opfuse's whole pipeline: fuse-set-target, canonicalize, "
+      "fuse-decompose, fuse-elementwise, fuse-outline-kernels, "
+      "fuse-plan-memory, convert-fuse-to-gpu, NVVM lowering and PTX "
+      "serialisation",
+      [](OpPassManager &pm, const FusePipelineOptions &options) {
+        buildFusePipeline(pm, options.toCompileOptions());
+      });
 }
 
 } // namespace opfuse

@@ -212,9 +212,8 @@ private:
     for (int64_t a : axes)
       kept[a] = 1;
     SmallVector<int64_t> keptStrides = stridesOf(kept);
-    std::vector<double> acc(out.size(),
-                            kind == 1 ? -std::numeric_limits<double>::infinity()
-                                      : 0.0);
+    std::vector<double> acc(
+        out.size(), kind == 1 ? -std::numeric_limits<double>::infinity() : 0.0);
     for (int64_t i = 0; i < in.size(); ++i) {
       int64_t o = 0, rest = i;
       for (int64_t d = in.shape.size() - 1; d >= 0; --d) {
@@ -266,6 +265,11 @@ private:
   }
 
   LogicalResult eval(Operation &op);
+  std::optional<LogicalResult> evalUnary(Operation &op);
+  std::optional<LogicalResult> evalBinary(Operation &op);
+  std::optional<LogicalResult> evalReduction(Operation &op);
+  std::optional<LogicalResult> evalDataMovement(Operation &op);
+  std::optional<LogicalResult> evalComputeOrCollective(Operation &op);
 
   const Options &options;
   DenseMap<Value, Tensor> values;
@@ -305,35 +309,95 @@ double fminNaN(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
 }
 
-LogicalResult Interpreter::eval(Operation &op) {
+/// Constants and unary elementwise ops (casts included). Nothing when `op` is
+/// not one of them.
+std::optional<LogicalResult> Interpreter::evalUnary(Operation &op) {
   using Args = ArrayRef<double>;
-  bool isInt = false;
-  if (op.getNumOperands() > 0)
-    if (auto t = dyn_cast<RankedTensorType>(op.getOperand(0).getType()))
-      isInt = isa<IntegerType>(t.getElementType());
-  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
       .Case([&](ConstantOp c) { return constant(c); })
-      .Case([&](NegOp) { elementwise(op, [](Args a) { return -a[0]; }); return success(); })
-      .Case([&](AbsOp) { elementwise(op, [](Args a) { return std::fabs(a[0]); }); return success(); })
-      .Case([&](ExpOp) { elementwise(op, [](Args a) { return std::exp(a[0]); }); return success(); })
-      .Case([&](LogOp) { elementwise(op, [](Args a) { return std::log(a[0]); }); return success(); })
-      .Case([&](SqrtOp) { elementwise(op, [](Args a) { return std::sqrt(a[0]); }); return success(); })
-      .Case([&](RsqrtOp) { elementwise(op, [](Args a) { return 1.0 / std::sqrt(a[0]); }); return success(); })
-      .Case([&](TanhOp) { elementwise(op, [](Args a) { return std::tanh(a[0]); }); return success(); })
-      .Case([&](SigmoidOp) { elementwise(op, [](Args a) { return sigmoid(a[0]); }); return success(); })
-      .Case([&](SiluOp) { elementwise(op, [](Args a) { return a[0] * sigmoid(a[0]); }); return success(); })
-      .Case([&](ErfOp) { elementwise(op, [](Args a) { return std::erf(a[0]); }); return success(); })
-      .Case([&](ReciprocalOp) { elementwise(op, [](Args a) { return 1.0 / a[0]; }); return success(); })
-      .Case([&](ReluOp) { elementwise(op, [](Args a) { return std::isnan(a[0]) ? a[0] : std::max(a[0], 0.0); }); return success(); })
+      .Case([&](NegOp) {
+        elementwise(op, [](Args a) { return -a[0]; });
+        return success();
+      })
+      .Case([&](AbsOp) {
+        elementwise(op, [](Args a) { return std::fabs(a[0]); });
+        return success();
+      })
+      .Case([&](ExpOp) {
+        elementwise(op, [](Args a) { return std::exp(a[0]); });
+        return success();
+      })
+      .Case([&](LogOp) {
+        elementwise(op, [](Args a) { return std::log(a[0]); });
+        return success();
+      })
+      .Case([&](SqrtOp) {
+        elementwise(op, [](Args a) { return std::sqrt(a[0]); });
+        return success();
+      })
+      .Case([&](RsqrtOp) {
+        elementwise(op, [](Args a) { return 1.0 / std::sqrt(a[0]); });
+        return success();
+      })
+      .Case([&](TanhOp) {
+        elementwise(op, [](Args a) { return std::tanh(a[0]); });
+        return success();
+      })
+      .Case([&](SigmoidOp) {
+        elementwise(op, [](Args a) { return sigmoid(a[0]); });
+        return success();
+      })
+      .Case([&](SiluOp) {
+        elementwise(op, [](Args a) { return a[0] * sigmoid(a[0]); });
+        return success();
+      })
+      .Case([&](ErfOp) {
+        elementwise(op, [](Args a) { return std::erf(a[0]); });
+        return success();
+      })
+      .Case([&](ReciprocalOp) {
+        elementwise(op, [](Args a) { return 1.0 / a[0]; });
+        return success();
+      })
+      .Case([&](ReluOp) {
+        elementwise(op, [](Args a) {
+          return std::isnan(a[0]) ? a[0] : std::max(a[0], 0.0);
+        });
+        return success();
+      })
       .Case([&](GeluOp g) {
         GeluApproximation kind = g.getApproximate();
         elementwise(op, [kind](Args a) { return gelu(a[0], kind); });
         return success();
       })
-      .Case([&](CastOp) { elementwise(op, [](Args a) { return a[0]; }); return success(); })
-      .Case([&](AddOp) { elementwise(op, [](Args a) { return a[0] + a[1]; }); return success(); })
-      .Case([&](SubOp) { elementwise(op, [](Args a) { return a[0] - a[1]; }); return success(); })
-      .Case([&](MulOp) { elementwise(op, [](Args a) { return a[0] * a[1]; }); return success(); })
+      .Case([&](CastOp) {
+        elementwise(op, [](Args a) { return a[0]; });
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Binary elementwise ops, compare and select. Nothing when `op` is not one of
+/// them.
+std::optional<LogicalResult> Interpreter::evalBinary(Operation &op) {
+  using Args = ArrayRef<double>;
+  bool isInt = false;
+  if (op.getNumOperands() > 0)
+    if (auto t = dyn_cast<RankedTensorType>(op.getOperand(0).getType()))
+      isInt = isa<IntegerType>(t.getElementType());
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
+      .Case([&](AddOp) {
+        elementwise(op, [](Args a) { return a[0] + a[1]; });
+        return success();
+      })
+      .Case([&](SubOp) {
+        elementwise(op, [](Args a) { return a[0] - a[1]; });
+        return success();
+      })
+      .Case([&](MulOp) {
+        elementwise(op, [](Args a) { return a[0] * a[1]; });
+        return success();
+      })
       .Case([&](DivOp) {
         elementwise(op, [isInt](Args a) {
           if (isInt)
@@ -342,25 +406,54 @@ LogicalResult Interpreter::eval(Operation &op) {
         });
         return success();
       })
-      .Case([&](MaxOp) { elementwise(op, [](Args a) { return fmaxNaN(a[0], a[1]); }); return success(); })
-      .Case([&](MinOp) { elementwise(op, [](Args a) { return fminNaN(a[0], a[1]); }); return success(); })
-      .Case([&](PowOp) { elementwise(op, [](Args a) { return std::pow(a[0], a[1]); }); return success(); })
-      .Case([&](CompareOp c) {
-        CompareDirection d = c.getDirection();
-        elementwise(op, [d](Args a) { return compare(d, a[0], a[1]) ? 1.0 : 0.0; });
+      .Case([&](MaxOp) {
+        elementwise(op, [](Args a) { return fmaxNaN(a[0], a[1]); });
         return success();
       })
-      .Case([&](SelectOp) { elementwise(op, [](Args a) { return a[0] != 0 ? a[1] : a[2]; }); return success(); })
-      .Case([&](BroadcastToOp) { elementwise(op, [](Args a) { return a[0]; }); return success(); })
-      .Case([&](ReduceSumOp r) { reduce(op, r.getAxes(), 0); return success(); })
-      .Case([&](ReduceMaxOp r) { reduce(op, r.getAxes(), 1); return success(); })
-      .Case([&](ReduceMeanOp r) { reduce(op, r.getAxes(), 2); return success(); })
+      .Case([&](MinOp) {
+        elementwise(op, [](Args a) { return fminNaN(a[0], a[1]); });
+        return success();
+      })
+      .Case([&](PowOp) {
+        elementwise(op, [](Args a) { return std::pow(a[0], a[1]); });
+        return success();
+      })
+      .Case([&](CompareOp c) {
+        CompareDirection d = c.getDirection();
+        elementwise(op,
+                    [d](Args a) { return compare(d, a[0], a[1]) ? 1.0 : 0.0; });
+        return success();
+      })
+      .Case([&](SelectOp) {
+        elementwise(op, [](Args a) { return a[0] != 0 ? a[1] : a[2]; });
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Reductions and the normalisations built on them. Nothing when `op` is not
+/// one of them.
+std::optional<LogicalResult> Interpreter::evalReduction(Operation &op) {
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
+      .Case([&](ReduceSumOp r) {
+        reduce(op, r.getAxes(), 0);
+        return success();
+      })
+      .Case([&](ReduceMaxOp r) {
+        reduce(op, r.getAxes(), 1);
+        return success();
+      })
+      .Case([&](ReduceMeanOp r) {
+        reduce(op, r.getAxes(), 2);
+        return success();
+      })
       .Case([&](SoftmaxOp s) {
         const Tensor &in = get(s.getInput());
         Tensor out = make(s.getResult());
         const int64_t axis = s.getAxis();
         const int64_t n = in.shape[axis];
-        const int64_t inner = product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
+        const int64_t inner =
+            product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
         const int64_t outer = in.size() / (n * inner);
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t i = 0; i < inner; ++i) {
@@ -384,6 +477,18 @@ LogicalResult Interpreter::eval(Operation &op) {
       .Case([&](RmsNormOp r) {
         normalize(op, r.getInput(), r.getAxis(), r.getScale(), Value(),
                   r.getEpsilon().convertToDouble(), /*rms=*/true);
+        return success();
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Broadcasts, reshapes, transposes, slices, concat and gather. Nothing when
+/// `op` is not one of them.
+std::optional<LogicalResult> Interpreter::evalDataMovement(Operation &op) {
+  using Args = ArrayRef<double>;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
+      .Case([&](BroadcastToOp) {
+        elementwise(op, [](Args a) { return a[0]; });
         return success();
       })
       .Case([&](ReshapeOp r) {
@@ -416,7 +521,8 @@ LogicalResult Interpreter::eval(Operation &op) {
         for (int64_t i = 0; i < out.size(); ++i) {
           int64_t rest = i, src = 0;
           for (int64_t d = out.shape.size() - 1; d >= 0; --d) {
-            src += (s.getOffsets()[d] + (rest % out.shape[d]) * s.getStrides()[d]) *
+            src += (s.getOffsets()[d] +
+                    (rest % out.shape[d]) * s.getStrides()[d]) *
                    inStrides[d];
             rest /= out.shape[d];
           }
@@ -428,8 +534,10 @@ LogicalResult Interpreter::eval(Operation &op) {
       .Case([&](ConcatOp c) {
         Tensor out = make(c.getResult());
         const int64_t axis = c.getAxis();
-        const int64_t inner = product(ArrayRef<int64_t>(out.shape).drop_front(axis + 1));
-        const int64_t outer = product(ArrayRef<int64_t>(out.shape).take_front(axis));
+        const int64_t inner =
+            product(ArrayRef<int64_t>(out.shape).drop_front(axis + 1));
+        const int64_t outer =
+            product(ArrayRef<int64_t>(out.shape).take_front(axis));
         int64_t base = 0;
         for (Value v : c.getInputs()) {
           const Tensor &in = get(v);
@@ -449,8 +557,10 @@ LogicalResult Interpreter::eval(Operation &op) {
         Tensor out = make(g.getResult());
         const int64_t axis = g.getAxis();
         const int64_t n = data.shape[axis];
-        const int64_t inner = product(ArrayRef<int64_t>(data.shape).drop_front(axis + 1));
-        const int64_t outer = product(ArrayRef<int64_t>(data.shape).take_front(axis));
+        const int64_t inner =
+            product(ArrayRef<int64_t>(data.shape).drop_front(axis + 1));
+        const int64_t outer =
+            product(ArrayRef<int64_t>(data.shape).take_front(axis));
         const int64_t count = indices.size();
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t j = 0; j < count; ++j) {
@@ -466,6 +576,14 @@ LogicalResult Interpreter::eval(Operation &op) {
         set(g.getResult(), std::move(out));
         return success();
       })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Contractions, collectives and nested groups. Nothing when `op` is not one of
+/// them.
+std::optional<LogicalResult>
+Interpreter::evalComputeOrCollective(Operation &op) {
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
       .Case([&](MatmulOp m) {
         const Tensor &a = get(m.getLhs());
         const Tensor &b = get(m.getRhs());
@@ -485,8 +603,9 @@ LogicalResult Interpreter::eval(Operation &op) {
             for (int64_t j = 0; j < cols; ++j) {
               double acc = 0;
               for (int64_t x = 0; x < k; ++x)
-                acc = accumulate(acc + (ta ? pa[x * rows + i] : pa[i * k + x]) *
-                                           (tb ? pb[j * k + x] : pb[x * cols + j]));
+                acc = accumulate(acc +
+                                 (ta ? pa[x * rows + i] : pa[i * k + x]) *
+                                     (tb ? pb[j * k + x] : pb[x * cols + j]));
               out.data[(batch * rows + i) * cols + j] = acc;
             }
         }
@@ -497,11 +616,14 @@ LogicalResult Interpreter::eval(Operation &op) {
         const Tensor &x = get(c.getInput());
         const Tensor &w = get(c.getFilter());
         Tensor out = make(c.getResult());
-        const int64_t N = x.shape[0], H = x.shape[1], W = x.shape[2], C = x.shape[3];
-        const int64_t F = w.shape[0], KH = w.shape[1], KW = w.shape[2], CG = w.shape[3];
+        const int64_t N = x.shape[0], H = x.shape[1], W = x.shape[2],
+                      C = x.shape[3];
+        const int64_t F = w.shape[0], KH = w.shape[1], KW = w.shape[2],
+                      CG = w.shape[3];
         const int64_t OH = out.shape[1], OW = out.shape[2];
         const int64_t G = c.getGroups(), FG = F / G;
-        ArrayRef<int64_t> st = c.getStrides(), pad = c.getPadding(), dil = c.getDilation();
+        ArrayRef<int64_t> st = c.getStrides(), pad = c.getPadding(),
+                          dil = c.getDilation();
         for (int64_t n = 0; n < N; ++n)
           for (int64_t oh = 0; oh < OH; ++oh)
             for (int64_t ow = 0; ow < OW; ++ow)
@@ -516,8 +638,9 @@ LogicalResult Interpreter::eval(Operation &op) {
                       continue;
                     for (int64_t cg = 0; cg < CG; ++cg)
                       acc = accumulate(
-                          acc + x.data[((n * H + ih) * W + iw) * C + g * CG + cg] *
-                                    w.data[((f * KH + kh) * KW + kw) * CG + cg]);
+                          acc +
+                          x.data[((n * H + ih) * W + iw) * C + g * CG + cg] *
+                              w.data[((f * KH + kh) * KW + kw) * CG + cg]);
                   }
                 out.data[((n * OH + oh) * OW + ow) * F + f] = acc;
               }
@@ -533,7 +656,8 @@ LogicalResult Interpreter::eval(Operation &op) {
         Tensor out = make(a.getResult());
         const int64_t axis = a.getAxis();
         const int64_t n = in.shape[axis];
-        const int64_t inner = product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
+        const int64_t inner =
+            product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
         for (int64_t i = 0; i < out.size(); ++i) {
           int64_t o = i / (out.shape[axis] * inner);
           int64_t k = (i / inner) % out.shape[axis] % n;
@@ -547,7 +671,8 @@ LogicalResult Interpreter::eval(Operation &op) {
         Tensor out = make(r.getResult());
         const int64_t axis = r.getAxis();
         const int64_t n = in.shape[axis], m = out.shape[axis];
-        const int64_t inner = product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
+        const int64_t inner =
+            product(ArrayRef<int64_t>(in.shape).drop_front(axis + 1));
         for (int64_t i = 0; i < out.size(); ++i) {
           int64_t o = i / (m * inner);
           int64_t k = (i / inner) % m;
@@ -569,10 +694,18 @@ LogicalResult Interpreter::eval(Operation &op) {
           values[result] = std::move(tensor);
         return success();
       })
-      .Default([&](Operation *other) {
-        return other->emitError("the reference interpreter cannot evaluate '")
-               << other->getName() << "'";
-      });
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult Interpreter::eval(Operation &op) {
+  for (auto family :
+       {&Interpreter::evalUnary, &Interpreter::evalBinary,
+        &Interpreter::evalReduction, &Interpreter::evalDataMovement,
+        &Interpreter::evalComputeOrCollective})
+    if (std::optional<LogicalResult> result = (this->*family)(op))
+      return *result;
+  return op.emitError("the reference interpreter cannot evaluate '")
+         << op.getName() << "'";
 }
 
 } // namespace

@@ -35,11 +35,20 @@ std::string xmlEscape(llvm::StringRef text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -49,8 +58,8 @@ std::string opList(const std::vector<std::string> &ops, size_t width) {
   std::string text;
   for (size_t i = 0; i < ops.size(); ++i) {
     std::string next = (text.empty() ? "" : text + ",") + ops[i];
-    std::string rest =
-        i + 1 < ops.size() ? llvm::formatv(",+{0}", ops.size() - i - 1).str()
+    std::string rest = i + 1 < ops.size()
+                           ? llvm::formatv(",+{0}", ops.size() - i - 1).str()
                            : "";
     if (next.size() + rest.size() > width && !text.empty())
       return text + llvm::formatv(",+{0}", ops.size() - i).str();

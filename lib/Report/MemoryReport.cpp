@@ -40,7 +40,6 @@ namespace {
 constexpr double kWidth = 960, kHeight = 560;
 constexpr double kLeft = 90, kRight = 30, kTop = 60, kBottom = 60;
 
-
 const char *kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
                          "#76b7b2", "#edc948", "#b07aa1", "#9c755f"};
 } // namespace
@@ -66,17 +65,20 @@ void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
       "{2} (lower bound {3}, {4:F3}x), {5} kernels in {6} order</text>\n",
       kLeft, function, report::siBytes(s.arenaBytes),
       report::siBytes(s.lowerBound),
-      s.lowerBound ? double(s.arenaBytes) / s.lowerBound : 1.0,
-      memory.steps, report::xmlEscape(s.order));
+      s.lowerBound ? double(s.arenaBytes) / s.lowerBound : 1.0, memory.steps,
+      report::xmlEscape(s.order));
   os << llvm::formatv("<text x=\"{0}\" y=\"44\">naive (one allocation per "
                       "buffer) {1}; {2} outputs written in place</text>\n",
                       kLeft, report::siBytes(s.naiveBytes), s.inPlaceHits);
 
-  const double plotW = kWidth - kLeft - kRight, plotH = kHeight - kTop - kBottom;
+  const double plotW = kWidth - kLeft - kRight,
+               plotH = kHeight - kTop - kBottom;
   const int steps = std::max(1, memory.steps);
   const double top = std::max<double>(1, std::max(s.arenaBytes, s.lowerBound));
   auto x = [&](double step) { return kLeft + step / steps * plotW; };
-  auto y = [&](double bytes) { return kHeight - kBottom - bytes / top * plotH; };
+  auto y = [&](double bytes) {
+    return kHeight - kBottom - bytes / top * plotH;
+  };
 
   os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
                       "fill=\"none\" stroke=\"black\"/>\n",
@@ -103,8 +105,8 @@ void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
         "stroke=\"white\"><title>{5}: {6} at offset {7}, steps {8}-{9}"
         "</title></rect>\n",
         x0, y0, std::max(1.0, x1 - x0), std::max(1.0, y1 - y0),
-        kColors[index % 8], report::xmlEscape(buffer.name), buffer.bytes, buffer.offset,
-        buffer.first, buffer.last);
+        kColors[index % 8], report::xmlEscape(buffer.name), buffer.bytes,
+        buffer.offset, buffer.first, buffer.last);
     if (y1 - y0 > 14 && x1 - x0 > 60)
       os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1:F1}\" font-size=\"10\" "
                           "fill=\"white\">{2}</text>\n",

@@ -60,10 +60,10 @@ llvm::json::Value reportToJson(const Report &report) {
   const MeasuredRun *measured = report.measured ? &*report.measured : nullptr;
   llvm::json::Array kernels;
   for (auto [index, kernel] : llvm::enumerate(report.after.kernels))
-    kernels.push_back(kernelToJson(
-        kernel, measured && index < measured->kernels.size()
-                    ? &measured->kernels[index]
-                    : nullptr));
+    kernels.push_back(
+        kernelToJson(kernel, measured && index < measured->kernels.size()
+                                 ? &measured->kernels[index]
+                                 : nullptr));
   llvm::json::Object object{
       {"format", "opfuse-report"},
       {"version", kVersion},
@@ -107,8 +107,8 @@ llvm::json::Value reportToJson(const Report &report) {
         {"device", measured->device},
         {"p50_us", measured->total.p50},
         {"p99_us", measured->total.p99},
-        {"error", predictionError(report.after.seconds() * 1e6,
-                                  measured->total.p50)}};
+        {"error",
+         predictionError(report.after.seconds() * 1e6, measured->total.p50)}};
   return llvm::json::Value(std::move(object));
 }
 

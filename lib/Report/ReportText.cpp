@@ -71,10 +71,8 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
     nameWidth = std::max(nameWidth, kernel.name.size());
   const size_t opsWidth = 24;
   os << llvm::formatv("{0} {1} {2,-14} {3,-13} {4,8} {5,9} {6,8} {7,10}",
-                      padRight("kernel", nameWidth),
-                      padRight("ops", opsWidth),
-                      "class", "bound", "FLOPs", "bytes", "FLOP/B",
-                      "pred us");
+                      padRight("kernel", nameWidth), padRight("ops", opsWidth),
+                      "class", "bound", "FLOPs", "bytes", "FLOP/B", "pred us");
   if (measured)
     os << llvm::formatv(" {0,10} {1,10} {2,7}", "P50 us", "P99 us", "error");
   os << "\n";
@@ -85,10 +83,12 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
     os << llvm::formatv(
         "{0} {1} {2,-14} {3,-13} {4,8} {5,9} {6,8:F2} {7,9:F2}{8}",
         padRight(kernel.name, nameWidth),
-        padRight(opList(kernel.ops, opsWidth), opsWidth),
-        kernel.opClass, boundName(p.bound), siCount(kernel.work.flops),
-        siBytes(kernel.work.bytes), kernel.work.intensity(),
-        p.seconds() * 1e6, p.fitsInL2 ? "*" : measured ? " " : "");
+        padRight(opList(kernel.ops, opsWidth), opsWidth), kernel.opClass,
+        boundName(p.bound), siCount(kernel.work.flops),
+        siBytes(kernel.work.bytes), kernel.work.intensity(), p.seconds() * 1e6,
+        p.fitsInL2 ? "*"
+        : measured ? " "
+                   : "");
     if (measured && index < measured->kernels.size()) {
       const KernelMeasurement &m = measured->kernels[index];
       os << llvm::formatv(" {0,10:F2} {1,10:F2} {2,6:F1}%", m.p50, m.p99,
@@ -102,10 +102,10 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
 
   const GraphAnalysis &before = report.before;
   os << "\ntotals              before fusion      after fusion\n";
-  os << llvm::formatv("  kernels           {0,-18} {1}{2}\n",
-                      before.kernels.size(), after.kernels.size(),
-                      ratio(before.kernels.size(), after.kernels.size(),
-                            "fewer"));
+  os << llvm::formatv(
+      "  kernels           {0,-18} {1}{2}\n", before.kernels.size(),
+      after.kernels.size(),
+      ratio(before.kernels.size(), after.kernels.size(), "fewer"));
   os << llvm::formatv("  bytes moved       {0,-18} {1}{2}\n",
                       siBytes(before.bytes()), siBytes(after.bytes()),
                       ratio(before.bytes(), after.bytes(), "fewer"));
@@ -140,8 +140,7 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
                       "outputs {2}{3}\n",
                       siBytes(m.inputBytes), siBytes(m.constantBytes),
                       siBytes(m.outputBytes),
-                      m.planOutputs ? " (outputs planned into the arena)"
-                                    : "");
+                      m.planOutputs ? " (outputs planned into the arena)" : "");
   const int64_t peak =
       m.arenaBytes + m.inputBytes + m.constantBytes + m.outputBytes;
   os << llvm::formatv("  device memory     {0} in all{1}\n", siBytes(peak),

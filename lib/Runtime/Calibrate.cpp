@@ -50,9 +50,8 @@ public:
       : driver(driver), options(options), log(log) {}
 
   /// P50 microseconds of one launch of `name`, timed with events.
-  llvm::Expected<double> time(const char *name, int64_t blocks,
-                              int64_t threads, std::vector<void *> args,
-                              int iterations = 0) {
+  llvm::Expected<double> time(const char *name, int64_t blocks, int64_t threads,
+                              std::vector<void *> args, int iterations = 0) {
     llvm::Expected<cuda::CUfunction> function =
         driver.getFunction(module.module, name);
     if (!function)
@@ -78,9 +77,8 @@ public:
       return dst.takeError();
     uint64_t half = bytes / 32;
     CUdeviceptr s = *src, d = *dst;
-    llvm::Expected<double> us =
-        time("opfuse_cal_copy", (half + 255) / 256, 256,
-             {&s, &d, &half, &repeat});
+    llvm::Expected<double> us = time("opfuse_cal_copy", (half + 255) / 256, 256,
+                                     {&s, &d, &half, &repeat});
     if (!us)
       return us.takeError();
     double moved = 2.0 * bytes * repeat;
@@ -168,7 +166,8 @@ llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
   llvm::Expected<double> hbm = run.copyBandwidth(1ull << 30, 1, "HBM copy");
   if (!hbm)
     return hbm.takeError();
-  size_t l2Buffer = std::max<size_t>(1 << 20, (target.l2Bytes / 4) & ~size_t(0xFFFFF));
+  size_t l2Buffer =
+      std::max<size_t>(1 << 20, (target.l2Bytes / 4) & ~size_t(0xFFFFF));
   llvm::Expected<double> l2Rate = run.copyBandwidth(l2Buffer, 64, "L2 copy");
   if (!l2Rate)
     return l2Rate.takeError();
@@ -177,21 +176,20 @@ llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
   const int64_t fmaBlocks = target.smCount * 8, mmaBlocks = target.smCount * 4;
   // The FMA operands come as parameters so that ptxas cannot fold them.
   float fmaB = 0.999f, fmaC = 0.001f;
-  llvm::Expected<double> fp32 = run.flops("opfuse_cal_fma", fmaBlocks, 256,
-                                          2000, 128, "FP32 FMA",
-                                          {&fmaB, &fmaC});
+  llvm::Expected<double> fp32 = run.flops(
+      "opfuse_cal_fma", fmaBlocks, 256, 2000, 128, "FP32 FMA", {&fmaB, &fmaC});
   if (!fp32)
     return fp32.takeError();
   // Per loop iteration a warp issues 32 mma: 2*16*8*16 FLOPs each for bf16
   // (m16n8k16), 2*16*8*8 for tf32 (m16n8k8); per thread that is /32.
-  llvm::Expected<double> bf16 = run.flops(
-      "opfuse_cal_mma_bf16", mmaBlocks, 256, 1000, 32.0 * 4096 / 32,
-      "BF16 mma.sync");
+  llvm::Expected<double> bf16 =
+      run.flops("opfuse_cal_mma_bf16", mmaBlocks, 256, 1000, 32.0 * 4096 / 32,
+                "BF16 mma.sync");
   if (!bf16)
     return bf16.takeError();
-  llvm::Expected<double> tf32 = run.flops(
-      "opfuse_cal_mma_tf32", mmaBlocks, 256, 1000, 32.0 * 2048 / 32,
-      "TF32 mma.sync");
+  llvm::Expected<double> tf32 =
+      run.flops("opfuse_cal_mma_tf32", mmaBlocks, 256, 1000, 32.0 * 2048 / 32,
+                "TF32 mma.sync");
   if (!tf32)
     return tf32.takeError();
 
@@ -209,8 +207,8 @@ llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
   target.fp16TensorFlops = *bf16;
   target.tf32TensorFlops = *tf32;
   target.launchOverhead = *empty * 1e-6;
-  target.memoryEfficiency = target.computeEfficiency =
-      target.tensorEfficiency = 1;
+  target.memoryEfficiency = target.computeEfficiency = target.tensorEfficiency =
+      1;
   target.source = llvm::formatv("calibrated on {0}, {1} (link bandwidth from "
                                 "{2})",
                                 target.description, today(), base.name)

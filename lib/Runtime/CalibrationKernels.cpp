@@ -115,8 +115,8 @@ void writeFmaKernel(llvm::raw_ostream &os) {
 
 /// Tensor-core throughput with register operands only: 8 independent
 /// accumulator tiles per warp, 32 mma.sync per loop iteration.
-void writeMmaKernel(llvm::raw_ostream &os, const char *name,
-                    const char *shape, const char *types, unsigned aBits) {
+void writeMmaKernel(llvm::raw_ostream &os, const char *name, const char *shape,
+                    const char *types, unsigned aBits) {
   os << llvm::formatv(R"(
 .visible .entry {0}(.param .u64 out, .param .u32 iters)
 {{

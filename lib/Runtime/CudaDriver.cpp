@@ -34,9 +34,11 @@ struct Driver::Api {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventDestroy)(CUevent);
@@ -53,8 +55,7 @@ struct Driver::Api {
 };
 
 namespace {
-template <typename T>
-bool bind(void *library, const char *symbol, T &slot) {
+template <typename T> bool bind(void *library, const char *symbol, T &slot) {
   slot = reinterpret_cast<T>(dlsym(library, symbol));
   return slot != nullptr;
 }
@@ -78,38 +79,40 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   driver->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!driver->library)
     return llvm::make_error<UnavailableError>(
-        std::string("no CUDA driver: cannot load libcuda.so.1 (") +
-        dlerror() + ")");
+        std::string("no CUDA driver: cannot load libcuda.so.1 (") + dlerror() +
+        ")");
   driver->api = std::make_unique<Api>();
   Api &a = *driver->api;
   void *l = driver->library;
-  bool ok = bind(l, "cuInit", a.cuInit) &&
-            bind(l, "cuDeviceGetCount", a.cuDeviceGetCount) &&
-            bind(l, "cuDeviceGet", a.cuDeviceGet) &&
-            bind(l, "cuDeviceGetName", a.cuDeviceGetName) &&
-            bind(l, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
-            bind(l, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain) &&
-            bind(l, "cuDevicePrimaryCtxRelease_v2",
-                 a.cuDevicePrimaryCtxRelease) &&
-            bind(l, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
-            bind(l, "cuCtxSynchronize", a.cuCtxSynchronize) &&
-            bind(l, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
-            bind(l, "cuModuleUnload", a.cuModuleUnload) &&
-            bind(l, "cuModuleGetFunction", a.cuModuleGetFunction) &&
-            bind(l, "cuMemAlloc_v2", a.cuMemAlloc) &&
-            bind(l, "cuMemFree_v2", a.cuMemFree) &&
-            bind(l, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
-            bind(l, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
-            bind(l, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD) &&
-            bind(l, "cuLaunchKernel", a.cuLaunchKernel) &&
-            bind(l, "cuFuncSetAttribute", a.cuFuncSetAttribute) &&
-            bind(l, "cuEventCreate", a.cuEventCreate) &&
-            bind(l, "cuEventDestroy_v2", a.cuEventDestroy) &&
-            bind(l, "cuEventRecord", a.cuEventRecord) &&
-            bind(l, "cuEventSynchronize", a.cuEventSynchronize) &&
-            bind(l, "cuEventElapsedTime", a.cuEventElapsedTime) &&
-            bind(l, "cuGetErrorName", a.cuGetErrorName) &&
-            bind(l, "cuGetErrorString", a.cuGetErrorString);
+  bool ok =
+      bind(l, "cuInit", a.cuInit) &&
+      bind(l, "cuDeviceGetCount", a.cuDeviceGetCount) &&
+      bind(l, "cuDeviceGet", a.cuDeviceGet) &&
+      bind(l, "cuDeviceGetName", a.cuDeviceGetName) &&
+      bind(l, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
+      bind(l, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain) &&
+      bind(l, "cuDevicePrimaryCtxRelease_v2", a.cuDevicePrimaryCtxRelease) &&
+      bind(l, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
+      bind(l, "cuCtxSynchronize", a.cuCtxSynchronize) &&
+      bind(l, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
+      bind(l, "cuModuleUnload", a.cuModuleUnload) &&
+      bind(l, "cuModuleGetFunction", a.cuModuleGetFunction) &&
+      bind(l, "cuMemAlloc_v2", a.cuMemAlloc) &&
+      bind(l, "cuMemFree_v2", a.cuMemFree) &&
+      bind(l, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
+      bind(l, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
+      bind(l, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD) &&
+      bind(l, "cuMemcpyDtoDAsync_v2", a.cuMemcpyDtoDAsync) &&
+      bind(l, "cuMemsetD8Async", a.cuMemsetD8Async) &&
+      bind(l, "cuLaunchKernel", a.cuLaunchKernel) &&
+      bind(l, "cuFuncSetAttribute", a.cuFuncSetAttribute) &&
+      bind(l, "cuEventCreate", a.cuEventCreate) &&
+      bind(l, "cuEventDestroy_v2", a.cuEventDestroy) &&
+      bind(l, "cuEventRecord", a.cuEventRecord) &&
+      bind(l, "cuEventSynchronize", a.cuEventSynchronize) &&
+      bind(l, "cuEventElapsedTime", a.cuEventElapsedTime) &&
+      bind(l, "cuGetErrorName", a.cuGetErrorName) &&
+      bind(l, "cuGetErrorString", a.cuGetErrorString);
   if (!ok)
     return llvm::make_error<UnavailableError>(
         std::string("no usable CUDA driver: libcuda.so.1 lacks ") + dlerror());
@@ -148,10 +151,9 @@ Driver::~Driver() {
 
 llvm::Expected<int> Driver::attribute(DeviceAttribute which) {
   int value = 0;
-  if (llvm::Error error =
-          check(api->cuDeviceGetAttribute(&value, static_cast<int>(which),
-                                          device),
-                "cuDeviceGetAttribute"))
+  if (llvm::Error error = check(
+          api->cuDeviceGetAttribute(&value, static_cast<int>(which), device),
+          "cuDeviceGetAttribute"))
     return std::move(error);
   return value;
 }
@@ -216,6 +218,18 @@ llvm::Error Driver::copyOnDevice(CUdeviceptr dst, CUdeviceptr src,
   return check(api->cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
 }
 
+llvm::Error Driver::copyOnDeviceAsync(CUdeviceptr dst, CUdeviceptr src,
+                                      size_t bytes) {
+  return check(api->cuMemcpyDtoDAsync(dst, src, bytes, nullptr),
+               "cuMemcpyDtoDAsync");
+}
+
+llvm::Error Driver::memsetAsync(CUdeviceptr dst, unsigned char value,
+                                size_t bytes) {
+  return check(api->cuMemsetD8Async(dst, value, bytes, nullptr),
+               "cuMemsetD8Async");
+}
+
 llvm::Error Driver::setSharedMemory(CUfunction function, int64_t bytes) {
   // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
   constexpr int kMaxDynamicShared = 8;
@@ -245,9 +259,9 @@ llvm::Error Driver::encodeTensorMap(void *out, bool bf16, CUdeviceptr address,
   return check(api->cuTensorMapEncodeTiled(
                    out, bf16 ? kBFloat16 : kFloat16, dims.size(),
                    reinterpret_cast<void *>(address), globalDims.data(),
-                   globalStrides.data(), boxDims.data(),
-                   elementStrides.data(), /*interleave=*/0, kSwizzle128B,
-                   kPromotion256B, /*oobFill=*/0),
+                   globalStrides.data(), boxDims.data(), elementStrides.data(),
+                   /*interleave=*/0, kSwizzle128B, kPromotion256B,
+                   /*oobFill=*/0),
                "cuTensorMapEncodeTiled");
 }
 

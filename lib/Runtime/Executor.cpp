@@ -19,8 +19,8 @@ LatencyStats summarize(std::vector<double> samples) {
     return stats;
   std::sort(samples.begin(), samples.end());
   auto at = [&](double q) {
-    size_t index = std::min(samples.size() - 1,
-                            size_t(std::ceil(q * samples.size())) - 1);
+    size_t index =
+        std::min(samples.size() - 1, size_t(std::ceil(q * samples.size())) - 1);
     return samples[index];
   };
   stats.p50 = at(0.50);
@@ -117,33 +117,15 @@ timeWithEvents(cuda::Driver &driver, int warmup, int iterations,
                       body);
 }
 
-llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx,
-                                    const LaunchPlan &plan,
-                                    const std::vector<HostBuffer> &inputs,
-                                    const BenchOptions &options) {
-  BenchResult result;
-  result.device = driver.deviceName();
-  llvm::Expected<cuda::CUmodule> loaded = driver.loadModule(ptx);
-  if (!loaded)
-    return loaded.takeError();
-  LoadedModule module{driver, *loaded};
+namespace {
 
-  std::vector<cuda::CUfunction> functions;
-  for (const PlanKernel &kernel : plan.kernels) {
-    llvm::Expected<cuda::CUfunction> function =
-        driver.getFunction(module.module, kernel.name);
-    if (!function)
-      return function.takeError();
-    if (kernel.sharedBytes > 48 * 1024)
-      if (llvm::Error error =
-              driver.setSharedMemory(*function, kernel.sharedBytes))
-        return error;
-    functions.push_back(*function);
-    result.bytesMoved += kernel.bytes;
-  }
-
-  // One allocation for the arena, one for each buffer outside it.
-  DeviceBuffers allocations{driver, {}};
+/// The plan's buffers on the device: one allocation for the arena, one
+/// for each buffer outside it; constants and inputs uploaded.
+llvm::Error allocateBuffers(cuda::Driver &driver, const LaunchPlan &plan,
+                            const std::vector<HostBuffer> &inputs,
+                            DeviceBuffers &allocations,
+                            std::vector<CUdeviceptr> &pointers,
+                            BenchResult &result) {
   CUdeviceptr arena = 0;
   if (plan.arena.bytes > 0) {
     llvm::Expected<CUdeviceptr> pointer = driver.allocate(plan.arena.bytes);
@@ -152,8 +134,6 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     allocations.pointers.push_back(arena = *pointer);
     result.bytesAllocated += plan.arena.bytes;
   }
-  // Each plan buffer's device address, by id.
-  std::vector<CUdeviceptr> pointers;
   for (const PlanBuffer &buffer : plan.buffers) {
     if (buffer.offset >= 0 && arena) {
       pointers.push_back(arena + buffer.offset);
@@ -170,15 +150,22 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
     if (buffer.role == BufferRole::Constant)
       if (llvm::Error error = driver.copyToDevice(
               pointers[buffer.id], buffer.data.data(), buffer.data.size()))
-        return std::move(error);
+        return error;
   for (auto [position, id] : llvm::enumerate(plan.inputs))
     if (llvm::Error error =
             driver.copyToDevice(pointers[id], inputs[position].bytes.data(),
                                 inputs[position].bytes.size()))
-      return std::move(error);
+      return error;
+  return llvm::Error::success();
+}
 
-  // Tensor maps are encoded for the buffers' addresses and stored on the
-  // device, 128 bytes each, in one allocation.
+/// Each kernel's parameters: the buffers' device pointers, by value, then
+/// pointers to its tensor maps, encoded for the buffers' addresses and
+/// stored on the device (128 bytes each, in one allocation).
+llvm::Error buildArguments(cuda::Driver &driver, const LaunchPlan &plan,
+                           const std::vector<CUdeviceptr> &pointers,
+                           DeviceBuffers &allocations,
+                           std::vector<std::vector<CUdeviceptr>> &argValues) {
   size_t numMaps = 0;
   for (const PlanKernel &kernel : plan.kernels)
     numMaps += kernel.tensorMaps.size();
@@ -189,11 +176,6 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
       return pointer.takeError();
     allocations.pointers.push_back(maps = *pointer);
   }
-
-  // Kernel parameters are the buffers' device pointers, by value, then
-  // pointers to the kernel's tensor maps.
-  std::vector<std::vector<CUdeviceptr>> argValues;
-  std::vector<std::vector<void *>> argPointers;
   size_t mapIndex = 0;
   for (const PlanKernel &kernel : plan.kernels) {
     std::vector<CUdeviceptr> values;
@@ -204,70 +186,50 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
       if (llvm::Error error = driver.encodeTensorMap(
               encoded, plan.buffers[map.buffer].dtype == DType::BF16,
               pointers[map.buffer], map.dims, map.strides, map.box))
-        return std::move(error);
+        return error;
       CUdeviceptr address = maps + 128 * mapIndex++;
       if (llvm::Error error =
               driver.copyToDevice(address, encoded, sizeof(encoded)))
-        return std::move(error);
+        return error;
       values.push_back(address);
     }
     argValues.push_back(std::move(values));
   }
-  for (std::vector<CUdeviceptr> &values : argValues) {
-    std::vector<void *> parameters;
-    for (CUdeviceptr &value : values)
-      parameters.push_back(&value);
-    argPointers.push_back(std::move(parameters));
-  }
-  auto launchOne = [&](size_t k) {
-    return driver.launch(functions[k], plan.kernels[k].grid.data(),
-                         plan.kernels[k].block.data(),
-                         plan.kernels[k].sharedBytes, argPointers[k].data());
-  };
-  auto launchAll = [&]() -> llvm::Error {
-    for (size_t k = 0; k < functions.size(); ++k)
-      if (llvm::Error error = launchOne(k))
-        return error;
-    return llvm::Error::success();
-  };
+  return llvm::Error::success();
+}
 
-  // One run for the outputs, checked before anything is timed.
-  if (llvm::Error error = launchAll())
-    return std::move(error);
-  if (llvm::Error error = driver.synchronize())
-    return std::move(error);
-  for (int id : plan.outputs) {
-    HostBuffer output =
-        makeHostBuffer(plan.buffers[id].dtype, plan.buffers[id].shape);
-    if (llvm::Error error = driver.copyToHost(
-            output.bytes.data(), pointers[id], output.bytes.size()))
-      return std::move(error);
-    result.outputs.push_back(std::move(output));
+/// The module's kernels, allowed the dynamic shared memory they ask for.
+llvm::Expected<std::vector<cuda::CUfunction>>
+loadKernels(cuda::Driver &driver, cuda::CUmodule module,
+            const LaunchPlan &plan) {
+  llvm::Expected<int> maxShared =
+      driver.attribute(cuda::DeviceAttribute::MaxSharedMemoryPerBlockOptin);
+  if (!maxShared)
+    return maxShared.takeError();
+  if (std::optional<std::string> why = checkPlanSharedMemory(plan, *maxShared))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), *why);
+  std::vector<cuda::CUfunction> functions;
+  for (const PlanKernel &kernel : plan.kernels) {
+    llvm::Expected<cuda::CUfunction> function =
+        driver.getFunction(module, kernel.name);
+    if (!function)
+      return function.takeError();
+    if (kernel.sharedBytes > 48 * 1024)
+      if (llvm::Error error =
+              driver.setSharedMemory(*function, kernel.sharedBytes))
+        return std::move(error);
+    functions.push_back(*function);
   }
-  if (options.iterations <= 0)
-    return result;
+  return functions;
+}
 
-  Events events{driver};
-  if (llvm::Error error = createEvents(driver, events))
-    return std::move(error);
-  llvm::Expected<std::vector<double>> whole =
-      timeRepeated(driver, events, options.warmup, options.iterations, options,
-                   "runs", launchAll);
-  if (!whole)
-    return whole.takeError();
-  result.total = summarize(*whole);
-  for (size_t k = 0; k < functions.size(); ++k) {
-    llvm::Expected<std::vector<double>> one = timeRepeated(
-        driver, events, options.warmup, options.iterations, options,
-        "kernel", [&] { return launchOne(k); });
-    if (!one)
-      return one.takeError();
-    result.kernels.push_back(summarize(*one));
-  }
-
-  // The yardstick: a device-to-device copy moving as many bytes (half read,
-  // half written), at least 256 MiB so it runs at full bandwidth.
-  size_t copyBytes = std::max<int64_t>(result.bytesMoved / 2, 256ll << 20);
+/// The yardstick: a device-to-device copy moving as many bytes as the
+/// plan (half read, half written), at least 256 MiB so it runs at full
+/// bandwidth; its read+write GB/s.
+llvm::Expected<double> timeCopy(cuda::Driver &driver, Events &events,
+                                const BenchOptions &options,
+                                int64_t bytesMoved) {
+  size_t copyBytes = std::max<int64_t>(bytesMoved / 2, 256ll << 20);
   copyBytes = std::min<size_t>(copyBytes, size_t(2) << 30);
   DeviceBuffers copy{driver, {}};
   for (int i = 0; i < 2; ++i) {
@@ -284,7 +246,114 @@ llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx
   if (!copies)
     return copies.takeError();
   LatencyStats copyStats = summarize(*copies);
-  result.copyGBs = 2.0 * copyBytes / (copyStats.p50 * 1e3);
+  return 2.0 * copyBytes / (copyStats.p50 * 1e3);
+}
+
+} // namespace
+
+char UnsupportedPlanError::ID = 0;
+
+llvm::Expected<BenchResult>
+runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
+        const std::vector<HostBuffer> &inputs, const BenchOptions &options) {
+  if (!plan.collectives.empty())
+    return llvm::make_error<UnsupportedPlanError>(
+        "the plan has a " + collectiveName(plan.collectives[0].kind).str() +
+        " step; collectives run through NCCL, which this runtime does not "
+        "load yet");
+  BenchResult result;
+  result.device = driver.deviceName();
+  llvm::Expected<cuda::CUmodule> loaded = driver.loadModule(ptx);
+  if (!loaded)
+    return loaded.takeError();
+  LoadedModule module{driver, *loaded};
+  llvm::Expected<std::vector<cuda::CUfunction>> functions =
+      loadKernels(driver, module.module, plan);
+  if (!functions)
+    return functions.takeError();
+  for (const PlanKernel &kernel : plan.kernels)
+    result.bytesMoved += kernel.bytes;
+
+  DeviceBuffers allocations{driver, {}};
+  std::vector<CUdeviceptr> pointers;
+  if (llvm::Error error =
+          allocateBuffers(driver, plan, inputs, allocations, pointers, result))
+    return std::move(error);
+  std::vector<std::vector<CUdeviceptr>> argValues;
+  if (llvm::Error error =
+          buildArguments(driver, plan, pointers, allocations, argValues))
+    return std::move(error);
+  std::vector<std::vector<void *>> argPointers;
+  for (std::vector<CUdeviceptr> &values : argValues) {
+    std::vector<void *> parameters;
+    for (CUdeviceptr &value : values)
+      parameters.push_back(&value);
+    argPointers.push_back(std::move(parameters));
+  }
+  auto launchOne = [&](size_t k) {
+    return driver.launch((*functions)[k], plan.kernels[k].grid.data(),
+                         plan.kernels[k].block.data(),
+                         plan.kernels[k].sharedBytes, argPointers[k].data());
+  };
+  // The steps in order, on the stream the kernels run on.
+  auto runSteps = [&]() -> llvm::Error {
+    for (const PlanStep &step : plan.steps) {
+      llvm::Error error = llvm::Error::success();
+      if (step.kind == StepKind::Kernel) {
+        error = launchOne(step.index);
+      } else if (step.kind == StepKind::Copy) {
+        const PlanCopy &copy = plan.copies[step.index];
+        error = driver.copyOnDeviceAsync(pointers[copy.dst], pointers[copy.src],
+                                         plan.buffers[copy.src].bytes());
+      } else if (step.kind == StepKind::Memset) {
+        const PlanMemset &memset = plan.memsets[step.index];
+        error = driver.memsetAsync(pointers[memset.buffer], memset.value,
+                                   plan.buffers[memset.buffer].bytes());
+      }
+      if (error)
+        return error;
+    }
+    return llvm::Error::success();
+  };
+
+  // One run for the outputs, checked before anything is timed.
+  if (llvm::Error error = runSteps())
+    return std::move(error);
+  if (llvm::Error error = driver.synchronize())
+    return std::move(error);
+  for (int id : plan.outputs) {
+    HostBuffer output =
+        makeHostBuffer(plan.buffers[id].dtype, plan.buffers[id].shape);
+    if (llvm::Error error = driver.copyToHost(output.bytes.data(), pointers[id],
+                                              output.bytes.size()))
+      return std::move(error);
+    result.outputs.push_back(std::move(output));
+  }
+  if (options.iterations <= 0)
+    return result;
+
+  Events events{driver};
+  if (llvm::Error error = createEvents(driver, events))
+    return std::move(error);
+  llvm::Expected<std::vector<double>> whole =
+      timeRepeated(driver, events, options.warmup, options.iterations, options,
+                   "runs", runSteps);
+  if (!whole)
+    return whole.takeError();
+  result.total = summarize(*whole);
+  for (size_t k = 0; k < functions->size(); ++k) {
+    llvm::Expected<std::vector<double>> one =
+        timeRepeated(driver, events, options.warmup, options.iterations,
+                     options, "kernel", [&] { return launchOne(k); });
+    if (!one)
+      return one.takeError();
+    result.kernels.push_back(summarize(*one));
+  }
+  llvm::Expected<double> copyGBs =
+      timeCopy(driver, events, options, result.bytesMoved);
+  if (!copyGBs)
+    return copyGBs.takeError();
+  result.copyGBs = *copyGBs;
   return result;
 }
 
@@ -306,8 +375,8 @@ void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
                       result.bytesAllocated);
   const bool predicted = llvm::any_of(
       plan.kernels, [](const PlanKernel &k) { return k.predictedUs > 0; });
-  os << llvm::formatv("{0,-28} {1,10} {2,10} {3,14} {4,10}", "kernel",
-                      "p50 us", "p99 us", "bytes", "GB/s");
+  os << llvm::formatv("{0,-28} {1,10} {2,10} {3,14} {4,10}", "kernel", "p50 us",
+                      "p99 us", "bytes", "GB/s");
   if (predicted)
     os << llvm::formatv(" {0,10} {1,7}", "pred us", "error");
   os << "\n";
@@ -316,8 +385,7 @@ void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
     const LatencyStats &stats = result.kernels[k];
     os << llvm::formatv("{0,-28} {1,10:F2} {2,10:F2} {3,14} {4,10:F1}",
                         kernel.name, stats.p50, stats.p99, kernel.bytes,
-                        stats.p50 > 0 ? kernel.bytes / (stats.p50 * 1e3)
-                                      : 0.0);
+                        stats.p50 > 0 ? kernel.bytes / (stats.p50 * 1e3) : 0.0);
     if (predicted && kernel.predictedUs > 0 && stats.p50 > 0)
       os << llvm::formatv(" {0,10:F2} {1,6:F1}%", kernel.predictedUs,
                           100 * (kernel.predictedUs - stats.p50) / stats.p50);
@@ -329,9 +397,10 @@ void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
                     const BenchResult &result) {
   namespace json = llvm::json;
   auto stats = [](const LatencyStats &s) {
-    return json::Object{
-        {"p50_us", s.p50}, {"p99_us", s.p99}, {"mean_us", s.mean},
-        {"min_us", s.min}};
+    return json::Object{{"p50_us", s.p50},
+                        {"p99_us", s.p99},
+                        {"mean_us", s.mean},
+                        {"min_us", s.min}};
   };
   json::Array kernels;
   for (size_t k = 0; k < result.kernels.size(); ++k) {

@@ -10,7 +10,7 @@
 
 #include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
-#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
@@ -61,7 +61,8 @@ FailureOr<std::vector<uint8_t>> encodeConstant(ConstantOp constant) {
     return buffer.bytes;
   }
   auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
-  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
   if (!blob || static_cast<int64_t>(blob->getData().size()) <
                    static_cast<int64_t>(buffer.bytes.size()))
     return constant.emitError("the constant has no data of ")
@@ -70,6 +71,59 @@ FailureOr<std::vector<uint8_t>> encodeConstant(ConstantOp constant) {
   std::copy(bytes.begin(), bytes.begin() + buffer.bytes.size(),
             buffer.bytes.begin());
   return buffer.bytes;
+}
+
+/// The launch of `group` (kernel `kernelName`) with its inputs' buffers;
+/// its outputs' buffers are the caller's to add.
+FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
+                                 SymbolRefAttr kernelName,
+                                 const LaunchPlan &plan,
+                                 const DenseMap<Value, int> &bufferOf) {
+  PlanKernel kernel;
+  kernel.name = kernelName.getLeafReference().str();
+  DenseI64ArrayAttr grid = dialect.getGridAttrHelper().getAttr(group);
+  DenseI64ArrayAttr block = dialect.getBlockAttrHelper().getAttr(group);
+  if (!grid || !block)
+    return group.emitError("internal error: kernel without a launch "
+                           "configuration");
+  std::copy(grid.asArrayRef().begin(), grid.asArrayRef().end(),
+            kernel.grid.begin());
+  std::copy(block.asArrayRef().begin(), block.asArrayRef().end(),
+            kernel.block.begin());
+  if (IntegerAttr shared = dialect.getSharedBytesAttrHelper().getAttr(group))
+    kernel.sharedBytes = shared.getInt();
+  if (MatmulTilingAttr tiling =
+          dialect.getMatmulTilingAttrHelper().getAttr(group))
+    kernel.tiling = formatMatmulTiling(tiling.getTiling());
+  if (GemmScheduleAttr schedule =
+          dialect.getGemmScheduleAttrHelper().getAttr(group))
+    kernel.schedule = schedule.getPlanName().str();
+  for (Value input : group.getInputs()) {
+    auto it = bufferOf.find(input);
+    if (it == bufferOf.end())
+      return group.emitError("internal error: an input of the kernel has no "
+                             "buffer");
+    kernel.args.push_back(it->second);
+  }
+  kernel.numInputs = group.getInputs().size();
+  for (TensorMapAttr map : getTensorMaps(group)) {
+    PlanTensorMap planMap;
+    planMap.buffer = kernel.args[map.getInput()];
+    planMap.dims.assign(map.getDims().begin(), map.getDims().end());
+    planMap.strides.assign(map.getStrides().begin(), map.getStrides().end());
+    planMap.box.assign(map.getBox().begin(), map.getBox().end());
+    if (std::optional<std::string> why =
+            checkTensorMap(planMap, plan.buffers[planMap.buffer]))
+      return group.emitError("internal error: invalid tensor map: ") << *why;
+    kernel.tensorMaps.push_back(std::move(planMap));
+  }
+  auto cost = cast<CostInterface>(group.getOperation());
+  kernel.bytes = cost.getBytesRead() + cost.getBytesWritten();
+  kernel.flops = cost.getFlops();
+  for (Operation &inner : group.getBody().front())
+    if (!isa<ConstantOp, YieldOp>(inner))
+      ++kernel.numOps;
+  return kernel;
 }
 
 } // namespace
@@ -82,6 +136,7 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   LaunchPlan plan;
   plan.function = func.getSymName().str();
   DenseMap<Value, int> bufferOf;
+  fuse::FuseDialect &dialect = fuse::getFuseDialect(module.getContext());
 
   auto addBuffer = [&](Value value, std::string name,
                        BufferRole role) -> FailureOr<int> {
@@ -112,8 +167,8 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   for (Operation &op : func.getBody().getOps()) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       FailureOr<int> id = addBuffer(
-          constant.getResult(),
-          ("const" + Twine(plan.buffers.size())).str(), BufferRole::Constant);
+          constant.getResult(), ("const" + Twine(plan.buffers.size())).str(),
+          BufferRole::Constant);
       if (failed(id))
         return failure();
       FailureOr<std::vector<uint8_t>> data = encodeConstant(constant);
@@ -138,80 +193,30 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
       continue;
     }
     auto group = dyn_cast<GroupOp>(op);
-    auto kernelName =
-        group ? group->getAttrOfType<SymbolRefAttr>("fuse.kernel") : nullptr;
+    SymbolRefAttr kernelName =
+        group ? dialect.getKernelAttrHelper().getAttr(group) : nullptr;
     if (!kernelName) {
       if (!launchesKernel(&op))
         continue;
-      return op.emitError("'") << op.getName()
-                               << "' has no kernel; run convert-fuse-to-gpu";
+      return op.emitError("'")
+             << op.getName() << "' has no kernel; run convert-fuse-to-gpu";
     }
-    PlanKernel kernel;
-    kernel.name = kernelName.getLeafReference().str();
-    auto grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid");
-    auto block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block");
-    if (!grid || !block || grid.size() != 3 || block.size() != 3)
-      return group.emitError("kernel without a launch configuration");
-    std::copy(grid.asArrayRef().begin(), grid.asArrayRef().end(),
-              kernel.grid.begin());
-    std::copy(block.asArrayRef().begin(), block.asArrayRef().end(),
-              kernel.block.begin());
-    if (auto shared = group->getAttrOfType<IntegerAttr>("fuse.shared_bytes"))
-      kernel.sharedBytes = shared.getInt();
-    if (auto tiling = group->getAttrOfType<StringAttr>("fuse.matmul_tiling"))
-      kernel.tiling = tiling.str();
-    if (auto schedule = group->getAttrOfType<StringAttr>(kGemmScheduleAttr))
-      kernel.schedule = schedule.str();
-    for (Value input : group.getInputs()) {
-      auto it = bufferOf.find(input);
-      if (it == bufferOf.end())
-        return group.emitError("an input of the kernel has no buffer");
-      kernel.args.push_back(it->second);
-    }
-    kernel.numInputs = group.getInputs().size();
-    if (auto maps = group->getAttrOfType<ArrayAttr>(kTensorMapsAttr)) {
-      for (Attribute entry : maps) {
-        auto map = dyn_cast<DictionaryAttr>(entry);
-        auto input = map ? map.getAs<IntegerAttr>("input") : nullptr;
-        auto dims = map ? map.getAs<DenseI64ArrayAttr>("dims") : nullptr;
-        auto strides = map ? map.getAs<DenseI64ArrayAttr>("strides") : nullptr;
-        auto box = map ? map.getAs<DenseI64ArrayAttr>("box") : nullptr;
-        if (!input || !dims || !strides || !box || input.getInt() < 0 ||
-            input.getInt() >= kernel.numInputs)
-          return group.emitError("internal error: ")
-                 << kTensorMapsAttr
-                 << " needs {input, dims, strides, box} naming an input";
-        PlanTensorMap planMap;
-        planMap.buffer = kernel.args[input.getInt()];
-        planMap.dims.assign(dims.asArrayRef().begin(), dims.asArrayRef().end());
-        planMap.strides.assign(strides.asArrayRef().begin(),
-                               strides.asArrayRef().end());
-        planMap.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
-        if (std::optional<std::string> why =
-                checkTensorMap(planMap, plan.buffers[planMap.buffer]))
-          return group.emitError("internal error: invalid tensor map: ")
-                 << *why;
-        kernel.tensorMaps.push_back(std::move(planMap));
-      }
-    }
-    auto offsets = group->getAttrOfType<DenseI64ArrayAttr>(kOffsetsAttr);
+    FailureOr<PlanKernel> kernel =
+        planKernel(dialect, group, kernelName, plan, bufferOf);
+    if (failed(kernel))
+      return failure();
+    DenseI64ArrayAttr offsets = dialect.getOffsetsAttrHelper().getAttr(group);
     for (auto [index, result] : llvm::enumerate(group.getResults())) {
-      FailureOr<int> id = addBuffer(
-          result, (kernel.name + ".out" + Twine(index)).str(),
-          BufferRole::Intermediate);
+      FailureOr<int> id =
+          addBuffer(result, (kernel->name + ".out" + Twine(index)).str(),
+                    BufferRole::Intermediate);
       if (failed(id))
         return failure();
       if (offsets && int64_t(index) < offsets.size())
         plan.buffers[*id].offset = offsets[index];
-      kernel.args.push_back(*id);
+      kernel->args.push_back(*id);
     }
-    auto cost = cast<CostInterface>(group.getOperation());
-    kernel.bytes = cost.getBytesRead() + cost.getBytesWritten();
-    kernel.flops = cost.getFlops();
-    for (Operation &inner : group.getBody().front())
-      if (!isa<ConstantOp, YieldOp>(inner))
-        ++kernel.numOps;
-    plan.kernels.push_back(std::move(kernel));
+    appendKernelStep(plan, std::move(*kernel));
   }
   // The arena, checked again on the IR the kernels came from: emission
   // must not have broken what fuse-plan-memory verified.

@@ -1,6 +1,6 @@
 // RUN: opfuse-opt %s -fuse-print-cost -o /dev/null 2>&1 | FileCheck %s
-// RUN: opfuse-opt %s -fuse-print-cost=target=a100 -o /dev/null 2>&1 | FileCheck %s --check-prefix=A100
-// RUN: opfuse-opt %s "-fuse-print-cost=target=%S/Inputs/h200-half-hbm.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILE
+// RUN: opfuse-opt %s "-fuse-set-target=target=a100" -fuse-print-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=A100
+// RUN: opfuse-opt %s "-fuse-set-target=target=%S/Inputs/h200-half-hbm.json" -fuse-print-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=FILE
 
 // The cost model's numbers for each kind of op on fixed shapes, on the H200
 // datasheet target (docs/cost-model.md): HBM 4.8 TB/s x 0.85 = 4080 GB/s,

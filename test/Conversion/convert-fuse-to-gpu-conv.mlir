@@ -1,4 +1,4 @@
-// RUN: opfuse-opt %s -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 
 // A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
 // = 392 output pixels, N = 64 filters, K = 3*3*64. The tile model picks
@@ -10,7 +10,7 @@
 // and columns negative) and copy 16 bytes of channels or zeros; the
 // epilogue reads the bias at the filter index.
 // CHECK-LABEL: func.func @conv_bias_relu
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = "cooperative", fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65600 : i64}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
 // CHECK: fuse.conv2d
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.relu

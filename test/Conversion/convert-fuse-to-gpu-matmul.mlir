@@ -1,19 +1,19 @@
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x32/2x2/4" | FileCheck %s
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=128x128x32/2x2/4" | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // The f32 functions below reject a wgmma tiling (F32WGMMA), hence `not`.
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=warp-specialize=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=WS
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=ping-pong=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=PINGPONG
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80 matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=NOTHOPPER
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80" | FileCheck %s --check-prefix=AMPERE
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=allow-tf32" | FileCheck %s --check-prefix=TF32
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=F32WGMMA
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=warp-specialize=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=WS
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=ping-pong=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=PINGPONG
+// RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=NOTHOPPER
+// RUN: opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=AMPERE
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=allow-tf32" | FileCheck %s --check-prefix=TF32
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x256x64/2x1/4" 2>&1 | FileCheck %s --check-prefix=F32WGMMA
 // F32WGMMA: error: wgmma tilings take bf16 or f16 operands; give f32 an mma.sync tiling (e.g. 128x128x32/2x2/4)
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x256x64/2x4/3" 2>&1 | FileCheck %s --check-prefix=F32SHARED
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=128x256x64/2x4/3" 2>&1 | FileCheck %s --check-prefix=F32SHARED
 // F32SHARED: error: matmul-tiling 128x256x64/2x4/3 needs 294912 bytes of shared memory for 'f32' operands; an sm_90 block has at most 232448
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3" | FileCheck %s --check-prefix=SMALL
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=matmul-tiling=128x128x24/2x2/4" 2>&1 | FileCheck %s --check-prefix=BADTILING
-// BADTILING: error: matmul-tiling: BK must be a multiple of 16 (the MMA's K)
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3" | FileCheck %s --check-prefix=SMALL
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=128x128x24/2x2/4" 2>&1 | FileCheck %s --check-prefix=BADTILING
+// BADTILING: error: convert-fuse-to-gpu: matmul-tiling: BK must be a multiple of 16 (the MMA's K)
 // NOTHOPPER: error: matmul-tiling: wgmma needs sm_90 (the kernels are compiled for sm_80)
 // auto is mma.sync off sm_90, and the module keeps its chip.
 // AMPERE: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_80">]
@@ -31,7 +31,7 @@
 // A (K-contiguous, row) and B (N-contiguous, row) through descriptors and
 // waits for the batch before last.
 // WGMMA-LABEL: func.func @bias_gelu
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = "cooperative", fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "wgmma:64x64x64/1x1/4", fuse.shared_bytes = 65600 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // WGMMA: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // WGMMA: nvvm.cp.async.commit.group
@@ -56,7 +56,8 @@
 // and issues both copies; every thread waits on the stage's barrier phase
 // instead of cp.async groups, and no cp.async is left.
 // TMA-LABEL: func.func @bias_gelu
-// TMA: fuse.shared_bytes = 65600 : i64, fuse.tensor_maps = [{box = array<i64: 64, 64>, dims = array<i64: 64, 256>, input = 0 : i64, strides = array<i64: 128>}, {box = array<i64: 64, 64>, dims = array<i64: 256, 64>, input = 1 : i64, strides = array<i64: 512>}]}
+// TMA: fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, tma>
+// TMA-SAME: fuse.shared_bytes = 65600 : i64, fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 256], strides = [128], box = [64, 64]>, #fuse.tensor_map<input = 1, dims = [256, 64], strides = [512], box = [64, 64]>]}
 // TMA: gpu.func @bias_gelu_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[MAPA:.*]]: !llvm.ptr<1>, %[[MAPB:.*]]: !llvm.ptr<1>)
 // TMA-COUNT-4: nvvm.mbarrier.init
 // TMA-NEXT: nvvm.fence.mbarrier.init
@@ -87,7 +88,7 @@
 // release each stage once the next batch has been issued and the one
 // before completed.
 // WS-LABEL: func.func @bias_gelu
-// WS: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = "warp-specialized", fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
+// WS: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<warp_specialized, tma>, fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
 // WS: gpu.func @bias_gelu_k0({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // WS: llvm.mlir.constant(1 : i32)
 // WS-NEXT: llvm.mlir.constant
@@ -156,7 +157,7 @@
 // before its K loop and arrives on 1 + g once its last slice has landed,
 // then stores its epilogue while the other multiplies.
 // PINGPONG-LABEL: func.func @bias_gelu
-// PINGPONG: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = "ping-pong"
+// PINGPONG: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<ping_pong, tma>
 // PINGPONG: llvm.mlir.constant(1 : i32)
 // PINGPONG-NEXT: llvm.mlir.constant
 // PINGPONG-NEXT: llvm.getelementptr
@@ -226,7 +227,7 @@
 // runs GELU on their accumulators, with the SM's tanh for a bf16 result,
 // and stores bf16 pairs; whole tiles need no guard.
 // CHECK-LABEL: func.func @bias_gelu
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = "128x128x32/2x2/4", fuse.shared_bytes = 65536 : i64}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"128x128x32/2x2/4">, fuse.shared_bytes = 65536 : i64}
 // CHECK: fuse.matmul
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.gelu
@@ -278,7 +279,7 @@ func.func @bias_gelu(%a: tensor<256x64xbf16>, %b: tensor<64x256xbf16>, %bias: te
 // WGMMA-LABEL: func.func @ragged_transposed
 // WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
 // SMALL-LABEL: func.func @ragged_transposed
-// SMALL: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.shared_bytes = 24576 : i64}
+// SMALL: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.shared_bytes = 24576 : i64}
 // SMALL: gpu.func @ragged_transposed_k0
 // SMALL: nvvm.cp.async.shared.global {{.*}}, 8, cache =  ca, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // SMALL: scf.for
@@ -319,7 +320,7 @@ func.func @odd(%a: tensor<77x45xbf16>, %b: tensor<45x31xbf16>) -> tensor<77x31xb
 // steps a slice); with it, fragments are rounded to TF32 (cvt.rna) and go
 // to mma.sync m16n8k8.
 // WGMMA-LABEL: func.func @f32_bias
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.grid = array<i64: 6, 1, 1>, {{.*}}fuse.shared_bytes = 98304 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 6, 1, 1>, {{.*}}fuse.shared_bytes = 98304 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90">]
 // WGMMA: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg
 // WGMMA: scf.for

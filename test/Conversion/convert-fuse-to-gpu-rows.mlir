@@ -1,4 +1,4 @@
-// RUN: opfuse-opt %s -split-input-file -fuse-decompose -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 
 // Rows of 1024 f32: a warp per row (32 threads x 8 vectors of 4), 8 rows
 // per block of 256. The row is loaded once, reduced twice (5 xor shuffles

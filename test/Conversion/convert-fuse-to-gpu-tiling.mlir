@@ -1,18 +1,18 @@
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=chip=sm_80 target=a100" | FileCheck %s --check-prefix=A100
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise "-convert-fuse-to-gpu=target=b300" 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80 target=a100" -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=A100
+// RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=target=b300" -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // The tile model's auto choice per GEMM shape (docs/cost-model.md), and a
 // tiling given in the model. Every GEMM group is left with the tiling used.
-// BADTARGET: error: target: unknown target 'b300'
+// BADTARGET: error: fuse-set-target: unknown target 'b300'
 
 // 8192^3: two warpgroups per 128x256 tile, the measured fastest of eight
 // tilings on an H200 (1710 us; 192x256 on three warpgroups 1760 us, its
 // 200 registers per thread squeezed into 168).
 // CHECK-LABEL: func.func @square
-// CHECK: fuse.matmul_tiling = "wgmma:128x256x64/2x1/4"
+// CHECK: fuse.matmul_tiling = #fuse.tiling<"wgmma:128x256x64/2x1/4">
 // A100-LABEL: func.func @square
-// A100: fuse.matmul_tiling = "128x256x32/2x4/4"
+// A100: fuse.matmul_tiling = #fuse.tiling<"128x256x32/2x4/4">
 func.func @square(%a: tensor<8192x8192xbf16>, %b: tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<8192x8192xbf16>, tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16>
   return %0 : tensor<8192x8192xbf16>
@@ -23,7 +23,7 @@ func.func @square(%a: tensor<8192x8192xbf16>, %b: tensor<8192x8192xbf16>) -> ten
 // 64 filters: no tile is wider than 64 columns; 100352 rows fill every SM
 // with 256-row tiles.
 // CHECK-LABEL: func.func @conv64
-// CHECK: fuse.matmul_tiling = "wgmma:256x64x64/4x1/4"
+// CHECK: fuse.matmul_tiling = #fuse.tiling<"wgmma:256x64x64/4x1/4">
 func.func @conv64(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>) -> tensor<32x56x56x64xbf16> {
   %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
       : (tensor<32x56x56x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<32x56x56x64xbf16>
@@ -34,11 +34,11 @@ func.func @conv64(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>) -> t
 
 // 16 rows: one warpgroup of 64 rows; f32 operands: the one f32 tiling.
 // CHECK-LABEL: func.func @skinny
-// CHECK: fuse.matmul_tiling = "wgmma:64x
+// CHECK: fuse.matmul_tiling = #fuse.tiling<"wgmma:64x
 // CHECK-LABEL: func.func @f32
-// CHECK: fuse.matmul_tiling = "128x128x32/4x4/3"
+// CHECK: fuse.matmul_tiling = #fuse.tiling<"128x128x32/4x4/3">
 // A100-LABEL: func.func @f32
-// A100: fuse.matmul_tiling = "128x128x32/4x4/3"
+// A100: fuse.matmul_tiling = #fuse.tiling<"128x128x32/4x4/3">
 func.func @skinny(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<16x4096xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<16x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<16x4096xbf16>
   return %0 : tensor<16x4096xbf16>
@@ -54,11 +54,11 @@ func.func @f32(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x5
 // fusion into a group with its epilogue (convert-fuse-to-gpu-tiling-errors
 // has the ones refused).
 // CHECK-LABEL: func.func @own
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.matmul_tiling = "64x128x32/2x2/3"
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x128x32/2x2/3">
 // A100-LABEL: func.func @own
-// A100: fuse.matmul_tiling = "64x128x32/2x2/3"
+// A100: fuse.matmul_tiling = #fuse.tiling<"64x128x32/2x2/3">
 func.func @own(%a: tensor<256x512xbf16>, %b: tensor<512x256xbf16>, %bias: tensor<256xbf16>) -> tensor<256x256xbf16> {
-  %0 = fuse.matmul %a, %b {fuse.matmul_tiling = "64x128x32/2x2/3"} : (tensor<256x512xbf16>, tensor<512x256xbf16>) -> tensor<256x256xbf16>
+  %0 = fuse.matmul %a, %b {fuse.matmul_tiling = #fuse.tiling<"64x128x32/2x2/3">} : (tensor<256x512xbf16>, tensor<512x256xbf16>) -> tensor<256x256xbf16>
   %1 = fuse.add %0, %bias : (tensor<256x256xbf16>, tensor<256xbf16>) -> tensor<256x256xbf16>
   return %1 : tensor<256x256xbf16>
 }

@@ -1,4 +1,4 @@
-// RUN: opfuse-opt %s -split-input-file -convert-fuse-to-gpu -verify-diagnostics
+// RUN: opfuse-opt %s -split-input-file -fuse-outline-kernels -convert-fuse-to-gpu -verify-diagnostics
 
 // Ops and groups the emitters cannot compile fail at their location.
 
@@ -89,9 +89,10 @@ func.func @empty_reduction(%x: tensor<4x0xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A hand-written group with a matmul and an op its epilogue cannot run.
+// A hand-written group with a matmul and a reduction: the row emitter
+// claims a group with a reduction, and refuses the matmul.
 func.func @matmul_with_reduction(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>) -> tensor<16xbf16> {
-  // expected-error@+1 {{not one GEMM kernel: 'fuse.reduce_sum' at 98:10 cannot run in a GEMM epilogue (only elementwise ops can)}}
+  // expected-error@+1 {{this group is not a row-reduction kernel: 'fuse.matmul' at 98:10 is neither elementwise nor a row reduction}}
   %0 = fuse.group (%a, %b) : (tensor<16x16xbf16>, tensor<16x16xbf16>) -> tensor<16xbf16> {
   ^bb0(%x: tensor<16x16xbf16>, %y: tensor<16x16xbf16>):
     %m = fuse.matmul %x, %y : (tensor<16x16xbf16>, tensor<16x16xbf16>) -> tensor<16x16xbf16>

@@ -1,5 +1,5 @@
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu=vectors-per-thread=1 | FileCheck %s
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -convert-fuse-to-gpu | FileCheck %s --check-prefix=TWO
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu=vectors-per-thread=1 | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TWO
 
 // An f32 kernel moves 16-byte vectors: 4 lanes. The full-shape input is
 // loaded at the vector's index, the row-vector bias contiguously at the
@@ -79,7 +79,7 @@ func.func @odd(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
 
 // Without fuse-elementwise every elementwise op is wrapped in a group of
 // one; reshapes need no kernel.
-// RUN: opfuse-opt %s -split-input-file -convert-fuse-to-gpu | FileCheck %s --check-prefix=UNFUSED
+// RUN: opfuse-opt %s -split-input-file -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=UNFUSED
 // UNFUSED-LABEL: func.func @two_ops
 // UNFUSED: fuse.group{{.*}}fuse.kernel = @opfuse_kernels::@two_ops_k0
 // UNFUSED: fuse.reshape
@@ -120,7 +120,7 @@ func.func @reshaped(%x: tensor<64x32xf32>, %rowb: tensor<32xf32>, %b: tensor<8xf
 // CHECK-NOT: fuse.tensor_maps
 // CHECK: gpu.module
 func.func @stale_maps(%x: tensor<1024xf32>) -> tensor<1024xf32> {
-  %0 = fuse.group(%x) {fuse.tensor_maps = [{input = 0 : i64}]} : (tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = fuse.group(%x) {fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [1024, 1], strides = [2048], box = [64, 1]>]} : (tensor<1024xf32>) -> tensor<1024xf32> {
   ^bb0(%a: tensor<1024xf32>):
     %1 = fuse.exp %a : tensor<1024xf32>
     fuse.yield %1 : tensor<1024xf32>

@@ -1,7 +1,7 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise | FileCheck %s
-// RUN: opfuse-opt %s -split-input-file "-fuse-elementwise=target=%S/Inputs/slow-fp32.json" | FileCheck %s --check-prefix=SLOW
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise=target=b200 2>&1 | FileCheck %s --check-prefix=BADTARGET
-// BADTARGET: error: fuse-elementwise: unknown target 'b200' (expected one of a100, h100, h200, or a target file ending in .json)
+// RUN: opfuse-opt %s -split-input-file "-fuse-set-target=target=%S/Inputs/slow-fp32.json" -fuse-elementwise | FileCheck %s --check-prefix=SLOW
+// RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=target=b200" -fuse-elementwise 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// BADTARGET: error: fuse-set-target: unknown target 'b200' (expected one of a100, h100, h200, or a target file ending in .json)
 
 // A chain with scalar constants and a row-vector bias is one kernel; the
 // splat constants are copied into it.

@@ -6,7 +6,7 @@
 // that dies in it, so the intermediates share one 4 MiB storage; the
 // result is the caller's (-1). The reshape launches nothing and aliases.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: fuse.memory = {arena = 4194304 : i64, constants = 0 : i64, in_place = 2 : i64, inputs = 4198400 : i64, lower_bound = 4194304 : i64, naive = 12582912 : i64, order = "program", outputs = 4194304 : i64, placement = "size", plan_outputs = false}
+// CHECK-SAME: fuse.memory = #fuse.memory_plan<arena = 4194304, lower_bound = 4194304, naive = 12582912, in_place = 2, inputs = 4198400, constants = 0, outputs = 4194304, plan_outputs = false, order = "program", placement = "size">
 // CHECK: fuse.exp {{.*}}fuse.offsets = array<i64: 0>
 // CHECK: fuse.add {{.*}}fuse.offsets = array<i64: 0>
 // CHECK: fuse.tanh {{.*}}fuse.offsets = array<i64: 0>
@@ -18,9 +18,9 @@
 // With plan-outputs the result is in the arena too and lives to the end:
 // relu writes it over tanh's dying value.
 // OUTPUTS-LABEL: func.func @chain
-// OUTPUTS-SAME: arena = 4194304 : i64
-// OUTPUTS-SAME: in_place = 3 : i64
-// OUTPUTS-SAME: outputs = 0 : i64
+// OUTPUTS-SAME: arena = 4194304
+// OUTPUTS-SAME: in_place = 3
+// OUTPUTS-SAME: outputs = 0
 // OUTPUTS: fuse.relu {{.*}}fuse.offsets = array<i64: 0>
 func.func @chain(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>) -> tensor<1048576xf32> {
   %0 = fuse.exp %x : tensor<1024x1024xf32>
@@ -38,7 +38,7 @@ func.func @chain(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>) -> tensor<1048
 // (64 KiB + two 256-byte sums), and the pass moves the ops into that order.
 // The second matmul reuses the first one's offset.
 // CHECK-LABEL: func.func @branches
-// CHECK-SAME: lower_bound = 66048 : i64
+// CHECK-SAME: lower_bound = 66048
 // CHECK-SAME: order = "greedy"
 // CHECK: %[[A:.*]] = fuse.matmul {{.*}}fuse.offsets = array<i64: 0>
 // CHECK-NEXT: fuse.reduce_sum %[[A]]
@@ -61,7 +61,7 @@ func.func @branches(%x: tensor<16x1024xf32>, %w: tensor<1024x1024xf32>) -> tenso
 // transpose not at all (a thread reads other threads' elements). mul writes
 // over exp's value, which dies in it, and the last add over the cast's.
 // CHECK-LABEL: func.func @unsafe
-// CHECK-SAME: in_place = 2 : i64
+// CHECK-SAME: in_place = 2
 // CHECK: fuse.exp {{.*}}fuse.offsets = array<i64: 0>
 // CHECK-NEXT: fuse.tanh {{.*}}fuse.offsets = array<i64: 16384>
 // CHECK-NEXT: fuse.mul {{.*}}fuse.offsets = array<i64: 0>
@@ -88,7 +88,7 @@ func.func @unsafe(%x: tensor<64x64xf32>, %b: tensor<64xf32>) -> tensor<64x1xf32>
 // A fused group is one kernel; it writes its result over an input that
 // dies in it, and constants stay ahead of everything.
 // CHECK-LABEL: func.func @groups
-// CHECK-SAME: in_place = 1 : i64
+// CHECK-SAME: in_place = 1
 // CHECK: fuse.constant
 // CHECK: %[[G0:.*]] = fuse.group{{.*}}fuse.offsets = array<i64: 0>
 // CHECK: fuse.group(%[[G0]]{{.*}}fuse.offsets = array<i64: 0>
@@ -120,12 +120,12 @@ func.func @groups(%x: tensor<256xf32>) -> tensor<256xf32> {
 // input (k2), since every thread of a row reads that while the row's first
 // thread writes.
 // CHECK-LABEL: func.func @row_kernels
-// CHECK-SAME: in_place = 1 : i64
+// CHECK-SAME: in_place = 1
 // EXPLAIN: remark: fuse-plan-memory: writes row_kernels_k1.out0 in place over row_kernels_k0.out0, which dies in this kernel
 // With plan-outputs k2's result is in the arena, and still not over k1's
 // per-row output.
 // OUTPUTS-LABEL: func.func @row_kernels
-// OUTPUTS-SAME: in_place = 1 : i64
+// OUTPUTS-SAME: in_place = 1
 func.func @row_kernels(%x: tensor<256x1024xf32>) -> tensor<256x1xf32> {
   %0 = fuse.group(%x) : (tensor<256x1024xf32>) -> tensor<256x1024xf32> {
   ^bb0(%a: tensor<256x1024xf32>):

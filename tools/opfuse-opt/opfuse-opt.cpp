@@ -14,6 +14,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   opfuse::registerAllDialects(registry);
   opfuse::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "opfuse optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "opfuse optimizer driver\n", registry));
 }

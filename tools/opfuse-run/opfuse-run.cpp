@@ -56,7 +56,8 @@ int main(int argc, char **argv) {
   }
   auto ptx = llvm::MemoryBuffer::getFile(ptxPath);
   auto planText = llvm::MemoryBuffer::getFile(planPath);
-  for (auto [path, buffer] : {std::pair{&ptxPath, &ptx}, {&planPath, &planText}})
+  for (auto [path, buffer] :
+       {std::pair{&ptxPath, &ptx}, {&planPath, &planText}})
     if (!*buffer) {
       llvm::errs() << "opfuse-run: error: cannot read '" << *path
                    << "': " << buffer->getError().message() << "\n";
@@ -66,6 +67,13 @@ int main(int argc, char **argv) {
   if (!plan) {
     llvm::errs() << "opfuse-run: error: " << planPath << ": "
                  << llvm::toString(plan.takeError()) << "\n";
+    return ExitInvalidInput;
+  }
+  if (std::optional<std::string> why =
+          checkPlanKernels(*plan, (*ptx)->getBuffer())) {
+    llvm::errs() << "opfuse-run: error: " << planPath
+                 << ": invalid launch plan: " << *why << " (" << ptxPath
+                 << ")\n";
     return ExitInvalidInput;
   }
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
@@ -83,9 +91,10 @@ int main(int argc, char **argv) {
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan,
               generateInputs(*plan, seed), options);
   if (!result) {
+    const bool unsupported = result.errorIsA<UnsupportedPlanError>();
     llvm::errs() << "opfuse-run: error: " << llvm::toString(result.takeError())
                  << "\n";
-    return ExitGpuError;
+    return unsupported ? ExitUnsupported : ExitGpuError;
   }
   if (bench) {
     if (json)

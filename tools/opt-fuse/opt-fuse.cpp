@@ -33,10 +33,10 @@ cl::opt<std::string> emit(
              "report-json (the same as JSON), roofline (SVG picture), "
              "memory (the buffer plan as an SVG timeline)"),
     cl::value_desc("kind"), cl::cat(category));
-cl::opt<std::string> function(
-    "function",
-    cl::desc("The function to compile when the model holds several"),
-    cl::value_desc("name"), cl::cat(category));
+cl::opt<std::string>
+    function("function",
+             cl::desc("The function to compile when the model holds several"),
+             cl::value_desc("name"), cl::cat(category));
 cl::opt<bool> noFuse("no-fuse",
                      cl::desc("Compile one kernel per op (the unfused "
                               "baseline)"),
@@ -217,18 +217,6 @@ int main(int argc, char **argv) {
     }
     options.emit = kind;
   }
-  if (vectorsPerThread != 1 && vectorsPerThread != 2 &&
-      vectorsPerThread != 4) {
-    llvm::errs() << "opt-fuse: error: --vectors-per-thread must be 1, 2 or "
-                    "4\n";
-    return opfuse::ExitUsage;
-  }
-  if (rowElementsPerThread != 8 && rowElementsPerThread != 16 &&
-      rowElementsPerThread != 32 && rowElementsPerThread != 64) {
-    llvm::errs() << "opt-fuse: error: --row-elements-per-thread must be 8, "
-                    "16, 32 or 64\n";
-    return opfuse::ExitUsage;
-  }
   if (autotuneCandidates < 1 || autotuneCandidates > 16) {
     llvm::errs() << "opt-fuse: error: --autotune-candidates must be 1 to 16\n";
     return opfuse::ExitUsage;
@@ -240,24 +228,25 @@ int main(int argc, char **argv) {
   options.inputPath = inputPath;
   options.outputPath = outputPath;
   options.function = function;
-  options.fuse = !noFuse;
-  options.explain = explain;
-  options.target = target;
-  options.planOutputs = planOutputs;
-  options.chip = chip;
+  opfuse::CompileOptions &compile = options.compile;
+  compile.fuse = !noFuse;
+  compile.explain = explain;
+  compile.planOutputs = planOutputs;
+  compile.target = target;
+  compile.chip = chip;
+  compile.cudaToolkit = toolkit;
+  compile.emitter.vectorsPerThread = vectorsPerThread;
+  compile.emitter.rowElementsPerThread = rowElementsPerThread;
+  compile.emitter.matmulTiling = matmulTiling;
+  compile.emitter.allowTF32 = allowTF32;
+  compile.emitter.useTma = !noTma;
+  compile.emitter.warpSpecialize = warpSpecialize;
+  compile.emitter.pingPong = pingPong;
   options.calibrate = calibrate;
   options.printTarget = printTarget;
-  options.vectorsPerThread = vectorsPerThread;
-  options.rowElementsPerThread = rowElementsPerThread;
-  options.matmulTiling = matmulTiling;
-  options.allowTF32 = allowTF32;
-  options.useTma = !noTma;
-  options.warpSpecialize = warpSpecialize;
-  options.pingPong = pingPong;
   options.autotune = autotune;
   options.autotuneCache = autotuneCache;
   options.autotuneCandidates = autotuneCandidates;
-  options.cudaToolkit = toolkit;
   options.checkFusion = checkFusion;
   options.bench = bench;
   options.check = check;

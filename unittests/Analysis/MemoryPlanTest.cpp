@@ -56,8 +56,10 @@ TEST(MemoryPlanTest, OrderWithTheLowestBoundIsKept) {
   int big1 = buffer(g, 16 * MiB), big2 = buffer(g, 16 * MiB);
   int small1 = buffer(g, MiB), small2 = buffer(g, MiB);
   int out = buffer(g, MiB, false);
-  g.kernels = {{{x}, {big1}, {}},     {{x}, {big2}, {}},
-               {{big1}, {small1}, {}}, {{big2}, {small2}, {}},
+  g.kernels = {{{x}, {big1}, {}},
+               {{x}, {big2}, {}},
+               {{big1}, {small1}, {}},
+               {{big2}, {small2}, {}},
                {{small1, small2}, {out}, {}}};
   MemoryPlan plan = planMemory(g);
   EXPECT_NE(plan.orderName, "program");

@@ -49,8 +49,7 @@ TEST_F(MatmulTilingChoiceTest, CandidatesAreValidAndSorted) {
   for (size_t i = 0; i < ranked.size(); ++i) {
     const TilingEstimate &estimate = ranked[i];
     std::string error;
-    EXPECT_TRUE(
-        parseMatmulTiling(formatMatmulTiling(estimate.tiling), error))
+    EXPECT_TRUE(parseMatmulTiling(formatMatmulTiling(estimate.tiling), error))
         << formatMatmulTiling(estimate.tiling) << ": " << error;
     EXPECT_EQ(estimate.tiling.instruction, MmaInstruction::Warpgroup);
     EXPECT_GE(estimate.blocksPerSm, 1);

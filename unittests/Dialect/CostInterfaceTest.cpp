@@ -20,9 +20,8 @@ protected:
   /// cost of its first `OpTy`.
   template <typename OpTy>
   Cost cost(llvm::StringRef args, llvm::StringRef body) {
-    std::string source = ("func.func @f(" + args + ") {\n" + body +
-                          "\n  return\n}\n")
-                             .str();
+    std::string source =
+        ("func.func @f(" + args + ") {\n" + body + "\n  return\n}\n").str();
     OpTy op = parseFirst<OpTy>(source);
     if (!op)
       return {-1, -1, -1, -1};
@@ -41,9 +40,9 @@ TEST_F(CostInterfaceTest, UnaryCountsPerElement) {
   EXPECT_EQ((cost<SiluOp>("%x: tensor<4x8xbf16>",
                           "%0 = fuse.silu %x : tensor<4x8xbf16>")),
             (Cost{5 * 32, 64, 64, 0}));
-  EXPECT_EQ((cost<NegOp>("%x: tensor<10xi64>",
-                         "%0 = fuse.neg %x : tensor<10xi64>")),
-            (Cost{10, 80, 80, 0}));
+  EXPECT_EQ(
+      (cost<NegOp>("%x: tensor<10xi64>", "%0 = fuse.neg %x : tensor<10xi64>")),
+      (Cost{10, 80, 80, 0}));
 }
 
 TEST_F(CostInterfaceTest, GeluDependsOnApproximation) {
@@ -215,15 +214,15 @@ TEST_F(CostInterfaceTest, MatmulIsTwoMNK) {
 TEST_F(CostInterfaceTest, Conv2D) {
   // ResNet 3x3, N=32, 56x56, 64 -> 64: 2 * (32*56*56*64) * (3*3*64).
   const int64_t outputs = 32LL * 56 * 56 * 64;
-  EXPECT_EQ((cost<Conv2DOp>("%x: tensor<32x56x56x64xbf16>, "
-                            "%w: tensor<64x3x3x64xbf16>",
-                            "%0 = fuse.conv2d %x, %w strides = [1, 1] padding "
-                            "= [1, 1, 1, 1] dilation = [1, 1] groups = 1 : "
-                            "(tensor<32x56x56x64xbf16>, "
-                            "tensor<64x3x3x64xbf16>) -> "
-                            "tensor<32x56x56x64xbf16>")),
-            (Cost{2 * outputs * 576, 2 * outputs + 2 * 64 * 576, 2 * outputs,
-                  0}));
+  EXPECT_EQ(
+      (cost<Conv2DOp>("%x: tensor<32x56x56x64xbf16>, "
+                      "%w: tensor<64x3x3x64xbf16>",
+                      "%0 = fuse.conv2d %x, %w strides = [1, 1] padding "
+                      "= [1, 1, 1, 1] dilation = [1, 1] groups = 1 : "
+                      "(tensor<32x56x56x64xbf16>, "
+                      "tensor<64x3x3x64xbf16>) -> "
+                      "tensor<32x56x56x64xbf16>")),
+      (Cost{2 * outputs * 576, 2 * outputs + 2 * 64 * 576, 2 * outputs, 0}));
   // Depthwise: each output sums 3*3*1 products.
   EXPECT_EQ((cost<Conv2DOp>("%x: tensor<32x56x56x64xbf16>, "
                             "%w: tensor<64x3x3x1xbf16>",
@@ -249,10 +248,11 @@ TEST_F(CostInterfaceTest, CollectivesUseRingTraffic) {
                                    "tensor<1024x4096xbf16>")),
             (Cost{elements * 7 / 8, bytes, bytes / 8, bytes * 7 / 8}));
   // All-gather of a 128 KiB shard into 1 MiB.
-  EXPECT_EQ((cost<AllGatherOp>("%x: tensor<128x512xbf16>",
-                               "%0 = fuse.all_gather %x axis = 1 devices = 8 : "
-                               "tensor<128x512xbf16> -> tensor<128x4096xbf16>")),
-            (Cost{0, 131072, 1048576, 1048576 * 7 / 8}));
+  EXPECT_EQ(
+      (cost<AllGatherOp>("%x: tensor<128x512xbf16>",
+                         "%0 = fuse.all_gather %x axis = 1 devices = 8 : "
+                         "tensor<128x512xbf16> -> tensor<128x4096xbf16>")),
+      (Cost{0, 131072, 1048576, 1048576 * 7 / 8}));
   // One device: nothing crosses a link.
   EXPECT_EQ((cost<AllReduceOp>("%x: tensor<64xf32>",
                                "%0 = fuse.all_reduce max, %x devices = 1 : "

@@ -26,8 +26,7 @@ protected:
 
   /// Parses `source` (a whole module) and returns its first `OpTy`; fails
   /// the test when parsing or verification fails or no such op exists.
-  template <typename OpTy>
-  OpTy parseFirst(llvm::StringRef source) {
+  template <typename OpTy> OpTy parseFirst(llvm::StringRef source) {
     module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
     EXPECT_TRUE(module) << "failed to parse:\n" << source.str();
     if (!module)
@@ -68,9 +67,8 @@ inline Cost costOf(fuse::CostInterface op) {
 }
 
 inline std::ostream &operator<<(std::ostream &os, const Cost &cost) {
-  return os << "{flops " << cost.flops << ", read " << cost.read
-            << ", written " << cost.written << ", communication "
-            << cost.communication << "}";
+  return os << "{flops " << cost.flops << ", read " << cost.read << ", written "
+            << cost.written << ", communication " << cost.communication << "}";
 }
 
 } // namespace opfuse::test

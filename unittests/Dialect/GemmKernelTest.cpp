@@ -7,7 +7,7 @@
 
 #include "FuseTestUtils.h"
 
-#include "opfuse/Conversion/FuseToGPU/MatmulEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -91,8 +91,7 @@ TEST_F(GemmKernelTest, RefusesPrologue) {
       %m = fuse.matmul %r, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
       return %m : tensor<64x48xbf16>
     })mlir"));
-  EXPECT_NE(why.find("produces an operand of 'fuse.matmul'"),
-            std::string::npos)
+  EXPECT_NE(why.find("produces an operand of 'fuse.matmul'"), std::string::npos)
       << why;
 }
 
@@ -173,8 +172,8 @@ TEST(MatmulTiling, RejectsWhatTheKernelCannotRun) {
   rejects("wgmma:320x64x64/5x1/3", "at most 4 warpgroups");
   rejects("wgmma:256x256x64/4x1/4", "bytes of shared memory");
   std::string error;
-  EXPECT_FALSE(opfuse::resolveMatmulTiling("wgmma:128x256x64/2x1/4", "sm_80",
-                                           error));
+  EXPECT_FALSE(
+      opfuse::resolveMatmulTiling("wgmma:128x256x64/2x1/4", "sm_80", error));
   EXPECT_NE(error.find("wgmma needs sm_90"), std::string::npos) << error;
   std::optional<opfuse::MatmulTiling> hopper =
       opfuse::resolveMatmulTiling("auto", "sm_90", error);

@@ -53,8 +53,8 @@ TEST_F(OperatorClassTest, EveryOpButYieldHasACost) {
 
 TEST_F(OperatorClassTest, ClassesMatchTheDesign) {
   const llvm::StringSet<> compute = {"fuse.matmul", "fuse.conv2d"};
-  const llvm::StringSet<> communication = {
-      "fuse.all_reduce", "fuse.all_gather", "fuse.reduce_scatter"};
+  const llvm::StringSet<> communication = {"fuse.all_reduce", "fuse.all_gather",
+                                           "fuse.reduce_scatter"};
   for (RegisteredOperationName name : fuseOps()) {
     StringRef op = name.getStringRef();
     if (kStructural.contains(op))

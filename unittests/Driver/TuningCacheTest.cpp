@@ -43,8 +43,10 @@ protected:
 TEST_F(TuningCacheTest, SaveThenLoad) {
   TuningCache cache;
   cache.set("sm_90 h200 fuse.matmul(a) -> b",
-            {"wgmma:128x256x64/2x1/4", "NVIDIA H200",
-             {{"wgmma:128x256x64/2x1/4", 1165.1}, {"wgmma:256x128x64/4x1/4", 1257.3}}});
+            {"wgmma:128x256x64/2x1/4",
+             "NVIDIA H200",
+             {{"wgmma:128x256x64/2x1/4", 1165.1},
+              {"wgmma:256x128x64/4x1/4", 1257.3}}});
   cache.set("sm_80 a100 fuse.conv2d(c) -> d", {"64x64x32/2x2/3", "", {}});
   // The directory is created on save.
   const std::string path = file("nested/autotune.json");

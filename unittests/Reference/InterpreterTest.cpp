@@ -1,4 +1,4 @@
-//===- InterpreterTest.cpp - The CPU reference against hand-computed values ===//
+//===- InterpreterTest.cpp - The CPU reference on known values ------------===//
 //
 // Small inputs whose results are worked out by hand (or with a calculator
 // for transcendentals) in the comments, one test per op family.

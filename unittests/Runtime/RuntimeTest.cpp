@@ -64,10 +64,15 @@ TEST(LatencyStatsTest, PercentilesAreNearestRank) {
 LaunchPlan samplePlan() {
   LaunchPlan plan;
   plan.function = "f";
-  plan.buffers = {{0, "arg0", DType::BF16, {4, 8}, BufferRole::Input, {}},
-                  {1, "const1", DType::I32, {2}, BufferRole::Constant,
-                   {1, 0, 0, 0, 2, 0, 0, 0}},
-                  {2, "f_k0.out0", DType::BF16, {4, 8}, BufferRole::Output, {}}};
+  plan.buffers = {
+      {0, "arg0", DType::BF16, {4, 8}, BufferRole::Input, {}},
+      {1,
+       "const1",
+       DType::I32,
+       {2},
+       BufferRole::Constant,
+       {1, 0, 0, 0, 2, 0, 0, 0}},
+      {2, "f_k0.out0", DType::BF16, {4, 8}, BufferRole::Output, {}}};
   PlanKernel kernel;
   kernel.name = "f_k0";
   kernel.grid = {3, 1, 1};
@@ -77,7 +82,7 @@ LaunchPlan samplePlan() {
   kernel.bytes = 136;
   kernel.flops = 32;
   kernel.numOps = 2;
-  plan.kernels = {kernel};
+  appendKernelStep(plan, kernel);
   plan.inputs = {0};
   plan.outputs = {2};
   return plan;
@@ -155,10 +160,10 @@ TEST(LaunchPlanTest, TensorMapsStayInsideTheirBuffer) {
             "box size 1 must be in [1, 256]");
   EXPECT_EQ(checkTensorMap({0, {8, 4}, {}, {8, 2}}, buffer),
             "needs 2 to 5 dims, as many box sizes and one stride fewer");
-  EXPECT_EQ(checkTensorMap({0, {128, 1}, {256}, {128, 1}},
-                           {0, "wide", DType::BF16, {1, 128},
-                            BufferRole::Input, {}}),
-            "the innermost box dimension exceeds 128 bytes");
+  EXPECT_EQ(
+      checkTensorMap({0, {128, 1}, {256}, {128, 1}},
+                     {0, "wide", DType::BF16, {1, 128}, BufferRole::Input, {}}),
+      "the innermost box dimension exceeds 128 bytes");
   EXPECT_EQ(checkTensorMap({0, {2, 1}, {16}, {2, 1}},
                            {0, "ints", DType::I32, {2}, BufferRole::Input, {}}),
             "tensor maps view f16 or bf16 buffers, not i32");
@@ -193,19 +198,20 @@ TEST(LaunchPlanTest, RejectsIncompleteOrInvalidTensorMaps) {
          map + R"(]}], "inputs": [0], "outputs": [1]})")
             .str();
     llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
-    return parsed ? std::string("parsed")
-                  : llvm::toString(parsed.takeError());
+    return parsed ? std::string("parsed") : llvm::toString(parsed.takeError());
   };
   EXPECT_EQ(parseWithMap(R"({"buffer": 0, "dims": [8, 4], "box": [8, 2]})"),
             "invalid launch plan: tensor map #0 of kernel 'k' needs buffer, "
             "dims, strides and box");
-  EXPECT_EQ(parseWithMap(
-                R"({"buffer": 0, "dims": [8, 5], "strides": [16], "box": [8, 2]})"),
-            "invalid launch plan: tensor map #0 of kernel 'k': it reaches "
-            "byte 78 of buffer #0, which holds 64");
-  EXPECT_EQ(parseWithMap(
-                R"({"buffer": 0, "dims": [8, 4], "strides": [16], "box": [8, 2]})"),
-            "parsed");
+  EXPECT_EQ(
+      parseWithMap(
+          R"({"buffer": 0, "dims": [8, 5], "strides": [16], "box": [8, 2]})"),
+      "invalid launch plan: tensor map #0 of kernel 'k': it reaches "
+      "byte 78 of buffer #0, which holds 64");
+  EXPECT_EQ(
+      parseWithMap(
+          R"({"buffer": 0, "dims": [8, 4], "strides": [16], "box": [8, 2]})"),
+      "parsed");
 }
 
 TEST(LaunchPlanTest, ReadsVersionOnePlans) {
@@ -236,7 +242,73 @@ TEST(LaunchPlanTest, RejectsNegativeSharedMemory) {
           "inputs": [0], "outputs": []})");
   ASSERT_FALSE(bool(parsed));
   EXPECT_EQ(llvm::toString(parsed.takeError()),
-            "invalid launch plan: kernel 'k' has negative shared_bytes");
+            "invalid launch plan: kernel 'k' asks for -4 bytes of "
+            "\"shared_bytes\"; a block has 0 to 232448");
+}
+
+TEST(LaunchPlanTest, StepsRoundTrip) {
+  LaunchPlan plan = samplePlan();
+  // f_k0.out0 (buffer 2) is copied into buffer 3, buffer 4 is zeroed, and
+  // both are reduced across 2 devices.
+  plan.buffers.push_back(
+      {3, "copy", DType::BF16, {4, 8}, BufferRole::Output, {}});
+  plan.buffers.push_back(
+      {4, "zeros", DType::BF16, {4, 8}, BufferRole::Output, {}});
+  plan.steps.push_back({StepKind::Copy, plan.copies.size()});
+  plan.copies.push_back({2, 3});
+  plan.steps.push_back({StepKind::Memset, plan.memsets.size()});
+  plan.memsets.push_back({4, 0});
+  plan.steps.push_back({StepKind::Collective, plan.collectives.size()});
+  plan.collectives.push_back({CollectiveKind::AllReduce, "max", 3, 4, 2});
+  plan.outputs = {2, 3, 4};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  ASSERT_EQ(parsed->steps.size(), 4u);
+  EXPECT_EQ(parsed->steps[0].kind, StepKind::Kernel);
+  EXPECT_EQ(parsed->steps[1].kind, StepKind::Copy);
+  EXPECT_EQ(parsed->steps[2].kind, StepKind::Memset);
+  EXPECT_EQ(parsed->steps[3].kind, StepKind::Collective);
+  ASSERT_EQ(parsed->copies.size(), 1u);
+  EXPECT_EQ(parsed->copies[0].src, 2);
+  EXPECT_EQ(parsed->copies[0].dst, 3);
+  ASSERT_EQ(parsed->memsets.size(), 1u);
+  EXPECT_EQ(parsed->memsets[0].buffer, 4);
+  ASSERT_EQ(parsed->collectives.size(), 1u);
+  EXPECT_EQ(parsed->collectives[0].kind, CollectiveKind::AllReduce);
+  EXPECT_EQ(parsed->collectives[0].reduce, "max");
+  EXPECT_EQ(parsed->collectives[0].devices, 2);
+}
+
+TEST(LaunchPlanTest, VersionTwoKernelsBecomeSteps) {
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(
+      R"({"format": "opfuse-launch-plan", "version": 2, "buffers": [
+            {"id": 0, "dtype": "f32", "shape": [1], "role": "input"},
+            {"id": 1, "dtype": "f32", "shape": [1], "role": "output"}],
+          "kernels": [{"name": "a", "grid": [1, 1, 1], "block": [1, 1, 1],
+                       "args": [0, 1], "num_inputs": 1},
+                      {"name": "b", "grid": [1, 1, 1], "block": [1, 1, 1],
+                       "args": [1], "num_inputs": 1}],
+          "inputs": [0], "outputs": [1]})");
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  ASSERT_EQ(parsed->steps.size(), 2u);
+  EXPECT_EQ(parsed->steps[1].kind, StepKind::Kernel);
+  EXPECT_EQ(parsed->kernels[parsed->steps[1].index].name, "b");
+}
+
+TEST(LaunchPlanTest, KernelsMustBeEntriesOfThePtx) {
+  LaunchPlan plan = samplePlan();
+  EXPECT_EQ(checkPlanKernels(plan, ".visible .entry f_k0(\n"), std::nullopt);
+  // A prefix of another entry's name is not the entry.
+  EXPECT_EQ(checkPlanKernels(plan, ".visible .entry f_k01(\n"),
+            "kernel 'f_k0' is not an .entry of the PTX");
+  EXPECT_EQ(checkPlanSharedMemory(plan, 1024), std::nullopt);
+  plan.kernels[0].sharedBytes = 4096;
+  EXPECT_EQ(checkPlanSharedMemory(plan, 1024),
+            "kernel 'f_k0' needs 4096 bytes of shared memory per block; this "
+            "device allows 1024");
 }
 
 TEST(InputGeneratorTest, SeededAndInRange) {

@@ -52,8 +52,8 @@ protected:
     reference::Options exact;
     exact.f64Accumulation = true;
     auto want = reference::interpret(whole, args, exact);
-    auto got = reference::interpret(
-        *decomposed->getOps<func::FuncOp>().begin(), args);
+    auto got =
+        reference::interpret(*decomposed->getOps<func::FuncOp>().begin(), args);
     EXPECT_TRUE(succeeded(want) && succeeded(got));
     if (failed(want) || failed(got))
       return INFINITY;

@@ -1,4 +1,4 @@
-//===- BufferGraph.h - A function's kernels and buffers for planning -*- C++ -*-===//
+//===- BufferGraph.h - Kernels and buffers for planning ---------*- C++ -*-===//
 //
 // The bridge between IR and the MLIR-free planner (MemoryPlan.h): every op
 // that launches a kernel becomes a KernelNode, every value it writes a
@@ -32,8 +32,7 @@ struct FunctionBuffers {
 
 /// Builds the kernel graph of `func`. With `planOutputs`, the function's
 /// results computed by kernels are arena buffers (live to the end).
-FunctionBuffers buildFunctionBuffers(mlir::func::FuncOp func,
-                                     bool planOutputs);
+FunctionBuffers buildFunctionBuffers(mlir::func::FuncOp func, bool planOutputs);
 
 /// The summary fuse-plan-memory stores on the function.
 struct MemorySummary {
@@ -43,10 +42,6 @@ struct MemorySummary {
   bool planOutputs = false;
   std::string order, placement;
 };
-
-/// The attribute names.
-constexpr llvm::StringLiteral kOffsetsAttr = "fuse.offsets";
-constexpr llvm::StringLiteral kMemoryAttr = "fuse.memory";
 
 /// Stores `plan` in the IR: `fuse.offsets` on each kernel (one offset per
 /// result, -1 outside the arena) and `fuse.memory` on the function.

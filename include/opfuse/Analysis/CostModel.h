@@ -68,8 +68,8 @@ public:
 
   /// Whether a kernel moving `bytes` streams them from L2 when it runs
   /// again on the same data (as in a timing loop, or when its producer
-  /// just wrote them): its footprint is at most the L2 size. On an H200 a
-  /// 33.5 MB bias-add (of 60 MiB L2) runs at L2 speed (docs/cost-model.md).
+  /// just wrote them): its footprint is at most the L2 size
+  /// (docs/cost-model.md has the measurement behind the rule).
   bool fitsInL2(int64_t bytes) const;
 
   /// Bytes per second for a kernel moving `bytes`: L2 bandwidth when they

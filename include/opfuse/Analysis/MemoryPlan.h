@@ -81,7 +81,8 @@ struct MemoryPlan {
 
 /// Plans `graph`. Deterministic for given options (the search is seeded
 /// and stops at its time box or after a fixed number of tries).
-MemoryPlan planMemory(const KernelGraph &graph, const PlanOptions &options = {});
+MemoryPlan planMemory(const KernelGraph &graph,
+                      const PlanOptions &options = {});
 
 /// Checks that no two arena buffers alive at the same step overlap in the
 /// arena (buffers sharing one storage by in-place reuse excepted), that

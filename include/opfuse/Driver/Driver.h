@@ -10,6 +10,7 @@
 #define OPFUSE_DRIVER_DRIVER_H
 
 #include "opfuse/Driver/ExitCodes.h"
+#include "opfuse/Pipeline/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -64,35 +65,14 @@ struct DriverOptions {
   std::optional<EmitKind> emit;
   /// The function to compile; may stay empty when the model holds one.
   std::string function;
-  bool fuse = true;
-  bool explain = false;
-  /// Plan the function's results into the arena too.
-  bool planOutputs = false;
-  /// A built-in target (a100, h100, h200) or a target file.
-  std::string target = "h200";
-  /// Empty: the target's chip.
-  std::string chip;
-  int64_t vectorsPerThread = 2;
-  int64_t rowElementsPerThread = 32;
-  std::string matmulTiling = "auto";
-  /// f32 matmuls and convolutions on tensor cores as TF32 (reported, and
-  /// checked with TF32 tolerances).
-  bool allowTF32 = false;
-  /// TMA copies for warpgroup-MMA GEMM operands (false: cp.async, for
-  /// comparisons).
-  bool useTma = true;
-  /// Warp-specialised persistent TMA GEMM kernels (producer warpgroup).
-  bool warpSpecialize = true;
-  /// Ping-pong consumers (each MMA warpgroup owns every other tile) in the
-  /// warp-specialised kernels of at most 128 columns.
-  bool pingPong = false;
+  /// How the model is compiled: fusion, the target, the emitters' knobs.
+  CompileOptions compile;
   /// Give each GEMM kernel the tiling measured fastest on the GPU among the
   /// tile model's best candidates, kept in a tuning cache.
   bool autotune = false;
   /// Empty: TuningCache::defaultPath().
   std::string autotuneCache;
   int autotuneCandidates = 4;
-  std::string cudaToolkit = "auto";
   /// Run the model through the CPU reference before and after fusion and
   /// require identical outputs (no GPU needed).
   bool checkFusion = false;

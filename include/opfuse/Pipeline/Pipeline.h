@@ -8,6 +8,8 @@
 #ifndef OPFUSE_PIPELINE_PIPELINE_H
 #define OPFUSE_PIPELINE_PIPELINE_H
 
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -16,6 +18,29 @@
 
 namespace opfuse {
 
+/// What the pipeline compiles with, as plain values: opt-fuse's
+/// DriverOptions embed one, and --fuse-pipeline's options become one.
+struct CompileOptions {
+  /// Run the fusion passes (off: one kernel per op).
+  bool fuse = true;
+  /// Remark on every fusion and planning decision.
+  bool explain = false;
+  /// Plan the function's results into the arena too.
+  bool planOutputs = false;
+  /// A built-in target (a100, h100, h200) or a target file.
+  std::string target = "h200";
+  /// The kernels' SM architecture; empty: the target's.
+  std::string chip;
+  /// CUDA root for libdevice: "auto", "none" or a path.
+  std::string cudaToolkit = "auto";
+  /// The kernel emitters' knobs (convert-fuse-to-gpu's options).
+  EmitterOptions emitter;
+  /// Serialise the kernels to PTX (gpu.binary).
+  bool binary = true;
+};
+
+/// The options of --fuse-pipeline (opfuse-opt); the same knobs as
+/// CompileOptions, with the pass options' names.
 struct FusePipelineOptions
     : public mlir::PassPipelineOptions<FusePipelineOptions> {
   Option<bool> fuse{*this, "fuse",
@@ -31,18 +56,23 @@ struct FusePipelineOptions
       llvm::cl::init(false)};
   Option<std::string> target{
       *this, "target",
-      llvm::cl::desc("GPU target of the cost model: a100, h100, h200 or a "
-                     "target JSON file"),
+      llvm::cl::desc("GPU target: a100, h100, h200 or a target JSON file"),
       llvm::cl::init("h200")};
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("SM architecture of the kernels"),
-                           llvm::cl::init("sm_90")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("SM architecture of the kernels (default: the "
+                     "target's)"),
+      llvm::cl::init("")};
   Option<std::string> toolkit{
       *this, "cuda-toolkit",
       llvm::cl::desc("CUDA toolkit root for libdevice; 'auto' searches "
                      "CUDA_ROOT, CUDA_HOME, CUDA_PATH and /usr/local/cuda; "
                      "'none' uses MLIR's polynomial approximations"),
       llvm::cl::init("auto")};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the loop and row kernels"),
+      llvm::cl::init(256)};
   Option<int64_t> vectorsPerThread{
       *this, "vectors-per-thread",
       llvm::cl::desc("Vectors each thread of an elementwise kernel owns"),
@@ -79,6 +109,8 @@ struct FusePipelineOptions
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),
                       llvm::cl::init(true)};
+
+  CompileOptions toCompileOptions() const;
 };
 
 /// The CUDA toolkit root holding nvvm/libdevice/libdevice.10.bc, following
@@ -93,20 +125,24 @@ std::optional<std::string> checkCudaToolkit(llvm::StringRef request);
 /// rms_norm) as the primitives that --no-fuse runs one kernel each.
 void buildDecomposePasses(mlir::OpPassManager &pm);
 
-/// The graph-level part: canonicalize, fuse-elementwise when `options.fuse`,
-/// then fuse-plan-memory. --check-fusion compares the model before and
-/// after it.
-void buildFusionPasses(mlir::OpPassManager &pm,
-                       const FusePipelineOptions &options);
+/// The graph-level part: fuse-set-target, canonicalize, fuse-decompose,
+/// fuse-elementwise when `options.fuse`, fuse-outline-kernels, then
+/// fuse-plan-memory. --check-fusion compares the model before and after
+/// it.
+void buildFusionPasses(mlir::OpPassManager &pm, const CompileOptions &options);
 
-/// The kernel part: convert-fuse-to-gpu and, with `emit-binary`, the NVVM
+/// The kernel part: convert-fuse-to-gpu and, with `binary`, the NVVM
 /// lowering and serialisation to PTX.
 void buildKernelEmissionPasses(mlir::OpPassManager &pm,
-                               const FusePipelineOptions &options);
+                               const CompileOptions &options);
 
 /// buildFusionPasses, then buildKernelEmissionPasses.
-void buildFusePipeline(mlir::OpPassManager &pm,
-                       const FusePipelineOptions &options);
+void buildFusePipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Why `options` cannot compile anything (a --cuda-toolkit without
+/// libdevice, an emitter option out of range), naming the option, or
+/// nothing when they can. The passes check the same in initialize().
+std::optional<std::string> checkCompileOptions(const CompileOptions &options);
 
 /// Registers --fuse-pipeline.
 void registerFusePipeline();

@@ -1,4 +1,4 @@
-//===- Report.h - Predicted (and measured) cost of a compiled graph -*- C++ -*-===//
+//===- Report.h - Predicted and measured cost of a graph --------*- C++ -*-===//
 //
 // What `opt-fuse --emit=report|report-json|roofline` writes: each kernel's
 // ops, class, bound kind, FLOPs, bytes, intensity and predicted time on the

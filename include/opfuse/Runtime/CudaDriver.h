@@ -37,12 +37,14 @@ enum class DeviceAttribute : int {
   ComputeCapabilityMajor = 75,
   ComputeCapabilityMinor = 76,
   MaxSharedMemoryPerMultiprocessor = 81,
+  MaxSharedMemoryPerBlockOptin = 97,
 };
 
 class UnavailableError : public llvm::ErrorInfo<UnavailableError> {
 public:
   static char ID;
-  explicit UnavailableError(std::string message) : message(std::move(message)) {}
+  explicit UnavailableError(std::string message)
+      : message(std::move(message)) {}
   void log(llvm::raw_ostream &os) const override { os << message; }
   std::error_code convertToErrorCode() const override {
     return llvm::inconvertibleErrorCode();
@@ -71,6 +73,10 @@ public:
   llvm::Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
   llvm::Error copyOnDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+  /// A device-to-device copy and a byte fill queued on the stream the
+  /// kernels run on, in order with them (plan steps).
+  llvm::Error copyOnDeviceAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+  llvm::Error memsetAsync(CUdeviceptr dst, unsigned char value, size_t bytes);
   /// Lets `function` use up to `bytes` of dynamic shared memory (beyond
   /// the default 48 KiB).
   llvm::Error setSharedMemory(CUfunction function, int64_t bytes);
@@ -83,8 +89,7 @@ public:
                               const std::vector<int64_t> &strides,
                               const std::vector<int64_t> &box);
   llvm::Error launch(CUfunction function, const int64_t grid[3],
-                     const int64_t block[3], int64_t sharedBytes,
-                     void **args);
+                     const int64_t block[3], int64_t sharedBytes, void **args);
   llvm::Expected<CUevent> createEvent();
   void destroyEvent(CUevent event);
   llvm::Error record(CUevent event);

@@ -81,10 +81,23 @@ timeWithEvents(cuda::Driver &driver, int warmup, int iterations,
 
 /// Runs `plan` once for its outputs, then benchmarks it (iterations may be
 /// 0 to only run it).
-llvm::Expected<BenchResult> runPlan(cuda::Driver &driver, const std::string &ptx,
-                                    const LaunchPlan &plan,
-                                    const std::vector<HostBuffer> &inputs,
-                                    const BenchOptions &options);
+/// A valid plan this runtime cannot run (a collective step without
+/// NCCL): the model is fine, the support is missing.
+class UnsupportedPlanError : public llvm::ErrorInfo<UnsupportedPlanError> {
+public:
+  static char ID;
+  explicit UnsupportedPlanError(std::string message)
+      : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+  std::string message;
+};
+
+llvm::Expected<BenchResult>
+runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
+        const std::vector<HostBuffer> &inputs, const BenchOptions &options);
 
 /// The measurement as a table for people, or as JSON for scripts.
 void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,

@@ -83,6 +83,43 @@ struct PlanKernel {
   double predictedUs = 0;
 };
 
+/// A device-to-device copy of buffer `src` into buffer `dst` (of as many
+/// bytes).
+struct PlanCopy {
+  int src = 0, dst = 0;
+};
+
+/// Every byte of buffer `buffer` set to `value`.
+struct PlanMemset {
+  int buffer = 0;
+  int value = 0;
+};
+
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter };
+llvm::StringRef collectiveName(CollectiveKind kind);
+
+/// A collective over `devices` GPUs, one process each: all_reduce combines
+/// `input` into `output` (the same shape); all_gather concatenates every
+/// device's `input` into `output` (devices times larger); reduce_scatter
+/// combines and leaves each device its slice (`input` devices times
+/// larger).
+struct PlanCollective {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  /// "sum" or "max".
+  std::string reduce = "sum";
+  int input = 0, output = 0;
+  int devices = 1;
+};
+
+enum class StepKind { Kernel, Copy, Memset, Collective };
+
+/// One step of the plan: the `index`-th entry of the plan's list of its
+/// kind (kernels, copies, memsets, collectives).
+struct PlanStep {
+  StepKind kind = StepKind::Kernel;
+  size_t index = 0;
+};
+
 /// The one allocation intermediates live in, and how it compares with the
 /// max-live lower bound and with one allocation per buffer.
 struct PlanArena {
@@ -90,13 +127,21 @@ struct PlanArena {
 };
 
 struct LaunchPlan {
-  /// Version 2 added tensor maps; version 1 plans (none) still load.
-  static constexpr int kFormatVersion = 2;
+  /// Version 3 lists steps (kernels, copies, memsets, collectives) in
+  /// order; version 2 added tensor maps; versions 1 and 2 (kernels only)
+  /// still load.
+  static constexpr int kFormatVersion = 3;
   int version = kFormatVersion;
   std::string function;
   PlanArena arena;
   std::vector<PlanBuffer> buffers;
+  /// The steps' operands, by kind; `kernels` in launch order.
   std::vector<PlanKernel> kernels;
+  std::vector<PlanCopy> copies;
+  std::vector<PlanMemset> memsets;
+  std::vector<PlanCollective> collectives;
+  /// What runs, in order, on one stream.
+  std::vector<PlanStep> steps;
   /// Buffer ids of the function's arguments and results, in order.
   std::vector<int> inputs;
   std::vector<int> outputs;
@@ -107,11 +152,28 @@ struct LaunchPlan {
 std::optional<std::string> checkTensorMap(const PlanTensorMap &map,
                                           const PlanBuffer &buffer);
 
+/// Appends `kernel` to the plan as its next step.
+void appendKernelStep(LaunchPlan &plan, PlanKernel kernel);
+
 /// Writes `plan` as JSON (docs/plan-format.md).
 void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os);
 
-/// Parses a plan, checking its version and every buffer reference.
+/// Parses a plan and rejects what cannot run (docs/plan-format.md): an
+/// unsupported version, unknown step kinds or buffer roles, references to
+/// missing buffers, negative shapes or offsets, launches outside CUDA's
+/// limits, arena buffers that overlap while both are live, and more. The
+/// error names the field.
 llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text);
+
+/// Why `plan` cannot run with `ptx`: a kernel that is not an `.entry` of
+/// it; nothing when every kernel is.
+std::optional<std::string> checkPlanKernels(const LaunchPlan &plan,
+                                            llvm::StringRef ptx);
+
+/// Why `plan` cannot run on a device whose blocks hold at most
+/// `maxSharedBytes` of dynamic shared memory; nothing when it can.
+std::optional<std::string> checkPlanSharedMemory(const LaunchPlan &plan,
+                                                 int64_t maxSharedBytes);
 
 } // namespace opfuse
 

@@ -12,7 +12,7 @@
 
 #include "KernelBuilder.h"
 
-#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,20 +23,32 @@
 
 #include <optional>
 
-// The builder's code reads as MLIR code; the namespace keeps the using
-// directives to the GEMM emitter's files.
 namespace opfuse::gemm {
 
-using namespace mlir;
+// The builder's code reads as MLIR code: the names it uses, declared one
+// by one (no using-directive in a header).
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+using mlir::VectorType;
+namespace arith = mlir::arith;
+namespace LLVM = mlir::LLVM;
+namespace NVVM = mlir::NVVM;
+namespace scf = mlir::scf;
 
 /// One GEMM operand (A or B) as the kernel copies it: per batch element a
 /// row-major matrix whose rows run along K (`kContiguous`) or along M/N.
 struct Operand {
-  Value pointer;          // the kernel argument
-  int64_t mn = 0, k = 0;  // M (for A) or N (for B), and K
-  int64_t tileMN = 0;     // blockM or blockN
+  Value pointer;         // the kernel argument
+  int64_t mn = 0, k = 0; // M (for A) or N (for B), and K
+  int64_t tileMN = 0;    // blockM or blockN
   bool kContiguous = false;
-  int64_t chunk = 8;      // elements per copy: 8, 4, 2 (cp.async) or 1
+  int64_t chunk = 8;       // elements per copy: 8, 4, 2 (cp.async) or 1
   int64_t stageOffset = 0; // bytes from the start of a stage
   SmallVector<int64_t> batchStrides; // per output batch dimension
   /// For a conv2d's input (the implicit GEMM's A): element (m, k) is input
@@ -47,8 +59,12 @@ struct Operand {
   };
   std::optional<Im2Col> im2col;
 
-  int64_t tileRows(int64_t blockK) const { return kContiguous ? tileMN : blockK; }
-  int64_t tileCols(int64_t blockK) const { return kContiguous ? blockK : tileMN; }
+  int64_t tileRows(int64_t blockK) const {
+    return kContiguous ? tileMN : blockK;
+  }
+  int64_t tileCols(int64_t blockK) const {
+    return kContiguous ? blockK : tileMN;
+  }
   int64_t leading() const { return kContiguous ? k : mn; }
 };
 
@@ -108,7 +124,8 @@ public:
     if (t.instruction == MmaInstruction::Sync || op.kContiguous)
       return swizzled(row, col, cols);
     Value panel = divu(col, 64);
-    return add(mul(panel, i32(t.blockK * 128)), swizzled(row, remu(col, 64), 64));
+    return add(mul(panel, i32(t.blockK * 128)),
+               swizzled(row, remu(col, 64), 64));
   }
 
   Value sharedPointer(Value base, Value byteOffset) {
@@ -155,8 +172,8 @@ public:
         auto inside = [&](Value v, int64_t size) {
           Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                             v, i32(0));
-          Value high = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::slt, v, i32(size));
+          Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             v, i32(size));
           return arith::AndIOp::create(b, loc, low, high).getResult();
         };
         valid = arith::AndIOp::create(b, loc, valid, inside(ih, g.h));
@@ -164,8 +181,8 @@ public:
         // A pixel index fits 32 bits (the input has C values per pixel);
         // times C it may not.
         Value spatial = add(mul(add(mul(n, i32(g.h)), ih), i32(g.w)), iw);
-        offset = add(mul(toIndexType(spatial), kb.constant(g.c)),
-                     toIndexType(c));
+        offset =
+            add(mul(toIndexType(spatial), kb.constant(g.c)), toIndexType(c));
       } else {
         Value globalRow = op.kContiguous ? mnIndex : kIndex;
         Value globalCol = op.kContiguous ? kIndex : mnIndex;
@@ -177,9 +194,9 @@ public:
       // Out-of-range chunks copy nothing (zeros) from the operand's start.
       offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));
       Value source = kb.pointerAt(op.pointer, elementType, offset);
-      Value target = sharedPointer(
-          smem, add(add(stageBase, i32(op.stageOffset)),
-                    tileOffset(op, row, col)));
+      Value target =
+          sharedPointer(smem, add(add(stageBase, i32(op.stageOffset)),
+                                  tileOffset(op, row, col)));
       if (inTile) {
         // A partial last round: threads past the tile copy nothing, but
         // must still not write outside it.
@@ -191,17 +208,17 @@ public:
         // load and store.
         Value value =
             LLVM::LoadOp::create(b, loc, elementType, source, elementBytes);
-        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+        Value zero =
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
         value = arith::SelectOp::create(b, loc, valid, value, zero);
         LLVM::StoreOp::create(b, loc, value, target, elementBytes);
       } else {
-        Value sourceBytes = arith::SelectOp::create(b, loc, valid,
-                                                    i32(bytes), i32(0));
-        NVVM::CpAsyncOp::create(
-            b, loc, target, source, bytes,
-            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                        : NVVM::LoadCacheModifierKind::CA,
-            sourceBytes);
+        Value sourceBytes =
+            arith::SelectOp::create(b, loc, valid, i32(bytes), i32(0));
+        NVVM::CpAsyncOp::create(b, loc, target, source, bytes,
+                                bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                            : NVVM::LoadCacheModifierKind::CA,
+                                sourceBytes);
       }
       if (inTile)
         b.setInsertionPointAfter(b.getInsertionBlock()->getParentOp());
@@ -312,9 +329,8 @@ int64_t chunkFor(int64_t leading, int64_t elementBytes);
 void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
                  mlir::Value aBase, mlir::Value bBase, mlir::Value smem,
                  mlir::Value warpRow, mlir::Value warpCol, mlir::Value quad,
-                 mlir::Value group8, int64_t kk, int64_t mTiles,
-                 int64_t nTiles, bool tf32,
-                 llvm::SmallVector<mlir::Value> &acc);
+                 mlir::Value group8, int64_t kk, int64_t mTiles, int64_t nTiles,
+                 bool tf32, llvm::SmallVector<mlir::Value> &acc);
 
 /// How the warpgroup-MMA kernel's K slices reach shared memory: cp.async
 /// copies by every thread, one commit group per slice; or TMA copies issued
@@ -366,11 +382,9 @@ struct TmaOperand {
 /// The tensor map of `op` (group input `input`) when TMA can copy it: not
 /// an implicit-GEMM gather, 128-byte K slices, rows 16-byte aligned, and a
 /// batch that is either broadcast or stored whole, row-major.
-std::optional<TmaOperand> tmaOperandFor(const Operand &op,
-                                        const MatmulTiling &t,
-                                        int64_t elementBytes,
-                                        llvm::ArrayRef<int64_t> batchShape,
-                                        unsigned input);
+std::optional<TmaOperand>
+tmaOperandFor(const Operand &op, const MatmulTiling &t, int64_t elementBytes,
+              llvm::ArrayRef<int64_t> batchShape, unsigned input);
 
 /// One operand's copies of a slice: the operand, its map, the kernel
 /// parameter pointing at the map, and the tile's first M or N index.
@@ -393,9 +407,8 @@ void initTmaBarriers(GemmBuilder &gb, mlir::Value smem, int64_t barrierOffset,
 /// K slice `slice` into ring position `ring`; only where `issuer` holds
 /// when it is given.
 void issueTmaSlice(GemmBuilder &gb, llvm::ArrayRef<TmaCopy> copies,
-                   mlir::Value smem, int64_t barrierOffset,
-                   mlir::Value issuer, mlir::Value slice, mlir::Value ring,
-                   mlir::Value batch);
+                   mlir::Value smem, int64_t barrierOffset, mlir::Value issuer,
+                   mlir::Value slice, mlir::Value ring, mlir::Value batch);
 
 /// A persistent block's loop over its tiles: blockId, blockId + gridDim,
 /// ... (the launched grid, so any grid walks every tile once). `tile` is

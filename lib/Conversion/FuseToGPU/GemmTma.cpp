@@ -13,13 +13,13 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+using namespace mlir;
+
 namespace opfuse::gemm {
 
-std::optional<TmaOperand> tmaOperandFor(const Operand &op,
-                                        const MatmulTiling &t,
-                                        int64_t elementBytes,
-                                        ArrayRef<int64_t> batchShape,
-                                        unsigned input) {
+std::optional<TmaOperand>
+tmaOperandFor(const Operand &op, const MatmulTiling &t, int64_t elementBytes,
+              ArrayRef<int64_t> batchShape, unsigned input) {
   // The box's rows must be the 128 bytes one swizzle line holds, and every
   // row of the matrix must start 16-byte aligned.
   if (op.im2col || t.blockK * elementBytes != 128 ||
@@ -27,8 +27,8 @@ std::optional<TmaOperand> tmaOperandFor(const Operand &op,
     return std::nullopt;
   // The batch is one dimension of the map: the operand either repeats one
   // matrix for every batch element or holds one per element, row-major.
-  bool broadcast = llvm::all_of(op.batchStrides,
-                                [](int64_t s) { return s == 0; });
+  bool broadcast =
+      llvm::all_of(op.batchStrides, [](int64_t s) { return s == 0; });
   int64_t batchCount = 1;
   int64_t stride = op.mn * op.k;
   for (int64_t d = batchShape.size() - 1; d >= 0 && !broadcast; --d) {
@@ -63,11 +63,11 @@ void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
                      int64_t stages, Value thread, int64_t emptyArrivals) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
-  auto first = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
-                            gb.i32(0)),
-      /*withElse=*/false);
+  auto first =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              thread, gb.i32(0)),
+                        /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&first.getThenRegion().front());
@@ -89,8 +89,8 @@ void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
 }
 
 void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
-                   int64_t barrierOffset, Value issuer, Value slice,
-                   Value ring, Value batch) {
+                   int64_t barrierOffset, Value issuer, Value slice, Value ring,
+                   Value batch) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   const MatmulTiling &t = gb.t;
@@ -104,17 +104,16 @@ void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
       smem, gb.add(gb.i32(barrierOffset), gb.mul(stage, gb.i32(8))));
   // Every box counts in full, zero-filled parts included.
   const int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * gb.elementBytes;
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), barrier,
-                                         gb.i32(stageBytes),
-                                         NVVM::MemScopeKind::CTA,
-                                         /*relaxed=*/false, Value());
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, Type(), barrier, gb.i32(stageBytes), NVVM::MemScopeKind::CTA,
+      /*relaxed=*/false, Value());
   Value stageBase = gb.mul(stage, gb.i32(stageBytes));
   Value kStart = gb.mul(slice, gb.i32(t.blockK));
   auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
   for (const TmaCopy &copy : copies) {
     const TmaOperand &tma = copy.tma;
-    Value descriptor = LLVM::AddrSpaceCastOp::create(b, loc, genericPointer,
-                                                     copy.descriptor);
+    Value descriptor =
+        LLVM::AddrSpaceCastOp::create(b, loc, genericPointer, copy.descriptor);
     for (int64_t p = 0; p < tma.panels; ++p) {
       // Panel p of an M/N-contiguous tile: 64 more M/N elements, BK rows
       // of 128 bytes further on in the stage.
@@ -127,8 +126,8 @@ void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
       if (tma.batched)
         coordinates.push_back(batch);
       Value target = gb.sharedPointer(
-          smem, gb.add(stageBase, gb.i32(copy.op->stageOffset +
-                                         p * t.blockK * 128)));
+          smem,
+          gb.add(stageBase, gb.i32(copy.op->stageOffset + p * t.blockK * 128)));
       // A block is a cluster of one: its shared memory is the cluster's.
       target = LLVM::AddrSpaceCastOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), target);

@@ -18,9 +18,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmBuilder.h"
+#include "GemmEmission.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
 
 namespace opfuse::gemm {
 
@@ -41,10 +43,10 @@ void emitTmaProducer(GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
   OpBuilder::InsertionGuard guard(b);
   TileLoop tiles = openTileLoop(gb, totalTiles, slices);
   Value tile = tiles.tile, ringBase = tiles.ringBase;
-  auto loop = scf::ForOp::create(b, loc,
-                                 arith::ConstantIndexOp::create(b, loc, 0),
-                                 arith::ConstantIndexOp::create(b, loc, slices),
-                                 arith::ConstantIndexOp::create(b, loc, 1));
+  auto loop =
+      scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                         arith::ConstantIndexOp::create(b, loc, slices),
+                         arith::ConstantIndexOp::create(b, loc, 1));
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value slice = gb.toI32(loop.getInductionVar());
   Value ring = gb.add(ringBase, slice);
@@ -54,9 +56,9 @@ void emitTmaProducer(GemmBuilder &gb, const MatmulTiling &t, int64_t slices,
   Value stage = gb.remu(ring, t.stages);
   Value parity = arith::XOrIOp::create(
       b, loc, gb.remu(gb.divu(ring, t.stages), 2), gb.i32(1));
-  NVVM::MBarrierTryWaitParityOp::create(
-      b, loc, barrierAt(gb, smem, emptyOffset, stage), parity,
-      gb.i32(kTryWaitTicks));
+  NVVM::MBarrierTryWaitParityOp::create(b, loc,
+                                        barrierAt(gb, smem, emptyOffset, stage),
+                                        parity, gb.i32(kTryWaitTicks));
   issue(tile, slice, ring);
 }
 
@@ -64,8 +66,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
                                     const Operand &a, const Operand &bOp,
                                     int64_t slices, int64_t nTiles, Value smem,
                                     int64_t fullOffset, int64_t emptyOffset,
-                                    Value ringBase,
-                                    Value pingPongWarpgroup) {
+                                    Value ringBase, Value pingPongWarpgroup) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
@@ -85,32 +86,17 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
         barrierAt(gb, smem, emptyOffset, gb.remu(ring, t.stages)), Value(),
         NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA));
   };
-  // Ping-pong: the warpgroups' K loops take turns, in the order of the
-  // block's tiles. Named barrier 1 passes the turn from warpgroup 0 to 1,
-  // 2 back (one per direction, so that an arrival is never taken for the
-  // other's). Besides ordering the MMAs, the turn keeps each full-barrier
-  // wait within one phase of the barrier: the next tile's slices lie up
-  // to a whole tile ahead in the ring.
+  // Ping-pong: the warpgroups' K loops take turns (GemmPingPong.cpp).
   Value warpgroup = pingPongWarpgroup;
   const int64_t rowBlocks = warpgroup ? 2 : 1;
-  if (warpgroup) {
-    auto notFirst = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ringBase,
-                              gb.i32(0)),
-        /*withElse=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&notFirst.getThenRegion().front());
-    NVVM::BarrierOp::create(b, loc, TypeRange{},
-                            arith::SubIOp::create(b, loc, gb.i32(2), warpgroup),
-                            gb.i32(256), {}, Value());
-  }
+  if (warpgroup)
+    waitForPingPongTurn(gb, ringBase, warpgroup);
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
-  auto loop = scf::ForOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-      arith::ConstantIndexOp::create(b, loc, slices),
-      arith::ConstantIndexOp::create(b, loc, 1),
-      SmallVector<Value>(rowBlocks, zero));
+  auto loop =
+      scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                         arith::ConstantIndexOp::create(b, loc, slices),
+                         arith::ConstantIndexOp::create(b, loc, 1),
+                         SmallVector<Value>(rowBlocks, zero));
   {
     OpBuilder::InsertionGuard guard(b);
     Block *body = loop.getBody();
@@ -120,10 +106,10 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     Value slice = gb.toI32(loop.getInductionVar());
     Value ring = gb.add(ringBase, slice);
     waitForTmaSlice(gb, t, smem, fullOffset, ring);
-    SmallVector<Value> acc = issueWgmmaBatch(
-        gb, t, a, bOp, smem, ring,
-        SmallVector<Value>(body->getArguments().drop_front()),
-        warpgroup ? gb.i32(0) : Value());
+    SmallVector<Value> acc =
+        issueWgmmaBatch(gb, t, a, bOp, smem, ring,
+                        SmallVector<Value>(body->getArguments().drop_front()),
+                        warpgroup ? gb.i32(0) : Value());
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // The batch before this one has completed: its stage is free.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
@@ -134,8 +120,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
   }
   // Every slice of this tile has landed: the other warpgroup's turn.
   if (warpgroup)
-    NVVM::BarrierArriveOp::create(b, loc, gb.add(gb.i32(1), warpgroup),
-                                  gb.i32(256));
+    passPingPongTurn(gb, warpgroup);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   release(Value(), gb.add(ringBase, gb.i32(slices - 1)));
   SmallVector<Value> values;
@@ -143,6 +128,70 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     for (int64_t i = 0; i < nTiles * 4; ++i)
       values.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
   return values;
+}
+
+MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  GemmBuilder &gb = k.gb;
+  const MatmulTiling &t = k.t;
+  Value warp = k.warp, thread = k.thread, smem = k.smem;
+  const int64_t threads = k.threads;
+  MainLoop result;
+  // The warp's index as ptxas can see it is the same in every lane (a
+  // shuffle from lane 0): branches on it are warp-uniform. A role branch
+  // on the thread index is divergent to ptxas, which then serialises the
+  // wgmma instructions inside it (C7520, "compiler-inserted WG.AR in
+  // divergent path").
+  Value uniformWarp =
+      NVVM::ShflOp::create(b, loc, b.getI32Type(), gb.i32(-1), warp, gb.i32(0),
+                           gb.i32(0x1f), NVVM::ShflKind::idx, UnitAttr());
+  // The producer warpgroup (the last) against the MMA warpgroups.
+  auto roles = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, uniformWarp,
+                            gb.i32(threads / 32)),
+      /*withElse=*/true);
+  // The block's registers move from the producer warpgroup (which
+  // needs few) to the MMA warpgroups: 40 + 2 x 232 per thread of each
+  // is what 168 for all three (65536 / 384, rounded to 8) add up to.
+  auto setMaxRegisters = [&](int32_t count, NVVM::SetMaxRegisterAction action) {
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(count),
+        NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    setMaxRegisters(40, NVVM::SetMaxRegisterAction::decrease);
+    auto first = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                              gb.i32(threads)),
+        /*withElse=*/false);
+    b.setInsertionPoint(first.thenBlock()->getTerminator());
+    emitTmaProducer(gb, t, k.slices, k.totalTiles, smem, k.emptyOffset,
+                    [&](Value tile, Value slice, Value ring) {
+                      TileCoordinates c = k.coordinatesOf(tile);
+                      k.tmaCopies[0].tileStart = c.tileM;
+                      k.tmaCopies[1].tileStart = c.tileN;
+                      issueTmaSlice(gb, k.tmaCopies, smem, k.barrierOffset,
+                                    Value(), slice, ring, c.batch);
+                    });
+  }
+  b.setInsertionPoint(roles.elseBlock()->getTerminator());
+  setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
+  Value pingPongWarpgroup;
+  TileLoop tiles;
+  if (k.pingPonged)
+    std::tie(pingPongWarpgroup, tiles) = openPingPongTileLoop(k, uniformWarp);
+  else
+    tiles = openTileLoop(gb, k.totalTiles, k.slices);
+  result.current = k.coordinatesOf(tiles.tile);
+  result.acc = emitConsumerLoop(gb, t, k.problem.a, k.problem.b, k.slices,
+                                k.nTiles, smem, k.barrierOffset, k.emptyOffset,
+                                tiles.ringBase, pingPongWarpgroup);
+  return result;
 }
 
 } // namespace opfuse::gemm

@@ -7,7 +7,7 @@
 
 #include "KernelBuilder.h"
 
-#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -29,9 +29,8 @@ FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
   InputAccess access;
   const int64_t rank = space.size(), offset = rank - input.getRank();
   if (offset < 0)
-    return group.emitError("input #")
-           << index << " of rank " << input.getRank()
-           << " exceeds the kernel's rank " << rank;
+    return group.emitError("input #") << index << " of rank " << input.getRank()
+                                      << " exceeds the kernel's rank " << rank;
   access.strides.assign(rank, 0);
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= offset; --d) {
@@ -53,10 +52,10 @@ FailureOr<InputAccess> analyzeInput(GroupOp group, RankedTensorType input,
 int64_t vectorLanes(GroupOp group) {
   int64_t widest = 1;
   for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
-                                           group.getResultTypes()))
-    widest = std::max(widest,
-                      getElementByteSize(getStorageType(
-                          cast<RankedTensorType>(type).getElementType())));
+                                            group.getResultTypes()))
+    widest =
+        std::max(widest, getElementByteSize(getStorageType(
+                             cast<RankedTensorType>(type).getElementType())));
   return 16 / widest;
 }
 
@@ -75,8 +74,8 @@ gpu::GPUFuncOp createKernel(OpBuilder &b, GroupOp group,
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPointToEnd(module.getBody());
   Location loc = group.getLoc();
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     b.getFunctionType(argTypes, {}));
+  auto func =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
@@ -136,7 +135,8 @@ SmallVector<Value> KernelBuilder::load(Value base, Type elementType,
     Value vector =
         LLVM::LoadOp::create(b, loc, vectorType, pointer, bytes * count);
     for (int64_t lane = 0; lane < count; ++lane)
-      lanes.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32(lane)));
+      lanes.push_back(
+          LLVM::ExtractElementOp::create(b, loc, vector, i32(lane)));
   }
   for (Value &lane : lanes)
     lane = toCompute(lane, elementType);
@@ -167,8 +167,9 @@ SmallVector<Value> KernelBuilder::decompose(Value linear,
   SmallVector<Value> indices(shape.size());
   Value rest = linear;
   for (int64_t i = shape.size() - 1; i >= 0; --i) {
-    indices[i] =
-        i == 0 ? rest : arith::RemUIOp::create(b, loc, rest, constant(shape[i]));
+    indices[i] = i == 0
+                     ? rest
+                     : arith::RemUIOp::create(b, loc, rest, constant(shape[i]));
     if (i > 0)
       rest = arith::DivUIOp::create(b, loc, rest, constant(shape[i]));
   }

@@ -6,113 +6,210 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 
+#include "GroupEvaluator.h"
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace opfuse::fuse;
 
 namespace opfuse {
+namespace {
 
 bool isLoopEmittable(Operation *op) {
   return isElementwise(op) || isa<ReshapeOp, YieldOp>(op) ||
          isSplatConstant(op);
 }
 
-FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
-                                       StringRef name, int64_t blockSize,
-                                       int64_t vectorsPerThread) {
+/// One read of a group input: linear (context -1) or by broadcast into a
+/// layout context.
+struct Access {
+  unsigned input;
+  int context;
+  InputAccess access;
+};
+
+/// How a loop kernel walks its outputs: `vec` lanes a vector, `unroll`
+/// vectors a thread, and the layout contexts its smaller values are read
+/// in.
+struct LoopLayout {
+  int64_t elements = 0;
+  int64_t vec = 1;
+  int64_t vectors = 0;
+  int64_t unroll = 1;
+  /// Full-size shapes smaller values are broadcast into, by id.
+  SmallVector<SmallVector<int64_t>> contexts;
+  /// The contexts each smaller value is used in.
+  DenseMap<Value, SmallVector<int>> contextsOf;
+  SmallVector<Access> accesses;
+
+  bool isFull(Value value) const {
+    return getNumElements(value.getType()) == elements;
+  }
+  int intern(ArrayRef<int64_t> shape) {
+    for (auto [id, known] : llvm::enumerate(contexts))
+      if (ArrayRef<int64_t>(known) == shape)
+        return id;
+    contexts.emplace_back(shape.begin(), shape.end());
+    return contexts.size() - 1;
+  }
+};
+
+/// The iteration space, the layout contexts and the vector width of
+/// `group`; reports a group the loop kernel cannot run at its location.
+FailureOr<LoopLayout> planLoopKernel(GroupOp group, int64_t blockSize,
+                                     int64_t vectorsPerThread) {
   Block &body = group.getBody().front();
-  for (Operation &op : body)
-    if (!isLoopEmittable(&op))
-      return op.emitError("'")
-             << op.getName() << "' is not yet supported for GPU emission";
   if (group.getNumResults() == 0)
     return group.emitError("a fuse.group without results has no kernel");
 
   // The iteration space: the outputs' elements in row-major order. Outputs
   // (and every value with as many elements, across reshapes) are addressed
   // by the linear index alone.
+  LoopLayout layout;
   auto first = cast<RankedTensorType>(group.getResultTypes()[0]);
-  const int64_t elements = getNumElements(first);
+  layout.elements = getNumElements(first);
   for (auto [index, type] : llvm::enumerate(group.getResultTypes()))
-    if (getNumElements(type) != elements)
+    if (getNumElements(type) != layout.elements)
       return group.emitError("result #")
              << index << " has shape "
              << formatShape(cast<RankedTensorType>(type).getShape())
              << " but result #0 has " << formatShape(first.getShape())
              << "; a kernel's outputs share one shape";
-  auto isFull = [&](Value value) {
-    return getNumElements(value.getType()) == elements;
-  };
 
   // A smaller value (a bias, a column, a scalar) is read at the broadcast
   // index of the full-size shape it is combined with: its layout context.
   // Contexts flow from users to operands; a reshape changes them.
-  SmallVector<SmallVector<int64_t>> contexts;
-  auto intern = [&](ArrayRef<int64_t> shape) -> int {
-    for (auto [id, known] : llvm::enumerate(contexts))
-      if (ArrayRef<int64_t>(known) == shape)
-        return id;
-    contexts.emplace_back(shape.begin(), shape.end());
-    return contexts.size() - 1;
-  };
-  DenseMap<Value, SmallVector<int>> contextsOf;
   for (Operation &op : llvm::reverse(body.without_terminator())) {
     Value result = op.getResult(0);
     SmallVector<int> ctx;
-    if (isFull(result))
-      ctx.push_back(intern(cast<RankedTensorType>(result.getType()).getShape()));
+    if (layout.isFull(result))
+      ctx.push_back(
+          layout.intern(cast<RankedTensorType>(result.getType()).getShape()));
     else
-      ctx = contextsOf.lookup(result);
+      ctx = layout.contextsOf.lookup(result);
     for (Value operand : op.getOperands())
-      if (!isFull(operand))
+      if (!layout.isFull(operand))
         for (int c : ctx)
-          if (!llvm::is_contained(contextsOf[operand], c))
-            contextsOf[operand].push_back(c);
+          if (!llvm::is_contained(layout.contextsOf[operand], c))
+            layout.contextsOf[operand].push_back(c);
   }
 
   // One access per (input, context); full-size inputs read linearly.
-  struct Access {
-    unsigned input;
-    int context; // -1: linear
-    InputAccess access;
-  };
-  SmallVector<Access> accesses;
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
     auto type = cast<RankedTensorType>(argument.getType());
-    if (isFull(argument)) {
-      accesses.push_back({static_cast<unsigned>(index), -1, InputAccess()});
+    if (layout.isFull(argument)) {
+      layout.accesses.push_back(
+          {static_cast<unsigned>(index), -1, InputAccess()});
       continue;
     }
-    for (int c : contextsOf.lookup(argument)) {
+    for (int c : layout.contextsOf.lookup(argument)) {
       FailureOr<InputAccess> access =
-          analyzeInput(group, type, contexts[c], index);
+          analyzeInput(group, type, layout.contexts[c], index);
       if (failed(access))
         return failure();
-      accesses.push_back({static_cast<unsigned>(index), c, *access});
+      layout.accesses.push_back({static_cast<unsigned>(index), c, *access});
     }
   }
 
   // Lanes per thread: 16 bytes of the widest stored element, when the
   // elements split evenly and no broadcast read crosses a row of its layout.
-  int64_t vec = vectorLanes(group);
-  if (first.getRank() == 0 || elements % vec != 0)
-    vec = 1;
-  for (const Access &access : accesses)
+  layout.vec = vectorLanes(group);
+  if (first.getRank() == 0 || layout.elements % layout.vec != 0)
+    layout.vec = 1;
+  for (const Access &access : layout.accesses)
     if (access.context >= 0 && !access.access.isScalar &&
-        (contexts[access.context].empty() ||
-         contexts[access.context].back() % vec != 0))
-      vec = 1;
-  const int64_t vectors = elements / vec;
+        (layout.contexts[access.context].empty() ||
+         layout.contexts[access.context].back() % layout.vec != 0))
+      layout.vec = 1;
+  layout.vectors = layout.elements / layout.vec;
+  // Each thread owns `unroll` vectors, a block's width apart so that a warp
+  // stays coalesced; all their loads are issued before any arithmetic, which
+  // keeps more bytes in flight per thread. Unrolling needs the vectors to
+  // fill whole blocks; otherwise one guarded vector per thread.
+  layout.unroll = vectorsPerThread > 1 &&
+                          layout.vectors % (blockSize * vectorsPerThread) == 0
+                      ? vectorsPerThread
+                      : 1;
+  return layout;
+}
 
-  Type indexType = indexTypeFor(group.getContext(), elements);
+/// One lane of one vector: inputs are the lanes loaded for it, full-size
+/// values and splat constants read the same in every context, and a
+/// full-size op broadcasts its smaller operands in its own shape.
+class LaneEvaluator : public GroupEvaluator {
+public:
+  LaneEvaluator(OpBuilder &b, Memo &memo, LoopLayout &layout)
+      : GroupEvaluator(b, /*width=*/1, memo), layout(layout) {}
+
+protected:
+  int keyContext(Value value, int context) override {
+    if (layout.isFull(value) || isSplatConstant(value.getDefiningOp()))
+      return -1;
+    return context;
+  }
+  int operandContext(Operation *op, int context) override {
+    if (context >= 0)
+      return context;
+    return layout.intern(
+        cast<RankedTensorType>(op->getResult(0).getType()).getShape());
+  }
+
+private:
+  LoopLayout &layout;
+};
+
+class LoopEmitter : public KernelEmitter {
+public:
+  StringRef getName() const override { return "loop"; }
+
+  EmitterMatch match(ArrayRef<Operation *> ops,
+                     ArrayRef<Value> outputs) const override {
+    for (Operation *op : ops)
+      if (!isLoopEmittable(op))
+        return EmitterMatch::refuse(("'" + op->getName().getStringRef() +
+                                     "' is not yet supported for GPU emission")
+                                        .str(),
+                                    op);
+    return EmitterMatch::accept();
+  }
+
+  FailureOr<LaunchConfig> configure(GroupOp group,
+                                    const EmitContext &context) const override {
+    const int64_t blockSize = context.options.blockSize;
+    FailureOr<LoopLayout> layout =
+        planLoopKernel(group, blockSize, context.options.vectorsPerThread);
+    if (failed(layout))
+      return failure();
+    LaunchConfig config;
+    config.block = blockSize;
+    config.grid = (layout->vectors + blockSize * layout->unroll - 1) /
+                  (blockSize * layout->unroll);
+    return config;
+  }
+
+  LogicalResult emit(GroupOp group, const LaunchConfig &config,
+                     gpu::GPUModuleOp module, StringRef name,
+                     const EmitContext &context) const override;
+};
+
+LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
+                                gpu::GPUModuleOp module, StringRef name,
+                                const EmitContext &context) const {
+  const int64_t blockSize = config.block;
+  FailureOr<LoopLayout> planned =
+      planLoopKernel(group, blockSize, context.options.vectorsPerThread);
+  if (failed(planned))
+    return failure();
+  LoopLayout &layout = *planned;
+  const int64_t vec = layout.vec, unroll = layout.unroll;
+  Block &body = group.getBody().front();
+
+  Type indexType = indexTypeFor(group.getContext(), layout.elements);
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
   gpu::GPUFuncOp func = createKernel(b, group, module, name, blockSize);
@@ -120,14 +217,6 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
 
-  // Each thread owns `unroll` vectors, a block's width apart so that a warp
-  // stays coalesced; all their loads are issued before any arithmetic, which
-  // keeps more bytes in flight per thread. Unrolling needs the vectors to
-  // fill whole blocks; otherwise one guarded vector per thread.
-  const int64_t unroll =
-      vectorsPerThread > 1 && vectors % (blockSize * vectorsPerThread) == 0
-          ? vectorsPerThread
-          : 1;
   Value thread = arith::IndexCastUIOp::create(
       b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Value block = arith::IndexCastUIOp::create(
@@ -137,8 +226,9 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
       arith::MulIOp::create(b, loc, block, kb.constant(blockSize * unroll)),
       thread);
   if (unroll == 1) {
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          firstVector, kb.constant(vectors));
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,
+                              kb.constant(layout.vectors));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
     b.setInsertionPointToStart(&guard.getThenRegion().front());
   }
@@ -154,21 +244,21 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   };
   SmallVector<Vector> vectorsOfThread(unroll);
   for (int64_t u = 0; u < unroll; ++u) {
-    Value vectorId = arith::AddIOp::create(b, loc, firstVector,
-                                           kb.constant(u * blockSize));
+    Value vectorId =
+        arith::AddIOp::create(b, loc, firstVector, kb.constant(u * blockSize));
     vectorsOfThread[u].base =
         arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
   }
   auto indicesOf = [&](Vector &v, int c) -> ArrayRef<Value> {
     SmallVector<Value> &dims = v.dimIndices[c];
     if (dims.empty())
-      dims = kb.decompose(v.base, contexts[c]);
+      dims = kb.decompose(v.base, layout.contexts[c]);
     return dims;
   };
 
   // Load every (input, context) once per vector.
   for (Vector &v : vectorsOfThread) {
-    for (const Access &access : accesses) {
+    for (const Access &access : layout.accesses) {
       Value argument = body.getArgument(access.input);
       Type elementType =
           cast<RankedTensorType>(argument.getType()).getElementType();
@@ -177,10 +267,10 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
       if (access.context < 0) {
         lanes = kb.load(pointer, elementType, v.base, vec);
       } else {
-        Value offset = kb.broadcastOffset(
-            access.access, access.access.isScalar
-                               ? ArrayRef<Value>()
-                               : indicesOf(v, access.context));
+        Value offset = kb.broadcastOffset(access.access,
+                                          access.access.isScalar
+                                              ? ArrayRef<Value>()
+                                              : indicesOf(v, access.context));
         if (access.access.innerContiguous && vec > 1) {
           lanes = kb.load(pointer, elementType, offset, vec);
         } else {
@@ -199,42 +289,27 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
   for (Vector &v : vectorsOfThread) {
     SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
     for (int64_t lane = 0; lane < vec; ++lane) {
-      DenseMap<Key, Value> scalars;
+      GroupEvaluator::Memo memo;
+      LaneEvaluator evaluator(b, memo, layout);
       for (auto &[key, lanes] : v.loaded)
-        scalars[key] = lanes[lane];
-      auto lookup = [&](Value value, int c) {
-        if (isFull(value) || isSplatConstant(value.getDefiningOp()))
-          return scalars.lookup({value, -1});
-        return scalars.lookup({value, c});
-      };
+        evaluator.seed(key.first, key.second, {lanes[lane]});
       for (Operation &op : body.without_terminator()) {
         Value result = op.getResult(0);
-        if (auto constant = dyn_cast<ConstantOp>(op)) {
-          scalars[{result, -1}] = splatScalar(b, constant);
-          continue;
-        }
-        SmallVector<int> ctx;
-        if (isFull(result))
-          ctx.push_back(-1);
+        SmallVector<int> contexts;
+        if (layout.isFull(result) || isa<ConstantOp>(op))
+          contexts.push_back(-1);
         else
-          ctx = contextsOf.lookup(result);
-        for (int c : ctx) {
-          // A full-size op broadcasts its smaller operands in its own layout.
-          int operandContext =
-              c >= 0 ? c
-                     : intern(cast<RankedTensorType>(result.getType())
-                                  .getShape());
-          SmallVector<Value> operands;
-          for (Value operand : op.getOperands())
-            operands.push_back(lookup(operand, operandContext));
-          FailureOr<Value> scalar = emitScalarOp(b, &op, operands);
-          if (failed(scalar))
+          contexts = layout.contextsOf.lookup(result);
+        for (int c : contexts)
+          if (failed(evaluator.evaluate(result, c)))
             return failure();
-          scalars[{result, c}] = *scalar;
-        }
       }
-      for (auto [index, value] : llvm::enumerate(yield.getOperands()))
-        outputLanes[index].push_back(lookup(value, -1));
+      for (auto [index, value] : llvm::enumerate(yield.getOperands())) {
+        FailureOr<GroupEvaluator::Lanes> lanes = evaluator.evaluate(value, -1);
+        if (failed(lanes))
+          return failure();
+        outputLanes[index].push_back(lanes->front());
+      }
     }
     for (auto [index, lanes] : llvm::enumerate(outputLanes))
       kb.store(entry.getArgument(numInputs + index),
@@ -242,11 +317,13 @@ FailureOr<LaunchConfig> emitLoopKernel(GroupOp group, gpu::GPUModuleOp module,
                    .getElementType(),
                v.base, lanes);
   }
+  return success();
+}
 
-  LaunchConfig config;
-  config.block = blockSize;
-  config.grid = (vectors + blockSize * unroll - 1) / (blockSize * unroll);
-  return config;
+} // namespace
+
+std::unique_ptr<KernelEmitter> createLoopEmitter() {
+  return std::make_unique<LoopEmitter>();
 }
 
 } // namespace opfuse

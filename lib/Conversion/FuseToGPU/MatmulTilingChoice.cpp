@@ -1,4 +1,4 @@
-//===- MatmulTilingChoice.cpp - The tile model behind auto tiling --------===//
+//===- MatmulTilingChoice.cpp - The tile model behind auto tiling ---------===//
 //
 // A GEMM kernel's time is decided by how its output tiles fall on the SMs
 // and by how many operand bytes each tile pulls through the L2 per FLOP.
@@ -52,9 +52,9 @@ struct RegisterUse {
 };
 RegisterUse registerUse(const MatmulTiling &tiling) {
   const int64_t threads = tiling.threads();
-  const int64_t wanted = llvm::alignTo(
-      tiling.blockM * tiling.blockN / threads + kRegistersBesideAccumulators,
-      8);
+  const int64_t wanted = llvm::alignTo(tiling.blockM * tiling.blockN / threads +
+                                           kRegistersBesideAccumulators,
+                                       8);
   const int64_t budget = std::min<int64_t>(kMaxRegistersPerThread,
                                            kRegistersPerSm / threads / 8 * 8);
   return {wanted, std::min(wanted, budget)};
@@ -99,9 +99,8 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
     for (int64_t blockN : {256, 192, 128, 64}) {
       if (blockN > widestN && blockN != 64)
         continue;
-      // 192 columns ran 6-13% slower per FLOP than 256 or 128 with the
-      // same rows on the H200 (docs/cost-model.md); only when N needs no
-      // wider tile.
+      // 192 columns measured slower per FLOP than 256 or 128 with the same
+      // rows (docs/cost-model.md); only when N needs no wider tile.
       if (blockN == 192 && widestN > 192)
         continue;
       for (int64_t warpgroups : {2, 4, 3, 1}) {
@@ -122,9 +121,9 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
   struct Shape {
     int64_t blockM, blockN, warpsM, warpsN;
   };
-  for (Shape s : {Shape{128, 256, 2, 4}, Shape{256, 128, 4, 2},
-                  Shape{128, 128, 2, 2}, Shape{128, 64, 2, 2},
-                  Shape{64, 128, 2, 2}, Shape{64, 64, 2, 2}}) {
+  for (Shape s :
+       {Shape{128, 256, 2, 4}, Shape{256, 128, 4, 2}, Shape{128, 128, 2, 2},
+        Shape{128, 64, 2, 2}, Shape{64, 128, 2, 2}, Shape{64, 64, 2, 2}}) {
     if ((s.blockM > widestM && s.blockM != 64) ||
         (s.blockN > widestN && s.blockN != 64))
       continue;
@@ -147,14 +146,12 @@ int64_t residentBlocksPerSm(const MatmulTiling &tiling, int64_t elementBytes,
   // ptxas gives every thread of the block the same count, at most what
   // the whole block may have.
   const int64_t registers =
-      std::min(registerUse(tiling).given,
-               kRegistersPerSm / threads / 8 * 8);
-  return std::min({target.sharedMemoryPerSm /
-                       (tiling.sharedBytes(elementBytes) +
-                        kReservedSharedPerBlock),
-                   kMaxThreadsPerSm / threads,
-                   kRegistersPerSm / (threads * registers),
-                   kMaxBlocksPerSm});
+      std::min(registerUse(tiling).given, kRegistersPerSm / threads / 8 * 8);
+  return std::min(
+      {target.sharedMemoryPerSm /
+           (tiling.sharedBytes(elementBytes) + kReservedSharedPerBlock),
+       kMaxThreadsPerSm / threads, kRegistersPerSm / (threads * registers),
+       kMaxBlocksPerSm});
 }
 
 std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
@@ -179,10 +176,9 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
   int64_t kernelBytes = 0;
   if (auto cost = dyn_cast<CostInterface>(kernelOp))
     kernelBytes = cost.getBytesRead() + cost.getBytesWritten();
-  const int64_t epilogueBytes =
-      std::max<int64_t>(0, kernelBytes -
-                               bytesOf(contraction->getOperand(0).getType()) -
-                               bytesOf(contraction->getOperand(1).getType()));
+  const int64_t epilogueBytes = std::max<int64_t>(
+      0, kernelBytes - bytesOf(contraction->getOperand(0).getType()) -
+             bytesOf(contraction->getOperand(1).getType()));
 
   const double flopsPerSm =
       (f32Operands ? target.fp32Flops * target.computeEfficiency
@@ -208,9 +204,8 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
     if (estimate.blocksPerSm <= 0 || estimate.tiles <= 0)
       continue;
     // Ragged edges are computed in full: K is padded to whole slices.
-    const double paddedK =
-        static_cast<double>(llvm::alignTo(std::max<int64_t>(shape.k, 1),
-                                          tiling.blockK));
+    const double paddedK = static_cast<double>(
+        llvm::alignTo(std::max<int64_t>(shape.k, 1), tiling.blockK));
     const double tileFlops = 2.0 * tiling.blockM * tiling.blockN * paddedK;
     const double tileOperandBytes =
         double(tiling.blockM + tiling.blockN) * paddedK * elementBytes;
@@ -219,8 +214,7 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
     // where the max would call both compute-bound); docs/cost-model.md.
     const double mainLoop = tileFlops / flopsPerSm + tileOperandBytes / l2PerSm;
     // The epilogue runs after the main loop, not under it.
-    const double epilogue =
-        double(epilogueBytes) / estimate.tiles / hbmPerSm;
+    const double epilogue = double(epilogueBytes) / estimate.tiles / hbmPerSm;
     // Blocks resident on one SM share its tensor cores and its L2 port, so
     // an SM's time is its number of tiles times one tile's; the busiest SM
     // has ceil(tiles / SMs) of them.

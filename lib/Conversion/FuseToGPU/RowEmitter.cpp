@@ -16,9 +16,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "opfuse/Conversion/FuseToGPU/RowEmitter.h"
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 
+#include "GroupEvaluator.h"
 #include "KernelBuilder.h"
+#include "ScalarOps.h"
 
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
@@ -32,12 +34,6 @@ using namespace mlir;
 using namespace opfuse::fuse;
 
 namespace opfuse {
-
-bool isRowKernel(GroupOp group) {
-  return llvm::any_of(group.getBody().front(),
-                      [](Operation &op) { return isReduction(&op); });
-}
-
 namespace {
 
 constexpr int64_t kWarpSize = 32;
@@ -50,8 +46,8 @@ struct RowLayout {
   int64_t vectorsPerRow = 0; // rowLength / vec
   int64_t threadsPerRow = 1; // a power of two
   int64_t rowsPerBlock = 1;
-  int64_t positions = 1;     // vectors a thread holds (registers)
-  bool streaming = false;    // one pass over the row per reduction level
+  int64_t positions = 1;  // vectors a thread holds (registers)
+  bool streaming = false; // one pass over the row per reduction level
   // A lone reduction over leading dimensions: a warp's lanes take 32
   // neighbouring results (neighbouring addresses), and the row's threads
   // are the warps of the block, each walking a slice of the reduced
@@ -74,11 +70,14 @@ Combine combineOf(Operation *reduction) {
 struct Position {
   Value valid;        // null when always inside the row
   Value elementIndex; // linear index of its first element in the input
-  DenseMap<std::pair<Value, int>, SmallVector<Value>> values;
+  GroupEvaluator::Memo values;
   DenseMap<int, SmallVector<Value>> contextIndices;
 };
 
 class RowKernelEmitter {
+  friend class PositionEvaluator;
+  friend class RowScalarEvaluator;
+
 public:
   RowKernelEmitter(GroupOp group, RowKernelInfo info, RowLayout layout,
                    OpBuilder &b, Location loc, Type indexType)
@@ -125,7 +124,7 @@ private:
   /// Strided mode: a row's threads are one lane in each warp; every thread
   /// leaves its partial in shared memory and reads its row's column.
   SmallVector<Value> combineAcrossWarps(ArrayRef<Combine> kinds,
-                                       ArrayRef<Value> partials);
+                                        ArrayRef<Value> partials);
 
   // Outputs.
   LogicalResult storeElementOutputs(Position &position);
@@ -135,11 +134,9 @@ private:
   /// register positions, or in an scf.for whose iterations each build a
   /// fresh position (streaming). `carried` values are threaded through the
   /// loop; `fn` returns their new values.
-  FailureOr<SmallVector<Value>>
-  forEachPosition(ValueRange carried,
-                  function_ref<FailureOr<SmallVector<Value>>(
-                      Position &, ValueRange)>
-                      fn);
+  FailureOr<SmallVector<Value>> forEachPosition(
+      ValueRange carried,
+      function_ref<FailureOr<SmallVector<Value>>(Position &, ValueRange)> fn);
 
   Value guard(Value a, Value c) {
     if (!a)
@@ -161,7 +158,9 @@ private:
   Value thread, laneInRow, rowInBlock, row, rowValid;
   Value stridedRowOffset; // strided mode: the row's first input element
   SmallVector<SmallVector<int64_t>> contexts;
-  DenseMap<Value, Value> rowScalars;
+  /// Per-row values (reductions' results and what is computed from them),
+  /// one lane each, context 0.
+  GroupEvaluator::Memo rowScalars;
   DenseMap<Value, int> levels;
   SmallVector<Position> registers;
 };
@@ -222,8 +221,8 @@ Value RowKernelEmitter::stridedOffset(Value index, bool reduced) {
       selectedStrides.push_back(strides[d]);
     }
   Value offset = kb.constant(0);
-  for (auto [i, stride] : llvm::zip(kb.decompose(index, shape),
-                                    selectedStrides))
+  for (auto [i, stride] :
+       llvm::zip(kb.decompose(index, shape), selectedStrides))
     offset = arith::AddIOp::create(
         b, loc, offset, arith::MulIOp::create(b, loc, i, kb.constant(stride)));
   return offset;
@@ -236,8 +235,8 @@ Position RowKernelEmitter::makePosition(Value vectorIndex, bool mayBeOutside) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, vectorIndex,
                               kb.constant(layout.vectorsPerRow));
     // Read a vector inside the row instead; the result is masked.
-    vectorIndex = arith::MinUIOp::create(
-        b, loc, vectorIndex, kb.constant(layout.vectorsPerRow - 1));
+    vectorIndex = arith::MinUIOp::create(b, loc, vectorIndex,
+                                         kb.constant(layout.vectorsPerRow - 1));
   }
   Value column =
       layout.vec == 1
@@ -259,8 +258,8 @@ FailureOr<SmallVector<Value>>
 RowKernelEmitter::loadBroadcast(BlockArgument argument, Position &position,
                                 int context) {
   auto type = cast<RankedTensorType>(argument.getType());
-  FailureOr<InputAccess> access = analyzeInput(
-      group, type, contexts[context], argument.getArgNumber());
+  FailureOr<InputAccess> access =
+      analyzeInput(group, type, contexts[context], argument.getArgNumber());
   if (failed(access))
     return failure();
   Value pointer = func.getArgument(argument.getArgNumber());
@@ -279,110 +278,110 @@ RowKernelEmitter::loadBroadcast(BlockArgument argument, Position &position,
   return SmallVector<Value>(layout.vec, one);
 }
 
-FailureOr<SmallVector<Value>>
-RowKernelEmitter::evaluate(Value value, Position &position, int context) {
-  RowValueKind kind = info.kinds.lookup(value);
-  if (kind == RowValueKind::Scalar || kind == RowValueKind::Row) {
-    FailureOr<Value> scalar = rowScalar(value);
-    if (failed(scalar))
+/// One vector position of a row: per-element values load at the
+/// position, smaller ones by broadcast in their context, per-row ones are
+/// the row's scalars in every lane.
+class PositionEvaluator : public GroupEvaluator {
+public:
+  PositionEvaluator(RowKernelEmitter &emitter, Position &position)
+      : GroupEvaluator(emitter.b, emitter.layout.vec, position.values),
+        emitter(emitter), position(position) {}
+
+protected:
+  FailureOr<std::optional<Lanes>> provide(Value value, int context) override {
+    RowValueKind kind = emitter.info.kinds.lookup(value);
+    if (kind == RowValueKind::Scalar || kind == RowValueKind::Row) {
+      FailureOr<Value> scalar = emitter.rowScalar(value);
+      if (failed(scalar))
+        return failure();
+      return std::optional<Lanes>(Lanes(width, *scalar));
+    }
+    auto argument = dyn_cast<BlockArgument>(value);
+    if (!argument)
+      return std::optional<Lanes>();
+    if (kind == RowValueKind::Element)
+      return std::optional<Lanes>(emitter.kb.load(
+          emitter.func.getArgument(argument.getArgNumber()),
+          cast<RankedTensorType>(value.getType()).getElementType(),
+          position.elementIndex, width));
+    FailureOr<Lanes> loaded =
+        emitter.loadBroadcast(argument, position, context);
+    if (failed(loaded))
       return failure();
-    return SmallVector<Value>(layout.vec, *scalar);
+    return std::optional<Lanes>(std::move(*loaded));
   }
-  if (kind == RowValueKind::Element)
-    context = -1;
-  auto key = std::make_pair(value, context);
-  auto it = position.values.find(key);
-  if (it != position.values.end())
-    return it->second;
-
-  SmallVector<Value> lanes;
-  if (auto argument = dyn_cast<BlockArgument>(value)) {
-    if (kind == RowValueKind::Element) {
-      lanes = kb.load(func.getArgument(argument.getArgNumber()),
-                      cast<RankedTensorType>(value.getType()).getElementType(),
-                      position.elementIndex, layout.vec);
-    } else {
-      FailureOr<SmallVector<Value>> loaded =
-          loadBroadcast(argument, position, context);
-      if (failed(loaded))
-        return failure();
-      lanes = std::move(*loaded);
-    }
-  } else {
-    Operation *op = value.getDefiningOp();
-    // An element-sized op broadcasts its smaller operands in its own shape;
-    // a smaller op is evaluated in the context of the value it feeds.
-    int operandContext =
-        kind == RowValueKind::Element
-            ? intern(cast<RankedTensorType>(value.getType()).getShape())
-            : context;
-    SmallVector<SmallVector<Value>> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<SmallVector<Value>> lanesOf =
-          evaluate(operand, position, operandContext);
-      if (failed(lanesOf))
-        return failure();
-      operands.push_back(std::move(*lanesOf));
-    }
-    for (int64_t lane = 0; lane < layout.vec; ++lane) {
-      SmallVector<Value> scalars;
-      for (auto &operand : operands)
-        scalars.push_back(operand[lane]);
-      FailureOr<Value> result = emitScalarOp(b, op, scalars);
-      if (failed(result))
-        return failure();
-      lanes.push_back(*result);
-    }
+  int keyContext(Value value, int context) override {
+    return emitter.info.kinds.lookup(value) == RowValueKind::Element ? -1
+                                                                     : context;
   }
-  position.values[key] = lanes;
-  return lanes;
-}
+  // An element-sized op broadcasts its smaller operands in its own shape;
+  // a smaller op is evaluated in the context of the value it feeds.
+  int operandContext(Operation *op, int context) override {
+    Value result = op->getResult(0);
+    if (emitter.info.kinds.lookup(result) != RowValueKind::Element)
+      return context;
+    return emitter.intern(cast<RankedTensorType>(result.getType()).getShape());
+  }
 
-FailureOr<Value> RowKernelEmitter::rowScalar(Value value) {
-  auto it = rowScalars.find(value);
-  if (it != rowScalars.end())
-    return it->second;
-  Value result;
-  if (auto argument = dyn_cast<BlockArgument>(value)) {
-    // One element per row, or one for the kernel.
-    Value index = getNumElements(value.getType()) == 1 ? kb.constant(0) : row;
-    result = kb.load(func.getArgument(argument.getArgNumber()),
-                     cast<RankedTensorType>(value.getType()).getElementType(),
-                     index, 1)
-                 .front();
-  } else {
+private:
+  RowKernelEmitter &emitter;
+  Position &position;
+};
+
+/// Per-row values, once per thread: inputs of one element per row (or
+/// one for the kernel) load at the row, reductions are what
+/// emitReductions left.
+class RowScalarEvaluator : public GroupEvaluator {
+public:
+  explicit RowScalarEvaluator(RowKernelEmitter &emitter)
+      : GroupEvaluator(emitter.b, /*width=*/1, emitter.rowScalars),
+        emitter(emitter) {}
+
+protected:
+  FailureOr<std::optional<Lanes>> provide(Value value, int) override {
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      KernelBuilder &kb = emitter.kb;
+      Value index =
+          getNumElements(value.getType()) == 1 ? kb.constant(0) : emitter.row;
+      return std::optional<Lanes>(kb.load(
+          emitter.func.getArgument(argument.getArgNumber()),
+          cast<RankedTensorType>(value.getType()).getElementType(), index, 1));
+    }
     Operation *op = value.getDefiningOp();
     if (isReduction(op))
       return op->emitError("internal error: reduction used before it is "
                            "emitted");
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> scalar = rowScalar(operand);
-      if (failed(scalar))
-        return failure();
-      operands.push_back(*scalar);
-    }
-    if (auto constant = dyn_cast<ConstantOp>(op)) {
-      result = splatScalar(b, constant);
-    } else {
-      FailureOr<Value> scalar = emitScalarOp(b, op, operands);
-      if (failed(scalar))
-        return failure();
-      result = *scalar;
-    }
+    return std::optional<Lanes>();
   }
-  rowScalars[value] = result;
-  return result;
+  int keyContext(Value, int) override { return 0; }
+
+private:
+  RowKernelEmitter &emitter;
+};
+
+FailureOr<SmallVector<Value>>
+RowKernelEmitter::evaluate(Value value, Position &position, int context) {
+  PositionEvaluator evaluator(*this, position);
+  return evaluator.evaluate(value, context);
+}
+
+FailureOr<Value> RowKernelEmitter::rowScalar(Value value) {
+  RowScalarEvaluator evaluator(*this);
+  FailureOr<GroupEvaluator::Lanes> lanes = evaluator.evaluate(value, 0);
+  if (failed(lanes))
+    return failure();
+  return lanes->front();
 }
 
 Value RowKernelEmitter::identity(Combine kind, Type type) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
         b, loc,
-        b.getFloatAttr(type, kind == Combine::Sum
-                                 ? APFloat::getZero(floatType.getFloatSemantics())
-                                 : APFloat::getInf(floatType.getFloatSemantics(),
-                                                   /*Negative=*/true)));
+        b.getFloatAttr(type,
+                       kind == Combine::Sum
+                           ? APFloat::getZero(floatType.getFloatSemantics())
+                           : APFloat::getInf(floatType.getFloatSemantics(),
+                                             /*Negative=*/true)));
   unsigned width = type.getIntOrFloatBitWidth();
   return arith::ConstantOp::create(
       b, loc,
@@ -460,10 +459,10 @@ RowKernelEmitter::combineAcrossThreads(ArrayRef<Combine> kinds,
   // array per reduction, so one barrier suffices for all of them.
   const int64_t warps = segment / kWarpSize;
   Type index = b.getIndexType();
-  Value warpInRow = arith::DivUIOp::create(b, loc, laneInRow,
-                                           kb.constant(kWarpSize));
-  Value laneInWarp = arith::RemUIOp::create(b, loc, laneInRow,
-                                            kb.constant(kWarpSize));
+  Value warpInRow =
+      arith::DivUIOp::create(b, loc, laneInRow, kb.constant(kWarpSize));
+  Value laneInWarp =
+      arith::RemUIOp::create(b, loc, laneInRow, kb.constant(kWarpSize));
   Value base = arith::MulIOp::create(b, loc, rowInBlock, kb.constant(warps));
   SmallVector<Value> slotArrays;
   for (Value value : values)
@@ -566,13 +565,11 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
                             kb.constant(layout.threadsPerRow)));
   Position position = makePosition(
       vectorIndex, layout.vectorsPerRow % layout.threadsPerRow != 0);
-  FailureOr<SmallVector<Value>> next =
-      fn(position, loop.getRegionIterArgs());
+  FailureOr<SmallVector<Value>> next = fn(position, loop.getRegionIterArgs());
   if (failed(next))
     return failure();
   scf::YieldOp::create(b, loc, *next);
-  return SmallVector<Value>(loop.getResults().begin(),
-                            loop.getResults().end());
+  return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
 }
 
 LogicalResult
@@ -614,9 +611,9 @@ RowKernelEmitter::emitReductions(ArrayRef<Operation *> reductions) {
       total = arith::DivFOp::create(
           b, loc, total,
           arith::ConstantOp::create(
-              b, loc, b.getFloatAttr(types[i], static_cast<double>(
-                                                   layout.rowLength))));
-    rowScalars[reduction->getResult(0)] = total;
+              b, loc,
+              b.getFloatAttr(types[i], static_cast<double>(layout.rowLength))));
+    rowScalars[{reduction->getResult(0), 0}] = {total};
   }
   return success();
 }
@@ -671,10 +668,10 @@ LogicalResult RowKernelEmitter::storeElementOutputs(Position &position) {
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   }
   for (auto &[index, lanes] : stores)
-    kb.store(func.getArgument(numInputs + index),
-             cast<RankedTensorType>(group.getResultTypes()[index])
-                 .getElementType(),
-             position.elementIndex, lanes);
+    kb.store(
+        func.getArgument(numInputs + index),
+        cast<RankedTensorType>(group.getResultTypes()[index]).getElementType(),
+        position.elementIndex, lanes);
   return success();
 }
 
@@ -773,12 +770,13 @@ RowLayout chooseLayout(GroupOp group, const RowKernelInfo &info,
 
   // Enough threads that each holds at most elementsPerThread elements, and
   // at least a warp when the row has that many vectors.
-  const int64_t perThread = std::max<int64_t>(1, elementsPerThread / layout.vec);
-  int64_t threads = powerOfTwoAtLeast(
-      (layout.vectorsPerRow + perThread - 1) / perThread);
-  threads = std::max(threads, std::min<int64_t>(
-                                  kWarpSize,
-                                  powerOfTwoAtLeast(layout.vectorsPerRow)));
+  const int64_t perThread =
+      std::max<int64_t>(1, elementsPerThread / layout.vec);
+  int64_t threads =
+      powerOfTwoAtLeast((layout.vectorsPerRow + perThread - 1) / perThread);
+  threads = std::max(
+      threads,
+      std::min<int64_t>(kWarpSize, powerOfTwoAtLeast(layout.vectorsPerRow)));
   threads = std::min(threads, kMaxThreadsPerRow);
   layout.threadsPerRow = threads;
   layout.positions = (layout.vectorsPerRow + threads - 1) / threads;
@@ -787,37 +785,49 @@ RowLayout chooseLayout(GroupOp group, const RowKernelInfo &info,
   return layout;
 }
 
-} // namespace
+/// The layout of `group`'s rows and what its values are per element, per
+/// row or broadcast; a lone reduction over leading (or scattered)
+/// dimensions gets the strided layout. Fails, at the group, on what the
+/// row kernel cannot run.
+struct RowPlan {
+  RowKernelInfo info;
+  RowLayout layout;
+};
 
-FailureOr<LaunchConfig> emitRowKernel(GroupOp group, gpu::GPUModuleOp module,
-                                      StringRef name, int64_t blockSize,
-                                      int64_t elementsPerThread) {
+/// A lone reduction over leading (or scattered) dimensions: a warp takes
+/// 32 neighbouring results (neighbouring addresses when the reduced
+/// dimensions are outer ones), and up to 32 warps split each result's
+/// reduced elements, combining through shared memory.
+bool isLoneReduction(ArrayRef<Operation *> ops) {
+  return ops.size() == 1 && isReduction(ops.front());
+}
+
+FailureOr<RowPlan> planRowKernel(GroupOp group, int64_t blockSize,
+                                 int64_t elementsPerThread) {
   Block &body = group.getBody().front();
   auto yield = cast<YieldOp>(body.getTerminator());
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
 
-  RowKernelInfo info;
-  RowLayout layout;
+  RowPlan plan;
+  RowKernelInfo &info = plan.info;
+  RowLayout &layout = plan.layout;
   std::string why;
   std::optional<RowKernelInfo> analyzed =
       analyzeRowKernel(ops, llvm::to_vector(yield.getOperands()), why);
   if (analyzed) {
     info = std::move(*analyzed);
     layout = chooseLayout(group, info, blockSize, elementsPerThread);
-  } else if (ops.size() == 1 && isReduction(ops.front()) &&
+  } else if (isLoneReduction(ops) &&
              isa<BlockArgument>(ops.front()->getOperand(0))) {
-    // A lone reduction over leading (or scattered) dimensions: a warp takes
-    // 32 neighbouring results (neighbouring addresses when the reduced
-    // dimensions are outer ones), and up to 32 warps split each result's
-    // reduced elements, combining through shared memory.
     Operation *reduction = ops.front();
     Value input = reduction->getOperand(0), result = reduction->getResult(0);
     info.shape.rows = getNumElements(result.getType());
     info.shape.rowLength =
-        info.shape.rows == 0 ? 0
-                             : getNumElements(input.getType()) / info.shape.rows;
+        info.shape.rows == 0
+            ? 0
+            : getNumElements(input.getType()) / info.shape.rows;
     info.kinds[input] = RowValueKind::Element;
     info.kinds[result] = RowValueKind::Row;
     layout.rows = info.shape.rows;
@@ -828,30 +838,74 @@ FailureOr<LaunchConfig> emitRowKernel(GroupOp group, gpu::GPUModuleOp module,
     layout.threadsPerRow = std::min(kMaxThreadsPerRow / kWarpSize,
                                     powerOfTwoAtLeast(layout.rowLength));
   } else {
-    return group.emitError("this group is not a row-reduction kernel: ")
-           << why;
+    return group.emitError("this group is not a row-reduction kernel: ") << why;
   }
   if (layout.rows == 0 || layout.rowLength == 0)
     return group.emitError("a reduction over an empty tensor is not "
                            "supported for GPU emission");
+  return plan;
+}
 
-  Type indexType = indexTypeFor(group.getContext(),
-                                layout.rows * layout.rowLength);
-  const int64_t threads = layout.threadsPerRow * layout.rowsPerBlock;
-  OpBuilder b(group.getContext());
-  Location loc = group.getLoc();
-  gpu::GPUFuncOp func = createKernel(b, group, module, name, threads);
-  b.setInsertionPoint(func.getBody().front().getTerminator());
+class RowEmitter : public KernelEmitter {
+public:
+  StringRef getName() const override { return "row"; }
 
-  RowKernelEmitter emitter(group, std::move(info), layout, b, loc, indexType);
-  if (failed(emitter.emit(func))) {
-    func.erase();
-    return failure();
+  EmitterMatch match(ArrayRef<Operation *> ops,
+                     ArrayRef<Value> outputs) const override {
+    if (!llvm::any_of(ops, isReduction))
+      return EmitterMatch::notMine();
+    std::string why;
+    if (analyzeRowKernel(ops, outputs, why) || isLoneReduction(ops))
+      return EmitterMatch::accept();
+    return EmitterMatch::refuse(why);
   }
-  LaunchConfig config;
-  config.block = threads;
-  config.grid = (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock;
-  return config;
+
+  std::string describeRefusal(const EmitterMatch &refusal) const override {
+    return "this group is not a row-reduction kernel: " + refusal.reason;
+  }
+
+  FailureOr<LaunchConfig> configure(GroupOp group,
+                                    const EmitContext &context) const override {
+    FailureOr<RowPlan> plan = planRowKernel(
+        group, context.options.blockSize, context.options.rowElementsPerThread);
+    if (failed(plan))
+      return failure();
+    const RowLayout &layout = plan->layout;
+    LaunchConfig config;
+    config.block = layout.threadsPerRow * layout.rowsPerBlock;
+    config.grid = (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock;
+    return config;
+  }
+
+  LogicalResult emit(GroupOp group, const LaunchConfig &config,
+                     gpu::GPUModuleOp module, StringRef name,
+                     const EmitContext &context) const override {
+    FailureOr<RowPlan> plan = planRowKernel(
+        group, context.options.blockSize, context.options.rowElementsPerThread);
+    if (failed(plan))
+      return failure();
+    const RowLayout &layout = plan->layout;
+    Type indexType =
+        indexTypeFor(group.getContext(), layout.rows * layout.rowLength);
+    OpBuilder b(group.getContext());
+    Location loc = group.getLoc();
+    gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
+    b.setInsertionPoint(func.getBody().front().getTerminator());
+
+    RowKernelEmitter emitter(group, std::move(plan->info), layout, b, loc,
+                             indexType);
+    if (failed(emitter.emit(func))) {
+      func.erase();
+      return failure();
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelEmitter> createRowEmitter() {
+  return std::make_unique<RowEmitter>();
 }
 
 } // namespace opfuse

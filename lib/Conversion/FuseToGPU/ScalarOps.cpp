@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "opfuse/Conversion/FuseToGPU/LoopEmitter.h"
+#include "ScalarOps.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -38,9 +40,9 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
 /// 1 / (1 + e^-x)
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(b, loc, f32(b, loc, 1.0),
-                               arith::AddFOp::create(b, loc, f32(b, loc, 1.0),
-                                                     e));
+  return arith::DivFOp::create(
+      b, loc, f32(b, loc, 1.0),
+      arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
 }
 
 /// tanh of `x` (f32) for an op whose result has element type `result`.
@@ -68,9 +70,9 @@ Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind,
     // x (sqrt(2/pi) + sqrt(2/pi) 0.044715 x^2)
     constexpr double kSqrt2OverPi = 0.7978845608028654;
     Value x2 = arith::MulFOp::create(b, loc, x, x);
-    Value scale = math::FmaOp::create(b, loc, x2,
-                                      f32(b, loc, kSqrt2OverPi * 0.044715),
-                                      f32(b, loc, kSqrt2OverPi));
+    Value scale =
+        math::FmaOp::create(b, loc, x2, f32(b, loc, kSqrt2OverPi * 0.044715),
+                            f32(b, loc, kSqrt2OverPi));
     t = tanhFor(b, loc, arith::MulFOp::create(b, loc, x, scale), result);
   } else {
     t = math::ErfOp::create(
@@ -212,20 +214,32 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
         return convert(b, loc, x, cast.getInput().getType().getElementType(),
                        cast.getType().getElementType());
       })
-      .Case([&](AddOp) { return binary<arith::AddFOp, arith::AddIOp>(b, loc, operands); })
-      .Case([&](SubOp) { return binary<arith::SubFOp, arith::SubIOp>(b, loc, operands); })
-      .Case([&](MulOp) { return binary<arith::MulFOp, arith::MulIOp>(b, loc, operands); })
-      .Case([&](DivOp) { return binary<arith::DivFOp, arith::DivSIOp>(b, loc, operands); })
-      .Case([&](MaxOp) { return binary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, operands); })
-      .Case([&](MinOp) { return binary<arith::MinimumFOp, arith::MinSIOp>(b, loc, operands); })
+      .Case([&](AddOp) {
+        return binary<arith::AddFOp, arith::AddIOp>(b, loc, operands);
+      })
+      .Case([&](SubOp) {
+        return binary<arith::SubFOp, arith::SubIOp>(b, loc, operands);
+      })
+      .Case([&](MulOp) {
+        return binary<arith::MulFOp, arith::MulIOp>(b, loc, operands);
+      })
+      .Case([&](DivOp) {
+        return binary<arith::DivFOp, arith::DivSIOp>(b, loc, operands);
+      })
+      .Case([&](MaxOp) {
+        return binary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, operands);
+      })
+      .Case([&](MinOp) {
+        return binary<arith::MinimumFOp, arith::MinSIOp>(b, loc, operands);
+      })
       .Case([&](PowOp) -> Value {
         return math::PowFOp::create(b, loc, operands[0], operands[1]);
       })
       .Case([&](CompareOp compare) -> Value {
         if (isFloat)
-          return arith::CmpFOp::create(
-              b, loc, floatPredicate(compare.getDirection()), operands[0],
-              operands[1]);
+          return arith::CmpFOp::create(b, loc,
+                                       floatPredicate(compare.getDirection()),
+                                       operands[0], operands[1]);
         return arith::CmpIOp::create(
             b, loc,
             intPredicate(compare.getDirection(), x.getType().isInteger(1)),

@@ -55,20 +55,20 @@ int64_t AllGatherOp::getCommunicationBytes() {
   return ringShare(getByteSize(getType()), getDevices());
 }
 
-LogicalResult ReduceScatterOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+ReduceScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   const int64_t axis = adaptor.getAxis();
   const int64_t devices = adaptor.getDevices();
   if (failed(checkAxis(loc, getOperationName(), input, axis)))
     return failure();
   if (input.getDimSize(axis) % devices != 0)
-    return emitShapeError(loc, getOperationName(),
-                          "dimension " + Twine(axis) + " (" +
-                              Twine(input.getDimSize(axis)) +
-                              ") does not divide evenly among " +
-                              Twine(devices) + " devices");
+    return emitShapeError(
+        loc, getOperationName(),
+        "dimension " + Twine(axis) + " (" + Twine(input.getDimSize(axis)) +
+            ") does not divide evenly among " + Twine(devices) + " devices");
   SmallVector<int64_t> shape(input.getShape());
   shape[axis] /= devices;
   results.push_back(RankedTensorType::get(shape, input.getElementType()));

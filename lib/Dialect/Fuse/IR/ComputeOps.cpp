@@ -21,8 +21,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   StringRef name = getOperationName();
   auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
-  for (auto [label, type] : {std::pair<StringRef, RankedTensorType>{"lhs", lhs},
-                             {"rhs", rhs}})
+  for (auto [label, type] :
+       {std::pair<StringRef, RankedTensorType>{"lhs", lhs}, {"rhs", rhs}})
     if (type.getRank() < 2)
       return emitShapeError(loc, name,
                             label + " must have rank >= 2, got rank " +
@@ -36,12 +36,12 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   const int64_t lhsK = ta ? lr - 2 : lr - 1, lhsM = ta ? lr - 1 : lr - 2;
   const int64_t rhsK = tb ? rr - 1 : rr - 2, rhsN = tb ? rr - 2 : rr - 1;
   if (lhs.getDimSize(lhsK) != rhs.getDimSize(rhsK))
-    return emitShapeError(
-        loc, name,
-        "contraction dimensions differ: lhs K is " +
-            Twine(lhs.getDimSize(lhsK)) + " (dimension " + Twine(lhsK) +
-            ") but rhs K is " + Twine(rhs.getDimSize(rhsK)) + " (dimension " +
-            Twine(rhsK) + ")");
+    return emitShapeError(loc, name,
+                          "contraction dimensions differ: lhs K is " +
+                              Twine(lhs.getDimSize(lhsK)) + " (dimension " +
+                              Twine(lhsK) + ") but rhs K is " +
+                              Twine(rhs.getDimSize(rhsK)) + " (dimension " +
+                              Twine(rhsK) + ")");
   FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
       loc, name, {lhs.getShape().drop_back(2), rhs.getShape().drop_back(2)},
       {"lhs batch", "rhs batch"});
@@ -92,11 +92,11 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> padding = adaptor.getPadding();
   ArrayRef<int64_t> dilation = adaptor.getDilation();
   if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4)
-    return emitShapeError(loc, name,
-                          "expected 2 strides, 4 paddings and 2 dilations, got " +
-                              Twine(strides.size()) + ", " +
-                              Twine(padding.size()) + " and " +
-                              Twine(dilation.size()));
+    return emitShapeError(
+        loc, name,
+        "expected 2 strides, 4 paddings and 2 dilations, got " +
+            Twine(strides.size()) + ", " + Twine(padding.size()) + " and " +
+            Twine(dilation.size()));
   if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
       llvm::any_of(dilation, [](int64_t d) { return d < 1; }) ||
       llvm::any_of(padding, [](int64_t p) { return p < 0; }))
@@ -112,32 +112,28 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                               Twine(channels) + ") and the filter count (" +
                               Twine(features) + ")");
   if (filter.getDimSize(3) != channels / groups)
-    return emitShapeError(loc, name,
-                          "filter dimension 3 is " +
-                              Twine(filter.getDimSize(3)) +
-                              " but input channels / groups is " +
-                              Twine(channels / groups));
+    return emitShapeError(
+        loc, name,
+        "filter dimension 3 is " + Twine(filter.getDimSize(3)) +
+            " but input channels / groups is " + Twine(channels / groups));
   int64_t out[2];
   for (int i = 0; i < 2; ++i) {
     const int64_t extent = input.getDimSize(1 + i) + padding[2 * i] +
                            padding[2 * i + 1] -
                            dilation[i] * (filter.getDimSize(1 + i) - 1) - 1;
     if (extent < 0)
-      return emitShapeError(loc, name,
-                            Twine(i == 0 ? "height" : "width") +
-                                ": the dilated kernel (" +
-                                Twine(dilation[i] *
-                                          (filter.getDimSize(1 + i) - 1) +
-                                      1) +
-                                ") is larger than the padded input (" +
-                                Twine(input.getDimSize(1 + i) +
-                                      padding[2 * i] + padding[2 * i + 1]) +
-                                ")");
+      return emitShapeError(
+          loc, name,
+          Twine(i == 0 ? "height" : "width") + ": the dilated kernel (" +
+              Twine(dilation[i] * (filter.getDimSize(1 + i) - 1) + 1) +
+              ") is larger than the padded input (" +
+              Twine(input.getDimSize(1 + i) + padding[2 * i] +
+                    padding[2 * i + 1]) +
+              ")");
     out[i] = extent / strides[i] + 1;
   }
   results.push_back(RankedTensorType::get(
-      {input.getDimSize(0), out[0], out[1], features},
-      input.getElementType()));
+      {input.getDimSize(0), out[0], out[1], features}, input.getElementType()));
   return success();
 }
 

@@ -165,10 +165,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   ArrayRef<int64_t> strides = adaptor.getStrides();
   const int64_t rank = input.getRank();
-  for (auto [name, list] : {std::pair<StringRef, ArrayRef<int64_t>>{"offsets",
-                                                                    offsets},
-                            {"sizes", sizes},
-                            {"strides", strides}})
+  for (auto [name, list] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"offsets", offsets},
+        {"sizes", sizes},
+        {"strides", strides}})
     if (static_cast<int64_t>(list.size()) != rank)
       return emitShapeError(loc, getOperationName(),
                             name + " has " + Twine(list.size()) +
@@ -176,13 +176,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                 Twine(rank));
   for (int64_t d = 0; d < rank; ++d) {
     if (offsets[d] < 0 || sizes[d] < 1 || strides[d] < 1)
-      return emitShapeError(loc, getOperationName(),
-                            "dimension " + Twine(d) + ": offset " +
-                                Twine(offsets[d]) + ", size " +
-                                Twine(sizes[d]) + ", stride " +
-                                Twine(strides[d]) +
-                                " (expected offset >= 0, size >= 1, "
-                                "stride >= 1)");
+      return emitShapeError(
+          loc, getOperationName(),
+          "dimension " + Twine(d) + ": offset " + Twine(offsets[d]) +
+              ", size " + Twine(sizes[d]) + ", stride " + Twine(strides[d]) +
+              " (expected offset >= 0, size >= 1, "
+              "stride >= 1)");
     int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
     if (last >= input.getDimSize(d))
       return emitShapeError(loc, getOperationName(),
@@ -236,8 +235,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
             loc, getOperationName(),
             "input #" + Twine(operand) + " dimension " + Twine(d) + " is " +
                 Twine(type.getDimSize(d)) + " but input #0's is " +
-                Twine(first.getDimSize(d)) +
-                " (only the concatenation axis " + Twine(axis) + " may differ)");
+                Twine(first.getDimSize(d)) + " (only the concatenation axis " +
+                Twine(axis) + " may differ)");
     }
     shape[axis] += type.getDimSize(axis);
   }

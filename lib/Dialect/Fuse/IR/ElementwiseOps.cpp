@@ -72,8 +72,8 @@ int64_t CastOp::getFlops() { return 0; }
 //===----------------------------------------------------------------------===//
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldToOperand(getLhs(), getType(),
-                                     isSplatOf(adaptor.getRhs(), 0)))
+  if (OpFoldResult r =
+          foldToOperand(getLhs(), getType(), isSplatOf(adaptor.getRhs(), 0)))
     return r;
   return foldToOperand(getRhs(), getType(), isSplatOf(adaptor.getLhs(), 0));
 }
@@ -83,8 +83,8 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldToOperand(getLhs(), getType(),
-                                     isSplatOf(adaptor.getRhs(), 1)))
+  if (OpFoldResult r =
+          foldToOperand(getLhs(), getType(), isSplatOf(adaptor.getRhs(), 1)))
     return r;
   return foldToOperand(getRhs(), getType(), isSplatOf(adaptor.getLhs(), 1));
 }
@@ -125,10 +125,9 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *context,
   if (!condition || !condition.hasStaticShape())
     return emitShapeError(loc, getOperationName(),
                           "condition must be a statically shaped tensor");
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(loc, getOperationName(),
-                      {condition.getShape(), value.getShape()},
-                      {"condition", "on_true/on_false"});
+  FailureOr<SmallVector<int64_t>> shape = broadcastShapes(
+      loc, getOperationName(), {condition.getShape(), value.getShape()},
+      {"condition", "on_true/on_false"});
   if (failed(shape))
     return failure();
   results.push_back(RankedTensorType::get(*shape, value.getElementType()));

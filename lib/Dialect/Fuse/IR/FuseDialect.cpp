@@ -1,6 +1,7 @@
 //===- FuseDialect.cpp - The fuse dialect ---------------------------------===//
 //
-// Registers the ops and materialises folded constants as fuse.constant.
+// Registers the ops and attributes and materialises folded constants as
+// fuse.constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@ void FuseDialect::initialize() {
 #define GET_OP_LIST
 #include "opfuse/Dialect/Fuse/IR/FuseOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 Operation *FuseDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -57,9 +57,8 @@ int64_t GroupOp::getFlops() {
 
 GroupOp outlineIntoGroup(ArrayRef<Operation *> unordered) {
   SmallVector<Operation *> ops(unordered.begin(), unordered.end());
-  llvm::sort(ops, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   llvm::SmallPtrSet<Operation *, 16> members(ops.begin(), ops.end());
   auto inside = [&](Operation *op) { return members.contains(op); };
 

@@ -95,9 +95,9 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
-  return inferNormResult(loc, getOperationName(),
-                         adaptor.getInput().getType(), adaptor.getAxis(),
-                         {{"scale", adaptor.getScale()}}, results);
+  return inferNormResult(loc, getOperationName(), adaptor.getInput().getType(),
+                         adaptor.getAxis(), {{"scale", adaptor.getScale()}},
+                         results);
 }
 
 int64_t RmsNormOp::getFlops() {

@@ -35,8 +35,8 @@ std::optional<RowShape> getRowShape(Operation *op) {
   if (axes.empty())
     return std::nullopt;
   for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis != rank - static_cast<int64_t>(axes.size()) +
-                    static_cast<int64_t>(i))
+    if (axis !=
+        rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
       return std::nullopt;
   RowShape shape;
   shape.rows = getNumElements(op->getResult(0).getType());

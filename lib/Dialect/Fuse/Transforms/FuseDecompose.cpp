@@ -60,8 +60,8 @@ public:
     auto type = cast<RankedTensorType>(like.getType());
     return ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(),
-                                                    value)));
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), value)));
   }
 
   template <typename OpTy> Value binary(Value lhs, Value rhs) {
@@ -76,8 +76,7 @@ public:
     Value shifted = binary<SubOp>(x, max);
     Value exp = ExpOp::create(b, loc, shifted);
     Value sum = reduce<ReduceSumOp>(exp, axes);
-    return narrow(binary<DivOp>(exp, sum),
-                  op.getType().getElementType());
+    return narrow(binary<DivOp>(exp, sum), op.getType().getElementType());
   }
 
   /// (x - mean) * rsqrt(var + eps) * scale + bias, with the corrected
@@ -94,8 +93,8 @@ public:
     Value correction = reduce<ReduceMeanOp>(shifted, axes);
     Value meanSquare =
         reduce<ReduceMeanOp>(binary<MulOp>(shifted, shifted), axes);
-    Value variance = binary<SubOp>(
-        meanSquare, binary<MulOp>(correction, correction));
+    Value variance =
+        binary<SubOp>(meanSquare, binary<MulOp>(correction, correction));
     Value centred = binary<SubOp>(shifted, correction);
     Value y = binary<MulOp>(centred, inverseRoot(variance, op.getEpsilon()));
     if (Value scale = op.getScale())
@@ -128,8 +127,7 @@ private:
   /// rsqrt(value + epsilon)
   Value inverseRoot(Value value, APFloat epsilon) {
     return RsqrtOp::create(
-        b, loc,
-        binary<AddOp>(value, splat(value, epsilon.convertToDouble())));
+        b, loc, binary<AddOp>(value, splat(value, epsilon.convertToDouble())));
   }
 
   OpBuilder &b;

@@ -12,6 +12,8 @@
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
 #include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
@@ -75,9 +77,12 @@ public:
       if (!isRoot(op) || clusterOf.count(op))
         continue;
       int k = clusters.size();
-      clusters.push_back(
-          {op, cast<RankedTensorType>(op->getResult(0).getType()), false,
-           false, {}, op});
+      clusters.push_back({op,
+                          cast<RankedTensorType>(op->getResult(0).getType()),
+                          false,
+                          false,
+                          {},
+                          op});
       add(op, k);
       explainBoundaries(op, k, /*asProducer=*/false);
       // Candidate producers, latest first: one is considered only once
@@ -181,13 +186,14 @@ private:
     return false;
   }
 
-  /// Whether cluster `k` with `op` added is still a kernel an emitter
-  /// accepts: with a reduction in it, one row kernel; `why` says what fails.
+  /// Whether cluster `k` with `extra` added is still a kernel an emitter
+  /// of the registry compiles (KernelEmitter.h); `why` says what fails.
   bool emittable(ArrayRef<Operation *> extra, int k, std::string &why) {
     const bool rows =
         clusters[k].hasReduction || llvm::any_of(extra, isReduction);
     const bool gemm =
         clusters[k].hasContraction || llvm::any_of(extra, isContraction);
+    // Elementwise ops, broadcasts and reshapes: always one loop kernel.
     if (!rows && !gemm)
       return true;
     SmallVector<Operation *> ops(clusters[k].ops.begin(),
@@ -195,20 +201,22 @@ private:
     for (Operation *op : extra)
       if (!clusters[k].ops.contains(op))
         ops.push_back(op);
-    llvm::sort(ops, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     DenseSet<Operation *> members(ops.begin(), ops.end());
     SmallVector<Value> outputs;
     for (Operation *member : ops)
       for (Value result : member->getResults())
-        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-              return !members.count(user);
-            }))
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !members.count(user); }))
           outputs.push_back(result);
-    if (gemm && !rows)
-      return analyzeGemmKernel(ops, why) != nullptr;
-    return analyzeRowKernel(ops, outputs, why).has_value();
+    opfuse::KernelEmitterRegistry::Selection selection =
+        opfuse::getKernelEmitters().select(ops, outputs);
+    if (selection.match.kind == opfuse::EmitterMatch::Kind::Accepted)
+      return true;
+    why = selection.emitter ? selection.match.reason
+                            : "no kernel emitter compiles these ops together";
+    return false;
   }
 
   /// A row reduction outside cluster `k` whose per-row result `producer`
@@ -348,9 +356,8 @@ private:
       Operation *def = operand.getDefiningOp();
       if (def && (inCluster(def, k) || isSplatConstant(def)))
         continue;
-      bool alreadyRead = llvm::any_of(operand.getUsers(), [&](Operation *u) {
-        return inCluster(u, k);
-      });
+      bool alreadyRead = llvm::any_of(
+          operand.getUsers(), [&](Operation *u) { return inCluster(u, k); });
       if (!alreadyRead)
         bytes += getByteSize(operand.getType());
     }
@@ -359,9 +366,9 @@ private:
 
   void remark(Operation *producer, int k, const Twine &message) {
     if (explain)
-      producer->emitRemark() << "fuse-elementwise: " << message
-                             << " (kernel of " << describeOp(clusters[k].root)
-                             << ")";
+      producer->emitRemark()
+          << "fuse-elementwise: " << message << " (kernel of "
+          << describeOp(clusters[k].root) << ")";
   }
 
   /// Remarks on the edges where kernel `k` must stop because the op on the
@@ -404,9 +411,8 @@ private:
     bool allUsersInside = llvm::all_of(
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
     if (isa<ReshapeOp>(producer) &&
-        (!allUsersInside ||
-         getNumElements(producer->getResultTypes()[0]) !=
-             getNumElements(cluster.shape))) {
+        (!allUsersInside || getNumElements(producer->getResultTypes()[0]) !=
+                                getNumElements(cluster.shape))) {
       remark(producer, k,
              "not fused: a reshape joins a kernel only when all its users "
              "are inside and it spans the kernel's whole iteration space; "
@@ -435,10 +441,10 @@ private:
     auto cost = cast<CostInterface>(producer);
     auto producerType = cast<RankedTensorType>(producer->getResultTypes()[0]);
     const int64_t producerElements = getNumElements(producerType);
-    const int64_t extraFlops =
-        producerElements == 0
-            ? 0
-            : cost.getFlops() / producerElements * getNumElements(cluster.shape);
+    const int64_t extraFlops = producerElements == 0
+                                   ? 0
+                                   : cost.getFlops() / producerElements *
+                                         getNumElements(cluster.shape);
     const int64_t extraBytes = newInputBytes(producer, k);
     const int64_t readBytes = getByteSize(producerType);
     // Compare what the kernel would take with the producer recomputed in it
@@ -530,12 +536,12 @@ private:
     std::string output =
         !why.empty() ? why
         : !sameShape ? "its shape " + formatShape(producerType.getShape()) +
-                         " differs from the kernel's " +
-                         formatShape(cluster.shape.getShape()) +
-                         ", so it cannot be an extra output"
-        : cycle ? std::string("as an extra output a path would leave the "
-                              "kernel and come back")
-                : std::string("it cannot be an extra output");
+                           " differs from the kernel's " +
+                           formatShape(cluster.shape.getShape()) +
+                           ", so it cannot be an extra output"
+        : cycle      ? std::string("as an extra output a path would leave the "
+                                   "kernel and come back")
+                     : std::string("it cannot be an extra output");
     std::string recompute =
         isReduction(producer) || isContraction(producer)
             ? "it is not recomputed (that would read its whole inputs again)"
@@ -553,26 +559,15 @@ private:
 struct FuseElementwisePass
     : public opfuse::fuse::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
-  LogicalResult initialize(MLIRContext *context) override;
   void runOnOperation() override;
-
-  std::optional<opfuse::CostModel> model;
 };
 
 } // namespace
 
-LogicalResult FuseElementwisePass::initialize(MLIRContext *context) {
-  FailureOr<opfuse::CostModel> loaded =
-      opfuse::loadCostModel(target, context, "fuse-elementwise");
-  if (failed(loaded))
-    return failure();
-  model.emplace(std::move(*loaded));
-  return success();
-}
-
 void FuseElementwisePass::runOnOperation() {
+  const opfuse::CostModel model(opfuse::fuse::getTarget(getOperation()));
   for (Block &block : getOperation().getBody()) {
-    Clustering clustering(block, *model, explain);
+    Clustering clustering(block, model, explain);
     clustering.run();
     for (Cluster &cluster : clustering.clusters)
       outlineIntoGroup(cluster.ops.getArrayRef());

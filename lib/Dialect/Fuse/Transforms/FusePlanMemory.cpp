@@ -83,9 +83,8 @@ void FusePlanMemoryPass::runOnOperation() {
       for (auto [out, in] : node.inPlace)
         if (plan.storage[out] >= 0 && plan.storage[out] == plan.storage[in])
           buffers.kernels[k]->emitRemark()
-              << "fuse-plan-memory: writes "
-              << buffers.graph.buffers[out].name << " in place over "
-              << buffers.graph.buffers[in].name
+              << "fuse-plan-memory: writes " << buffers.graph.buffers[out].name
+              << " in place over " << buffers.graph.buffers[in].name
               << ", which dies in this kernel";
 
   // Offsets refer to buffers by kernel and result, which reordering keeps.

@@ -45,6 +45,38 @@ def Fuse_Dialect : Dialect {
     ```
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Adds the attributes of FuseAttributes.td (defined beside their
+    /// storage classes).
+    void registerAttributes();
+  }];
+  let hasOperationAttrVerify = 1;
+
+  // The attributes passes exchange, each verified where it is set
+  // (verifyOperationAttribute): no pass spells their names. The typed ones
+  // are defined in FuseAttributes.td.
+  let discardableAttrs = (ins
+    // On the module: the GPU target (fuse-set-target).
+    "::opfuse::fuse::TargetAttr":$target,
+    // On a function: its buffer plan (fuse-plan-memory).
+    "::opfuse::fuse::MemoryPlanAttr":$memory,
+    // On a kernel (a group, or a lone op before it is wrapped): each
+    // result's arena offset, -1 outside the arena (fuse-plan-memory).
+    "::mlir::DenseI64ArrayAttr":$offsets,
+    // On a GEMM group or a lone contraction: its tiling (the user, or
+    // --autotune), and on every GEMM group after emission.
+    "::opfuse::fuse::MatmulTilingAttr":$matmul_tiling,
+    // On a group after convert-fuse-to-gpu: the kernel's symbol, launch
+    // grid and block (x, y, z), dynamic shared memory, GEMM schedule and
+    // TMA tensor maps (#fuse.tensor_map, in parameter order).
+    "::mlir::SymbolRefAttr":$kernel,
+    "::mlir::DenseI64ArrayAttr":$grid,
+    "::mlir::DenseI64ArrayAttr":$block,
+    "::mlir::IntegerAttr":$shared_bytes,
+    "::opfuse::fuse::GemmScheduleAttr":$gemm_schedule,
+    "::mlir::ArrayAttr":$tensor_maps
+  );
 }
 
 class Fuse_Op<string mnemonic, list<Trait> traits = []>

@@ -1,4 +1,4 @@
-//===- FuseInterfaces.td - fuse dialect interfaces and traits -*- tablegen -*-===//
+//===- FuseInterfaces.td - Interfaces and traits -----------*- tablegen -*-===//
 //
 // CostInterface (FLOPs and bytes of one op) and the three operator-class
 // traits every computational fuse op carries exactly one of.

@@ -50,11 +50,10 @@ inferBroadcastResult(std::optional<mlir::Location> loc, llvm::StringRef opName,
                      llvm::SmallVectorImpl<mlir::Type> &results);
 
 /// Result type of a reduction of `input` over `axes`.
-mlir::LogicalResult inferReduceResult(std::optional<mlir::Location> loc,
-                                      llvm::StringRef opName, mlir::Type input,
-                                      llvm::ArrayRef<int64_t> axes,
-                                      bool keepdims,
-                                      llvm::SmallVectorImpl<mlir::Type> &results);
+mlir::LogicalResult
+inferReduceResult(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                  mlir::Type input, llvm::ArrayRef<int64_t> axes, bool keepdims,
+                  llvm::SmallVectorImpl<mlir::Type> &results);
 
 /// "[1, 2, 3]" for error messages.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

@@ -72,9 +72,9 @@ struct RowKernelInfo {
 /// constant; a per-row value combined with per-element values only through
 /// a broadcast over its row; outputs per element or per row. On failure
 /// returns nullopt and sets `why` to the first reason.
-std::optional<RowKernelInfo> analyzeRowKernel(llvm::ArrayRef<mlir::Operation *> ops,
-                                              llvm::ArrayRef<mlir::Value> outputs,
-                                              std::string &why);
+std::optional<RowKernelInfo>
+analyzeRowKernel(llvm::ArrayRef<mlir::Operation *> ops,
+                 llvm::ArrayRef<mlir::Value> outputs, std::string &why);
 
 } // namespace opfuse::fuse
 

@@ -1,0 +1,172 @@
+//===- KernelEmitter.h - What every kernel emitter implements ---*- C++ -*-===//
+//
+// A kernel emitter compiles one kind of fuse.group into one gpu.func. It
+// answers three questions: can it compile a set of ops (match, with the
+// reason when not), how the kernel runs (configure: the launch and, for a
+// GEMM, the tiling and schedule recorded on the group), and the kernel
+// itself (emit). convert-fuse-to-gpu walks a registry of emitters in
+// priority order; fuse-elementwise asks the same registry whether a group
+// it wants to form can be emitted. docs/adding-an-emitter.md shows how to
+// add one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_CONVERSION_FUSETOGPU_KERNELEMITTER_H
+#define OPFUSE_CONVERSION_FUSETOGPU_KERNELEMITTER_H
+
+#include "opfuse/Analysis/Target.h"
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opfuse {
+
+/// A TMA tensor map the host encodes for a kernel: a view of group input
+/// `input` with `dims` (innermost first), the byte `strides` of all but
+/// the innermost dimension, and the `box` one copy fills, 128-byte
+/// swizzled. The kernel takes a pointer to it after its outputs.
+struct TensorMapSpec {
+  unsigned input = 0;
+  llvm::SmallVector<int64_t, 3> dims, strides, box;
+};
+
+/// How a kernel is launched: a 1-D grid of 1-D blocks, with `sharedBytes`
+/// of dynamic shared memory per block, and the tensor maps it reads
+/// operands through, in parameter order.
+struct LaunchConfig {
+  int64_t grid = 1;
+  int64_t block = 1;
+  int64_t sharedBytes = 0;
+  llvm::SmallVector<TensorMapSpec, 2> tensorMaps;
+};
+
+/// The knobs of the emitters (convert-fuse-to-gpu's options).
+struct EmitterOptions {
+  /// Threads per block of the loop and row kernels.
+  int64_t blockSize = 256;
+  /// 16-byte vectors each thread of a loop kernel owns: 1, 2 or 4.
+  int64_t vectorsPerThread = 2;
+  /// Row elements a thread of a row kernel holds in registers: 8 to 64.
+  int64_t rowElementsPerThread = 32;
+  /// The GEMM tiling, or "auto" for the tile model's pick per GEMM.
+  std::string matmulTiling = "auto";
+  bool allowTF32 = false;
+  bool useTma = true;
+  bool warpSpecialize = true;
+  bool pingPong = false;
+};
+
+/// Why `options` cannot be used, naming the option as the pass spells it,
+/// or nothing when they can. Checks what does not depend on the target
+/// (a wgmma tiling on a chip without wgmma is an error at emission).
+std::optional<std::string> checkEmitterOptions(const EmitterOptions &options);
+
+/// What a kernel's emitter reads besides its group.
+struct EmitContext {
+  const EmitterOptions &options;
+  const GpuTarget &target;
+};
+
+/// An emitter's answer to "can you compile these ops as one kernel".
+struct EmitterMatch {
+  enum class Kind {
+    /// Not this emitter's kind of kernel: ask the next one.
+    NotMine,
+    /// This emitter compiles it.
+    Accepted,
+    /// This emitter's kind of kernel, but it cannot compile it: `reason`
+    /// says why, at `at` when one op is to blame.
+    Refused,
+  };
+  Kind kind = Kind::NotMine;
+  std::string reason;
+  mlir::Operation *at = nullptr;
+
+  static EmitterMatch notMine() { return {}; }
+  static EmitterMatch accept() { return {Kind::Accepted, "", nullptr}; }
+  static EmitterMatch refuse(std::string reason,
+                             mlir::Operation *at = nullptr) {
+    return {Kind::Refused, std::move(reason), at};
+  }
+};
+
+class KernelEmitter {
+public:
+  virtual ~KernelEmitter();
+
+  /// A short name for summaries and diagnostics ("loop", "row", "gemm").
+  virtual llvm::StringRef getName() const = 0;
+
+  /// Whether the emitter compiles a kernel computing `ops` (in block
+  /// order), of which `outputs` are used outside it. Fusion asks before it
+  /// forms a group, so this must not need the group to exist.
+  virtual EmitterMatch match(llvm::ArrayRef<mlir::Operation *> ops,
+                             llvm::ArrayRef<mlir::Value> outputs) const = 0;
+
+  /// The message convert-fuse-to-gpu puts before a refusal's reason.
+  virtual std::string describeRefusal(const EmitterMatch &refusal) const {
+    return refusal.reason;
+  }
+
+  /// Decides how `group` (which `match` accepted) runs, records on it what
+  /// later stages and `emit` read (a GEMM's fuse.matmul_tiling and
+  /// fuse.gemm_schedule), and returns its launch configuration. Errors are
+  /// reported at the group or the op at fault.
+  virtual mlir::FailureOr<LaunchConfig>
+  configure(fuse::GroupOp group, const EmitContext &context) const = 0;
+
+  /// Emits `group` as the kernel `name` in `module` with `config` (from
+  /// `configure`).
+  virtual mlir::LogicalResult emit(fuse::GroupOp group,
+                                   const LaunchConfig &config,
+                                   mlir::gpu::GPUModuleOp module,
+                                   llvm::StringRef name,
+                                   const EmitContext &context) const = 0;
+};
+
+/// Emitters in priority order: the first whose match is not NotMine
+/// decides.
+class KernelEmitterRegistry {
+public:
+  void add(std::unique_ptr<KernelEmitter> emitter) {
+    emitters.push_back(std::move(emitter));
+  }
+
+  struct Selection {
+    /// The emitter that accepted, or refused (see match.kind); null when
+    /// none claims the ops.
+    const KernelEmitter *emitter = nullptr;
+    EmitterMatch match;
+  };
+
+  Selection select(llvm::ArrayRef<mlir::Operation *> ops,
+                   llvm::ArrayRef<mlir::Value> outputs) const;
+  /// The ops and outputs of `group`'s body.
+  Selection select(fuse::GroupOp group) const;
+
+  llvm::ArrayRef<std::unique_ptr<KernelEmitter>> getEmitters() const {
+    return emitters;
+  }
+
+private:
+  std::vector<std::unique_ptr<KernelEmitter>> emitters;
+};
+
+/// The built-in emitters, in priority order: row reductions (a group with
+/// a reduction), GEMM (a group with a contraction), loop (elementwise).
+const KernelEmitterRegistry &getKernelEmitters();
+
+/// The built-in emitters, one factory each (KernelEmitters.cpp registers
+/// them).
+std::unique_ptr<KernelEmitter> createRowEmitter();
+std::unique_ptr<KernelEmitter> createGemmEmitter();
+std::unique_ptr<KernelEmitter> createLoopEmitter();
+
+} // namespace opfuse
+
+#endif // OPFUSE_CONVERSION_FUSETOGPU_KERNELEMITTER_H

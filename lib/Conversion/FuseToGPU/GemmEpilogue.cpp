@@ -1,0 +1,238 @@
+//===- GemmEpilogue.cpp - The group's elementwise ops on accumulators -----===//
+//
+// Each thread maps its accumulator pairs to their (row, column), reads the
+// group's other inputs at the broadcast index of the output (splat
+// constants are scalars), evaluates the group's elementwise ops in f32
+// with the shared GroupEvaluator and stores every output once: as pairs
+// when N is even, guarded where the tile is partial.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmEmission.h"
+#include "GroupEvaluator.h"
+
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse::gemm {
+
+namespace {
+
+/// The epilogue inputs of one store, loaded before the chunk's stores.
+using Inputs = DenseMap<Value, SmallVector<Value>>;
+
+/// One store of 1 or 2 accumulators: (row, col), and whether it lies in
+/// the output (null where every tile is whole).
+struct Output {
+  Value row, col;
+  SmallVector<Value, 2> lanes;
+  Value valid;
+};
+
+/// A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 16 or
+/// 32 stores a thread, a few registers for the inputs of each.
+constexpr int64_t kEpilogueChunk = 8;
+
+/// The epilogue of one GEMM kernel: what every store needs, computed once.
+class Epilogue {
+public:
+  Epilogue(GemmKernelEmission &k, const MainLoop &loop)
+      : k(k), b(k.b), loc(k.loc), gb(k.gb), kb(k.kb), group(k.group),
+        problem(k.problem), shape(problem.shape),
+        contraction(problem.contraction), output(problem.output),
+        body(group.getBody().front()), loop(loop),
+        yield(cast<YieldOp>(body.getTerminator())),
+        batchIndices(loop.current.batchIndices) {
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+  }
+
+  LogicalResult emit();
+
+private:
+  /// The epilogue inputs of `count` consecutive outputs at (row, col).
+  Inputs loadInputs(Value row, Value col, int64_t count);
+  SmallVector<Value> indicesOf(Value row, Value col);
+  /// Computes the group's ops on `lanes` (1 or 2 consecutive
+  /// accumulators) and the loaded `values`, and stores the results at
+  /// (row, col).
+  LogicalResult storeAt(Value row, Value col, ArrayRef<Value> lanes,
+                        const Inputs &values);
+  /// The outputs of m16 tile `i` against n8 tiles from `j0` (a chunk).
+  SmallVector<Output> chunkOutputs(int64_t i, int64_t j0);
+
+  GemmKernelEmission &k;
+  OpBuilder &b;
+  Location loc;
+  GemmBuilder &gb;
+  KernelBuilder &kb;
+  GroupOp group;
+  const GemmProblem &problem;
+  const GemmShape &shape;
+  Operation *contraction;
+  RankedTensorType output;
+  Block &body;
+  const MainLoop &loop;
+  YieldOp yield;
+  SmallVector<Operation *> ops;
+  SmallVector<Value> batchIndices;
+  llvm::MapVector<Value, InputAccess> epilogueInputs;
+  bool fullTiles = false;
+  Value group8, quad, batchBase;
+};
+
+SmallVector<Value> Epilogue::indicesOf(Value row, Value col) {
+  SmallVector<Value> indices(batchIndices);
+  if (problem.conv)
+    indices = kb.decompose(gb.toIndexType(row), output.getShape().drop_back());
+  else
+    indices.push_back(gb.toIndexType(row));
+  indices.push_back(gb.toIndexType(col));
+  return indices;
+}
+
+// Loaded for a whole chunk of accumulators before any of the chunk is
+// stored: a load after a store cannot move above it (the output may alias
+// an input as far as LLVM and ptxas know), so loading per output would pay
+// one memory latency per accumulator pair. Outside a ragged edge the
+// indices are clamped to the last row and column instead of guarded: the
+// values are read and never stored.
+Inputs Epilogue::loadInputs(Value row, Value col, int64_t count) {
+  if (!fullTiles) {
+    row = arith::MinUIOp::create(b, loc, row, gb.i32(shape.m - 1));
+    col = arith::MinUIOp::create(b, loc, col, gb.i32(shape.n - count));
+  }
+  SmallVector<Value> indices = indicesOf(row, col);
+  Inputs values;
+  for (auto &[argument, access] : epilogueInputs) {
+    Type type = cast<RankedTensorType>(argument.getType()).getElementType();
+    Value pointer =
+        k.entry.getArgument(cast<BlockArgument>(argument).getArgNumber());
+    Value offset = kb.broadcastOffset(
+        access, access.isScalar ? ArrayRef<Value>() : ArrayRef<Value>(indices));
+    if (access.innerContiguous && count > 1) {
+      values[argument] = kb.load(pointer, type, offset, count);
+    } else {
+      Value one = kb.load(pointer, type, offset, 1).front();
+      values[argument] = SmallVector<Value>(count, one);
+    }
+  }
+  return values;
+}
+
+LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
+                                const Inputs &values) {
+  GroupEvaluator::Memo memo;
+  GroupEvaluator evaluator(b, lanes.size(), memo);
+  for (const auto &[argument, loaded] : values)
+    evaluator.seed(argument, 0, loaded);
+  evaluator.seed(contraction->getResult(0), 0, SmallVector<Value>(lanes));
+  for (Operation *op : ops)
+    if (op != contraction && failed(evaluator.evaluate(op->getResult(0), 0)))
+      return failure();
+  // In the index type: the output may hold more than 2^31 elements.
+  Value offset = gb.add(
+      batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
+                        gb.toIndexType(col)));
+  const unsigned numInputs = group.getNumOperands();
+  for (auto [index, value] : llvm::enumerate(yield.getOperands())) {
+    FailureOr<GroupEvaluator::Lanes> result = evaluator.evaluate(value, 0);
+    if (failed(result))
+      return failure();
+    kb.store(
+        k.entry.getArgument(numInputs + index),
+        cast<RankedTensorType>(group.getResultTypes()[index]).getElementType(),
+        offset, *result);
+  }
+  return success();
+}
+
+SmallVector<Output> Epilogue::chunkOutputs(int64_t i, int64_t j0) {
+  const SmallVector<Value> &acc = loop.acc;
+  Value tileM = loop.current.tileM, tileN = loop.current.tileN;
+  Value warpRow = k.warpRow, warpCol = k.warpCol;
+  const int64_t nTiles = k.nTiles, mTileRows = k.mTileRows;
+  const bool pairs = shape.n % 2 == 0;
+  SmallVector<Output> chunk;
+  for (int64_t j = j0; j < std::min(nTiles, j0 + kEpilogueChunk); ++j)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = gb.add(gb.add(tileM, warpRow),
+                         gb.add(gb.i32(i * mTileRows + half * 8), group8));
+      Value col = gb.add(gb.add(tileN, warpCol),
+                         gb.add(gb.i32(j * 8), gb.mul(quad, gb.i32(2))));
+      Value first = acc[(i * nTiles + j) * 4 + half * 2];
+      Value second = acc[(i * nTiles + j) * 4 + half * 2 + 1];
+      Value rowValid = fullTiles ? Value() : gb.lt(row, gb.i32(shape.m));
+      auto validAt = [&](Value c) -> Value {
+        if (fullTiles)
+          return Value();
+        return arith::AndIOp::create(b, loc, rowValid,
+                                     gb.lt(c, gb.i32(shape.n)));
+      };
+      if (pairs) {
+        chunk.push_back({row, col, {first, second}, validAt(col)});
+        continue;
+      }
+      Value nextCol = gb.add(col, gb.i32(1));
+      chunk.push_back({row, col, {first}, validAt(col)});
+      chunk.push_back({row, nextCol, {second}, validAt(nextCol)});
+    }
+  return chunk;
+}
+
+LogicalResult Epilogue::emit() {
+  // Inputs other than the matmul's operands are read at the broadcast
+  // index of the output; splat constants are scalars. In argument order
+  // (not a DenseMap's pointer order): the loads, and so the PTX, are the
+  // same from one compile to the next.
+  for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
+    bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
+      return user != contraction;
+    });
+    if (!used)
+      continue;
+    FailureOr<InputAccess> access =
+        analyzeInput(group, cast<RankedTensorType>(argument.getType()),
+                     output.getShape(), index);
+    if (failed(access))
+      return failure();
+    epilogueInputs[argument] = *access;
+  }
+  fullTiles = shape.m % k.t.blockM == 0 && shape.n % k.t.blockN == 0;
+  group8 = gb.divu(k.lane, 4);
+  quad = gb.remu(k.lane, 4);
+  batchBase = arith::MulIOp::create(b, loc, gb.toIndexType(loop.current.batch),
+                                    kb.constant(shape.m * shape.n));
+
+  auto guarded = [&](Value condition, auto emit) -> LogicalResult {
+    if (!condition)
+      return emit();
+    auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    return emit();
+  };
+  for (int64_t i = 0; i < k.accMTiles; ++i)
+    for (int64_t j0 = 0; j0 < k.nTiles; j0 += kEpilogueChunk) {
+      SmallVector<Output> chunk = chunkOutputs(i, j0);
+      SmallVector<Inputs> inputs;
+      for (const Output &out : chunk)
+        inputs.push_back(loadInputs(out.row, out.col, out.lanes.size()));
+      for (auto [out, loaded] : llvm::zip(chunk, inputs))
+        if (failed(guarded(out.valid, [&] {
+              return storeAt(out.row, out.col, out.lanes, loaded);
+            })))
+          return failure();
+    }
+  return success();
+}
+
+} // namespace
+
+LogicalResult emitGemmEpilogue(GemmKernelEmission &k, const MainLoop &loop) {
+  return Epilogue(k, loop).emit();
+}
+
+} // namespace opfuse::gemm

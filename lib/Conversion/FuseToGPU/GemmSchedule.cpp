@@ -1,0 +1,203 @@
+//===- GemmSchedule.cpp - A GEMM kernel's configuration -------------------===//
+//
+// Everything about a GEMM kernel that is decided before a line of it is
+// emitted: its tiling (the group's attribute, the option or the tile
+// model), the problem as that tiling copies it, and the schedule and feed
+// that follow from the tiling, the operands, the options and the target.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmEmission.h"
+
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+#include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse::gemm {
+
+FailureOr<MatmulTiling> chooseGemmTiling(GroupOp group,
+                                         const EmitterOptions &options,
+                                         const GpuTarget &target) {
+  // A group's own fuse.matmul_tiling (from --autotune), or its
+  // contraction's (written in the model), comes first; then the option,
+  // where "auto" asks the tile model.
+  std::string error;
+  auto helper = getFuseDialect(group.getContext()).getMatmulTilingAttrHelper();
+  for (Operation *holder : {group.getOperation(), findContraction(group)}) {
+    MatmulTilingAttr own = helper.getAttr(holder);
+    if (!own)
+      continue;
+    std::optional<MatmulTiling> tiling = resolveMatmulTiling(
+        formatMatmulTiling(own.getTiling()), target.chip, error);
+    if (!tiling)
+      return holder->emitError(helper.getNameStr()) << ": " << error;
+    return *tiling;
+  }
+  if (options.matmulTiling != "auto") {
+    std::optional<MatmulTiling> tiling =
+        resolveMatmulTiling(options.matmulTiling, target.chip, error);
+    if (!tiling)
+      return group.emitError("matmul-tiling: ") << error;
+    return *tiling;
+  }
+  std::vector<TilingEstimate> ranked =
+      rankMatmulTilings(group, target.chip, target);
+  if (ranked.empty())
+    return group.emitError("no matmul tiling fits the shared memory of ")
+           << target.name;
+  return ranked.front().tiling;
+}
+
+FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
+                                          bool useTma) {
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  std::string why;
+  GemmProblem p;
+  p.contraction = analyzeGemmKernel(ops, why);
+  if (!p.contraction)
+    return group.emitError("not one GEMM kernel: ") << why;
+  Operation *contraction = p.contraction;
+  p.matmul = dyn_cast<MatmulOp>(contraction);
+  p.conv = dyn_cast<Conv2DOp>(contraction);
+  Value lhs = contraction->getOperand(0), rhs = contraction->getOperand(1);
+  p.elementType = cast<RankedTensorType>(lhs.getType()).getElementType();
+  Type elementType = p.elementType;
+  if (!elementType.isBF16() && !elementType.isF16() && !elementType.isF32())
+    return contraction->emitError("the GEMM kernels take bf16, f16 or f32 "
+                                  "operands; ")
+           << elementType << " " << contraction->getName().stripDialect()
+           << "s are not supported for GPU emission";
+  p.elementBytes = getElementByteSize(elementType);
+  const int64_t elementBytes = p.elementBytes;
+  if (elementType.isF32() && t.instruction == MmaInstruction::Warpgroup)
+    return contraction->emitError("wgmma tilings take bf16 or f16 operands; "
+                                  "give f32 an mma.sync tiling (e.g. ")
+           << formatMatmulTiling(MatmulTiling()) << ")";
+  if (t.sharedBytes(elementBytes) > kMaxSharedBytesPerBlock)
+    return contraction->emitError("matmul-tiling ")
+           << formatMatmulTiling(t) << " needs " << t.sharedBytes(elementBytes)
+           << " bytes of shared memory for " << elementType
+           << " operands; an sm_90 block has at most "
+           << kMaxSharedBytesPerBlock;
+  if (p.conv && p.conv.getGroups() != 1)
+    return p.conv.emitError("grouped conv2d (groups = ")
+           << p.conv.getGroups() << ") is not yet supported for GPU emission";
+  p.lhsArg = dyn_cast<BlockArgument>(lhs);
+  p.rhsArg = dyn_cast<BlockArgument>(rhs);
+  if (!p.lhsArg || !p.rhsArg)
+    return contraction->emitError("a GEMM kernel reads its operands from "
+                                  "memory; they must be inputs of the group");
+
+  p.output = cast<RankedTensorType>(contraction->getResult(0).getType());
+  // A conv2d's output [N, OH, OW, F] is the GEMM's M x N, unbatched.
+  if (!p.conv)
+    llvm::append_range(p.batchShape, p.output.getShape().drop_back(2));
+  ArrayRef<int64_t> batchShape = p.batchShape;
+  p.shape = getGemmShape(contraction);
+  const GemmShape &shape = p.shape;
+
+  Operand &a = p.a, &bOp = p.b;
+  a.mn = shape.m;
+  a.k = shape.k;
+  a.tileMN = t.blockM;
+  bOp.mn = shape.n;
+  bOp.k = shape.k;
+  bOp.tileMN = t.blockN;
+  if (p.matmul) {
+    a.kContiguous = !p.matmul.getTransposeA();
+    a.batchStrides = batchStridesOf(p.matmul.getLhs().getType(), batchShape);
+    bOp.kContiguous = p.matmul.getTransposeB();
+    bOp.batchStrides = batchStridesOf(p.matmul.getRhs().getType(), batchShape);
+    a.chunk = chunkFor(a.leading(), elementBytes);
+  } else {
+    // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
+    ArrayRef<int64_t> in = p.conv.getInput().getType().getShape();
+    ArrayRef<int64_t> filter = p.conv.getFilter().getType().getShape();
+    ArrayRef<int64_t> strides = p.conv.getStrides(),
+                      dilation = p.conv.getDilation(),
+                      padding = p.conv.getPadding();
+    a.kContiguous = bOp.kContiguous = true;
+    a.im2col = Operand::Im2Col{in[1],
+                               in[2],
+                               in[3],
+                               filter[2],
+                               p.output.getDimSize(1),
+                               p.output.getDimSize(2),
+                               strides[0],
+                               strides[1],
+                               dilation[0],
+                               dilation[1],
+                               padding[0],
+                               padding[2]};
+    a.chunk = chunkFor(in[3], elementBytes);
+  }
+  bOp.chunk = chunkFor(bOp.leading(), elementBytes);
+  bOp.stageOffset = t.blockM * t.blockK * elementBytes;
+  p.stageBytes = (t.blockM + t.blockN) * t.blockK * elementBytes;
+
+  // TMA feeds the warpgroup MMAs when both operands have a tensor map.
+  if (t.instruction == MmaInstruction::Warpgroup && useTma) {
+    p.tmaA =
+        tmaOperandFor(a, t, elementBytes, batchShape, p.lhsArg.getArgNumber());
+    p.tmaB = tmaOperandFor(bOp, t, elementBytes, batchShape,
+                           p.rhsArg.getArgNumber());
+  }
+  return p;
+}
+
+GemmDecision decideGemmSchedule(const GemmProblem &p, const MatmulTiling &t,
+                                const EmitterOptions &options,
+                                const GpuTarget &target) {
+  const bool warpgroups = t.instruction == MmaInstruction::Warpgroup;
+  const bool tma = p.hasTensorMaps();
+  auto residentBlocks = [&](int64_t extraThreads) -> int64_t {
+    return target.smCount *
+           residentBlocksPerSm(t, p.elementBytes, target, extraThreads);
+  };
+  // A persistent wgmma kernel: one block per SM slot walks the tiles
+  // blockId, blockId + grid, ... With TMA and two MMA warpgroups it is
+  // warp-specialised by default (faster on the H200: docs/benchmarks.md),
+  // and with `pingPong` the two MMA warpgroups also take alternate tiles.
+  const bool persistent = warpgroups && residentBlocks(0) > 0;
+  // Ping-pong: each of the two MMA warpgroups owns a whole tile (both of
+  // its 64-row blocks, twice the accumulators), and they take the block's
+  // tiles in turn: one stores its epilogue while the other multiplies.
+  const bool pingPongTiles =
+      options.pingPong && t.warpsM == 2 && t.blockN <= 128;
+  const bool warpSpecialized = (options.warpSpecialize || pingPongTiles) &&
+                               tma && persistent && t.warpsM == 2 &&
+                               residentBlocks(128) > 0;
+  const bool pingPonged = pingPongTiles && warpSpecialized;
+
+  GemmDecision decision;
+  if (!warpgroups)
+    decision.kind = !p.elementType.isF32() ? GemmScheduleKind::mma_sync
+                    : options.allowTF32    ? GemmScheduleKind::tf32
+                                           : GemmScheduleKind::fma;
+  else
+    decision.kind = !persistent       ? GemmScheduleKind::wgmma
+                    : pingPonged      ? GemmScheduleKind::ping_pong
+                    : warpSpecialized ? GemmScheduleKind::warp_specialized
+                                      : GemmScheduleKind::cooperative;
+  decision.feed = tma ? GemmOperandFeed::tma : GemmOperandFeed::cp_async;
+
+  const int64_t totalTiles = p.shape.batch *
+                             llvm::divideCeil(p.shape.m, t.blockM) *
+                             llvm::divideCeil(p.shape.n, t.blockN);
+  const int64_t maxResidentBlocks = residentBlocks(warpSpecialized ? 128 : 0);
+  LaunchConfig &launch = decision.launch;
+  launch.block = t.threads() + (warpSpecialized ? 128 : 0);
+  launch.grid =
+      persistent ? std::min(totalTiles, maxResidentBlocks) : totalTiles;
+  launch.sharedBytes = t.sharedBytes(p.elementBytes);
+  if (tma)
+    launch.tensorMaps = {p.tmaA->map, p.tmaB->map};
+  return decision;
+}
+
+} // namespace opfuse::gemm

@@ -1,0 +1,55 @@
+//===- GroupEvaluator.cpp - A group body's ops on scalars -----------------===//
+
+#include "GroupEvaluator.h"
+
+#include "KernelBuilder.h"
+#include "ScalarOps.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+FailureOr<GroupEvaluator::Lanes> GroupEvaluator::evaluate(Value value,
+                                                          int context) {
+  const Key key{value, keyContext(value, context)};
+  auto known = memo.find(key);
+  if (known != memo.end())
+    return known->second;
+
+  FailureOr<std::optional<Lanes>> provided = provide(value, context);
+  if (failed(provided))
+    return failure();
+  Lanes lanes;
+  if (*provided) {
+    lanes = std::move(**provided);
+  } else if (auto constant = value.getDefiningOp<ConstantOp>()) {
+    lanes.assign(width, splatScalar(b, constant));
+  } else {
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return emitError(value.getLoc(),
+                       "internal error: a kernel input has no value");
+    const int inner = operandContext(op, context);
+    SmallVector<Lanes> operands;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Lanes> operandLanes = evaluate(operand, inner);
+      if (failed(operandLanes))
+        return failure();
+      operands.push_back(std::move(*operandLanes));
+    }
+    for (int64_t lane = 0; lane < width; ++lane) {
+      SmallVector<Value> scalars;
+      for (const Lanes &operand : operands)
+        scalars.push_back(operand[lane]);
+      FailureOr<Value> scalar = emitScalarOp(b, op, scalars);
+      if (failed(scalar))
+        return failure();
+      lanes.push_back(*scalar);
+    }
+  }
+  memo[key] = lanes;
+  return lanes;
+}
+
+} // namespace opfuse

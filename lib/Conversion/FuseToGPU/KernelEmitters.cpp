@@ -1,0 +1,73 @@
+//===- KernelEmitters.cpp - The registry of kernel emitters ---------------===//
+//
+// The built-in emitters in priority order, the selection both fusion and
+// convert-fuse-to-gpu use, and the checks of the emitters' options.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
+
+#include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+
+KernelEmitter::~KernelEmitter() = default;
+
+KernelEmitterRegistry::Selection
+KernelEmitterRegistry::select(ArrayRef<Operation *> ops,
+                              ArrayRef<Value> outputs) const {
+  for (const std::unique_ptr<KernelEmitter> &emitter : emitters) {
+    EmitterMatch match = emitter->match(ops, outputs);
+    if (match.kind != EmitterMatch::Kind::NotMine)
+      return {emitter.get(), std::move(match)};
+  }
+  return {};
+}
+
+KernelEmitterRegistry::Selection
+KernelEmitterRegistry::select(GroupOp group) const {
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  return select(ops, llvm::to_vector(body.getTerminator()->getOperands()));
+}
+
+const KernelEmitterRegistry &getKernelEmitters() {
+  static const KernelEmitterRegistry registry = [] {
+    KernelEmitterRegistry emitters;
+    // A reduction makes a row kernel even beside a contraction (which the
+    // row emitter then refuses with its reason); a contraction makes a
+    // GEMM; the loop emitter takes what is left.
+    emitters.add(createRowEmitter());
+    emitters.add(createGemmEmitter());
+    emitters.add(createLoopEmitter());
+    return emitters;
+  }();
+  return registry;
+}
+
+std::optional<std::string> checkEmitterOptions(const EmitterOptions &options) {
+  const int64_t block = options.blockSize;
+  if (block < 32 || block > 1024 || block % 32 != 0)
+    return "block-size=" + std::to_string(block) +
+           ": threads per block must be a multiple of 32 from 32 to 1024";
+  const int64_t vectors = options.vectorsPerThread;
+  if (vectors != 1 && vectors != 2 && vectors != 4)
+    return "vectors-per-thread=" + std::to_string(vectors) +
+           ": must be 1, 2 or 4";
+  const int64_t row = options.rowElementsPerThread;
+  if (row != 8 && row != 16 && row != 32 && row != 64)
+    return "row-elements-per-thread=" + std::to_string(row) +
+           ": must be 8, 16, 32 or 64";
+  std::string error;
+  if (options.matmulTiling != "auto" &&
+      !parseMatmulTiling(options.matmulTiling, error))
+    return "matmul-tiling: " + error;
+  return std::nullopt;
+}
+
+} // namespace opfuse

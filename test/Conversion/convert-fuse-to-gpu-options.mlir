@@ -1,0 +1,28 @@
+// The pass checks its options before it runs (initialize), so opfuse-opt
+// gives the errors opt-fuse gives, and no option value reaches an emitter
+// that would divide by it.
+
+// RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: convert-fuse-to-gpu: block-size=0: threads per block must be a multiple of 32 from 32 to 1024
+// RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: convert-fuse-to-gpu: block-size=-1: threads per block must be a multiple of 32 from 32 to 1024
+// RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=1025 2>&1 | FileCheck %s --check-prefix=LARGE
+// LARGE: error: convert-fuse-to-gpu: block-size=1025: threads per block must be a multiple of 32 from 32 to 1024
+// RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=100 2>&1 | FileCheck %s --check-prefix=ODD
+// ODD: error: convert-fuse-to-gpu: block-size=100: threads per block must be a multiple of 32 from 32 to 1024
+// RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=vectors-per-thread=3 2>&1 | FileCheck %s --check-prefix=VECTORS
+// VECTORS: error: convert-fuse-to-gpu: vectors-per-thread=3: must be 1, 2 or 4
+// RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=row-elements-per-thread=0 2>&1 | FileCheck %s --check-prefix=ROW
+// ROW: error: convert-fuse-to-gpu: row-elements-per-thread=0: must be 8, 16, 32 or 64
+// RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=99999999999x64x64/1x1/4" 2>&1 | FileCheck %s --check-prefix=TILING
+// TILING: error: convert-fuse-to-gpu: matmul-tiling: '99999999999x64x64/1x1/4' is not [wgmma:]BMxBNxBK/WMxWN/S with positive integers of at most 65536
+
+// Within range, a block size changes the loop kernel's launch.
+// RUN: opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=128 | FileCheck %s
+// CHECK: fuse.block = array<i64: 128, 1, 1>
+// CHECK-SAME: fuse.grid = array<i64: 4, 1, 1>
+
+func.func @relu(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = fuse.relu %x : tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}
