@@ -58,6 +58,10 @@ protected:
     return context;
   }
 
+  /// What is computed so far, for an evaluator of a nested region (a
+  /// branch), whose values must not leak out of it.
+  Memo memoCopy() const { return memo; }
+
   mlir::OpBuilder &b;
   int64_t width;
 

@@ -41,9 +41,12 @@ const KernelEmitterRegistry &getKernelEmitters() {
     KernelEmitterRegistry emitters;
     // A reduction makes a row kernel even beside a contraction (which the
     // row emitter then refuses with its reason); a contraction makes a
-    // GEMM; the loop emitter takes what is left.
+    // GEMM; a transpose of the minor dimension a tiled transpose, other
+    // data movement a view kernel; the loop emitter takes what is left.
     emitters.add(createRowEmitter());
     emitters.add(createGemmEmitter());
+    emitters.add(createTransposeEmitter());
+    emitters.add(createViewLoopEmitter());
     emitters.add(createLoopEmitter());
     return emitters;
   }();

@@ -183,7 +183,12 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
       .Case([&](AbsOp) -> Value {
         if (isFloat)
           return math::AbsFOp::create(b, loc, x);
-        return math::AbsIOp::create(b, loc, x);
+        // Not math.absi: the NVVM lowering leaves a 64-bit one behind.
+        Value negative = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, x, zeroOf(b, loc, x.getType()));
+        return arith::SelectOp::create(
+            b, loc, negative,
+            arith::SubIOp::create(b, loc, zeroOf(b, loc, x.getType()), x), x);
       })
       .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
       .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })

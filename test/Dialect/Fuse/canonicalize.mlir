@@ -96,3 +96,31 @@ func.func @same_type(%x: tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xbf16
   %2 = fuse.cast %x : tensor<4x8xbf16> to tensor<4x8xf32>
   return %0, %1, %2 : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>
 }
+
+// -----
+
+// A transpose of a matmul operand's two minor dimensions becomes the
+// operand's transpose flag (K^T in attention), so the GEMM reads it in
+// place; the flag flips back when it was set.
+// CHECK-LABEL: func.func @matmul_of_transposed
+// CHECK-NOT: fuse.transpose
+// CHECK: fuse.matmul %arg0, %arg1 transpose_b :
+// CHECK: fuse.matmul %arg1, %arg0 transpose_b :
+func.func @matmul_of_transposed(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x8x16x64xbf16>) -> (tensor<2x8x16x16xbf16>, tensor<2x8x16x16xbf16>) {
+  %kt = fuse.transpose %k permutation = [0, 1, 3, 2] : tensor<2x8x16x64xbf16> -> tensor<2x8x64x16xbf16>
+  %s = fuse.matmul %q, %kt : (tensor<2x8x16x64xbf16>, tensor<2x8x64x16xbf16>) -> tensor<2x8x16x16xbf16>
+  %t = fuse.matmul %kt, %q transpose_a transpose_b : (tensor<2x8x64x16xbf16>, tensor<2x8x16x64xbf16>) -> tensor<2x8x16x16xbf16>
+  return %s, %t : tensor<2x8x16x16xbf16>, tensor<2x8x16x16xbf16>
+}
+
+// -----
+
+// A transpose that also moves a batch dimension is not a flag.
+// CHECK-LABEL: func.func @matmul_of_batch_transpose
+// CHECK: fuse.transpose
+func.func @matmul_of_batch_transpose(%a: tensor<4x8x16xbf16>, %b: tensor<16x8x4xbf16>) -> tensor<8x4x4xbf16> {
+  %bt = fuse.transpose %b permutation = [1, 0, 2] : tensor<16x8x4xbf16> -> tensor<8x16x4xbf16>
+  %at = fuse.transpose %a permutation = [1, 0, 2] : tensor<4x8x16xbf16> -> tensor<8x4x16xbf16>
+  %c = fuse.matmul %at, %bt : (tensor<8x4x16xbf16>, tensor<8x16x4xbf16>) -> tensor<8x4x4xbf16>
+  return %c : tensor<8x4x4xbf16>
+}

@@ -158,13 +158,18 @@ private:
 };
 
 /// The built-in emitters, in priority order: row reductions (a group with
-/// a reduction), GEMM (a group with a contraction), loop (elementwise).
+/// a reduction), GEMM (a group with a contraction), tiled transpose (one
+/// transpose of the minor dimension with its prologue and epilogue), view
+/// (a group that moves data: transpose, slice, concat, gather), loop
+/// (elementwise).
 const KernelEmitterRegistry &getKernelEmitters();
 
 /// The built-in emitters, one factory each (KernelEmitters.cpp registers
 /// them).
 std::unique_ptr<KernelEmitter> createRowEmitter();
 std::unique_ptr<KernelEmitter> createGemmEmitter();
+std::unique_ptr<KernelEmitter> createTransposeEmitter();
+std::unique_ptr<KernelEmitter> createViewLoopEmitter();
 std::unique_ptr<KernelEmitter> createLoopEmitter();
 
 } // namespace opfuse

@@ -6,6 +6,8 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 using namespace mlir;
 
 namespace opfuse::fuse {
@@ -52,6 +54,50 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   shape.push_back(rhs.getDimSize(rhsN));
   results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
   return success();
+}
+
+namespace {
+/// matmul(transpose(x, [..., r-1, r-2]), ...) -> matmul(x, ...) with the
+/// operand's transpose flag flipped: the GEMM kernels read either layout,
+/// so the transpose need not be materialised.
+struct FoldMinorTranspose : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto swapsMinor = [](Value operand) -> TransposeOp {
+      auto transpose = operand.getDefiningOp<TransposeOp>();
+      if (!transpose)
+        return nullptr;
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      const int64_t rank = perm.size();
+      if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+        return nullptr;
+      for (int64_t d = 0; d + 2 < rank; ++d)
+        if (perm[d] != d)
+          return nullptr;
+      return transpose;
+    };
+    TransposeOp lhs = swapsMinor(op.getLhs()), rhs = swapsMinor(op.getRhs());
+    if (!lhs && !rhs)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (lhs) {
+        op.getLhsMutable().assign(lhs.getInput());
+        op.setTransposeA(!op.getTransposeA());
+      }
+      if (rhs) {
+        op.getRhsMutable().assign(rhs.getInput());
+        op.setTransposeB(!op.getTransposeB());
+      }
+    });
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<FoldMinorTranspose>(context);
 }
 
 int64_t MatmulOp::getContractionSize() {

@@ -23,6 +23,10 @@ bool isSplatConstant(Operation *op) {
   return dense && dense.isSplat();
 }
 
+bool isDataMovement(Operation *op) {
+  return isa<TransposeOp, SliceOp, ConcatOp, GatherOp>(op);
+}
+
 bool isElementwise(Operation *op) {
   return op->hasTrait<BroadcastElementwise>() || isa<BroadcastToOp>(op);
 }

@@ -44,12 +44,14 @@ namespace {
 /// its epilogue (opfuse/Dialect/Fuse/IR/GemmKernel.h).
 bool isFusibleProducer(Operation *op) {
   return isElementwise(op) || isa<ReshapeOp>(op) || isReduction(op) ||
-         isContraction(op);
+         isContraction(op) || isDataMovement(op);
 }
 
-/// Ops that start a kernel of their own when no later kernel takes them.
+/// Ops that start a kernel of their own when no later kernel takes them:
+/// data movement too, so that what feeds a transpose or a concat is
+/// computed where it is read.
 bool isRoot(Operation *op) {
-  return isElementwise(op) || getRowShape(op).has_value();
+  return isElementwise(op) || getRowShape(op).has_value() || isDataMovement(op);
 }
 
 struct Cluster {
@@ -59,6 +61,7 @@ struct Cluster {
   RankedTensorType shape;
   bool hasReduction = false;
   bool hasContraction = false;
+  bool hasDataMovement = false;
   llvm::SetVector<Operation *> ops;
   Operation *earliest;
 };
@@ -79,6 +82,7 @@ public:
       int k = clusters.size();
       clusters.push_back({op,
                           cast<RankedTensorType>(op->getResult(0).getType()),
+                          false,
                           false,
                           false,
                           {},
@@ -137,6 +141,7 @@ private:
       clusters[k].shape = cast<RankedTensorType>(op->getOperand(0).getType());
     }
     clusters[k].hasContraction |= isContraction(op);
+    clusters[k].hasDataMovement |= isDataMovement(op);
     if (op->isBeforeInBlock(clusters[k].earliest))
       clusters[k].earliest = op;
   }
@@ -194,7 +199,9 @@ private:
     const bool gemm =
         clusters[k].hasContraction || llvm::any_of(extra, isContraction);
     // Elementwise ops, broadcasts and reshapes: always one loop kernel.
-    if (!rows && !gemm)
+    const bool moves =
+        clusters[k].hasDataMovement || llvm::any_of(extra, isDataMovement);
+    if (!rows && !gemm && !moves)
       return true;
     SmallVector<Operation *> ops(clusters[k].ops.begin(),
                                  clusters[k].ops.end());

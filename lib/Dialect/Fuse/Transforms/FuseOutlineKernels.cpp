@@ -38,7 +38,8 @@ void FuseOutlineKernelsPass::runOnOperation() {
   auto tiling = dialect.getMatmulTilingAttrHelper();
   for (Block &block : getOperation().getBody()) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
-      if (!isElementwise(&op) && !isReduction(&op) && !isContraction(&op))
+      if (!isElementwise(&op) && !isReduction(&op) && !isContraction(&op) &&
+          !isDataMovement(&op))
         continue;
       // The kernel's notes move with it: a planned offset, a tiling.
       DenseI64ArrayAttr planned = offsets.getAttr(&op);

@@ -37,6 +37,10 @@ bool isSplatConstant(mlir::Operation *op);
 /// with the BroadcastElementwise trait, and broadcast_to.
 bool isElementwise(mlir::Operation *op);
 
+/// Ops that move data without arithmetic and that a kernel applies as an
+/// index map where it reads: transpose, slice, concat and gather.
+bool isDataMovement(mlir::Operation *op);
+
 /// Moves `ops` (of one block, in any order) into a new fuse.group placed
 /// after the last of them: operands defined outside become the group's
 /// inputs (splat constants are copied in instead), results used outside

@@ -702,7 +702,9 @@ def Fuse_MatmulOp : Fuse_Op<"matmul", [Pure, Fuse_ComputeBound,
     `[..., K, N]` (`[..., N, K]` with `transpose_b`); the leading batch
     dimensions broadcast by NumPy's rules, and either operand may have none.
     The result is `[batch..., M, N]` in the operands' element type; kernels
-    accumulate in f32. `2 * batch * M * N * K` FLOPs.
+    accumulate in f32. `2 * batch * M * N * K` FLOPs. An operand that is a
+    `fuse.transpose` swapping only its two minor dimensions canonicalizes
+    into the transpose flag, so the GEMM reads it in place.
 
     ```mlir
     %y = fuse.matmul %x, %w : (tensor<8192x4096xbf16>, tensor<4096x11008xbf16>) -> tensor<8192x11008xbf16>
@@ -716,6 +718,8 @@ def Fuse_MatmulOp : Fuse_Op<"matmul", [Pure, Fuse_ComputeBound,
     $lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
     attr-dict `:` functional-type(operands, results)
   }];
+  // A transpose of an operand's two minor dimensions is read in place.
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The contraction length K.
     int64_t getContractionSize();

@@ -1,0 +1,454 @@
+//===- TransposeEmitter.cpp - Transposes through shared-memory tiles ------===//
+//
+// A transpose that moves the innermost dimension cannot be read in place
+// at speed: the lanes of a vector, and the threads of a warp, would read
+// addresses a row apart. This emitter stages a T x T tile in shared
+// memory instead (64 x 64 elements, 32 x 32 of 8-byte ones): each thread
+// reads vectors along the input's innermost dimension, evaluating the
+// group's prologue (the ops the transpose's operand is computed from) at
+// the input's index; after a barrier it reads the tile across, evaluates
+// the epilogue (the ops computed from the transposed value) at the
+// output's index and stores vectors along the output's innermost
+// dimension. The tile's rows are padded by one element, so both phases
+// touch distinct banks. Each block owns one tile of one slice of the other
+// dimensions; partial tiles at the edges are guarded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
+
+#include "IndexedEvaluator.h"
+#include "ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+/// A group that is one transpose moving the innermost dimension, with the
+/// ops its operand is computed from (the prologue) and the ops computed
+/// from its result (the epilogue).
+struct TransposeShape {
+  // Op handles are cheap copies whose accessors are not const.
+  mutable TransposeOp transpose;
+  /// The input's innermost dimension, and the input dimension that
+  /// becomes the output's innermost.
+  int64_t inner = 0, across = 0;
+  /// The other input dimensions, outermost first.
+  SmallVector<int64_t> batchDims;
+  int64_t tile = 32;
+  /// Lanes of the vectors read (along the input's innermost dimension) and
+  /// written (along the output's).
+  int64_t vecIn = 1, vecOut = 1;
+
+  RankedTensorType input() const { return transpose.getInput().getType(); }
+  int64_t tilesInner() const {
+    return llvm::divideCeil(input().getDimSize(inner), tile);
+  }
+  int64_t tilesAcross() const {
+    return llvm::divideCeil(input().getDimSize(across), tile);
+  }
+  int64_t batch() const {
+    int64_t count = 1;
+    for (int64_t d : batchDims)
+      count *= input().getDimSize(d);
+    return count;
+  }
+};
+
+int64_t widestBytes(ArrayRef<Type> types) {
+  int64_t widest = 1;
+  for (Type type : types)
+    widest =
+        std::max(widest, getElementByteSize(getStorageType(
+                             cast<RankedTensorType>(type).getElementType())));
+  return widest;
+}
+
+/// The transpose group `ops` (with `outputs` used outside) forms, if it is
+/// one this emitter runs: exactly one transpose, moving the innermost
+/// dimension, of floats or 32/64-bit integers; every other op elementwise
+/// or a splat constant; prologue values used only by the prologue and the
+/// transpose; outputs of the transpose's result shape.
+std::optional<TransposeShape> analyzeTranspose(ArrayRef<Operation *> ops,
+                                               ArrayRef<Value> outputs) {
+  TransposeOp transpose;
+  for (Operation *op : ops) {
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      if (transpose)
+        return std::nullopt;
+      transpose = t;
+    } else if (!isElementwise(op) && !isSplatConstant(op)) {
+      return std::nullopt;
+    }
+  }
+  if (!transpose)
+    return std::nullopt;
+  RankedTensorType input = transpose.getInput().getType();
+  const int64_t rank = input.getRank();
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  if (rank < 2 || perm.back() == rank - 1)
+    return std::nullopt;
+  Type element = input.getElementType();
+  if (!isa<FloatType>(element) && !element.isInteger(32) &&
+      !element.isInteger(64))
+    return std::nullopt;
+  // The prologue: what the transpose's operand is computed from.
+  llvm::SetVector<Operation *> prologue;
+  SmallVector<Value> work = {transpose.getInput()};
+  DenseSet<Operation *> members(ops.begin(), ops.end());
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !members.count(def) || !prologue.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  for (Operation *op : prologue)
+    for (Operation *user : op->getResult(0).getUsers())
+      if (user != transpose && !prologue.contains(user) && !isSplatConstant(op))
+        return std::nullopt;
+  RankedTensorType result = transpose.getType();
+  for (Value output : outputs) {
+    if (output.getDefiningOp() && prologue.contains(output.getDefiningOp()) &&
+        !isSplatConstant(output.getDefiningOp()))
+      return std::nullopt;
+    if (cast<RankedTensorType>(output.getType()).getShape() !=
+        result.getShape())
+      return std::nullopt;
+  }
+
+  TransposeShape shape;
+  shape.transpose = transpose;
+  shape.inner = rank - 1;
+  shape.across = perm.back();
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != shape.inner && d != shape.across)
+      shape.batchDims.push_back(d);
+  const int64_t bytes = widestBytes({input});
+  // 64 x 64 tiles of 2- and 4-byte values: each thread keeps two to four
+  // 16-byte loads in flight, where 32 x 32 f32 tiles left one and reached
+  // 88% of a copy at 8192^2 (95% with 64; H200, 2026-12-01). The tile is
+  // held in the compute type, so 8-byte values keep 32 (33 KB of shared
+  // memory otherwise).
+  shape.tile = bytes <= 4 ? 64 : 32;
+  // Vectors of 16 bytes of the widest value read in each phase.
+  SmallVector<Type> read = {input}, written = {result};
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      if (!operand.getDefiningOp() || !members.count(operand.getDefiningOp()))
+        (prologue.contains(op) || op == transpose ? read : written)
+            .push_back(operand.getType());
+  for (Value output : outputs)
+    written.push_back(output.getType());
+  shape.vecIn = std::min<int64_t>(16 / widestBytes(read), shape.tile);
+  shape.vecOut = std::min<int64_t>(16 / widestBytes(written), shape.tile);
+  if (input.getDimSize(shape.inner) % shape.vecIn != 0)
+    shape.vecIn = 1;
+  if (input.getDimSize(shape.across) % shape.vecOut != 0)
+    shape.vecOut = 1;
+  return shape;
+}
+
+std::optional<TransposeShape> analyzeGroup(GroupOp group) {
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  return analyzeTranspose(ops,
+                          llvm::to_vector(body.getTerminator()->getOperands()));
+}
+
+/// The epilogue's evaluator: the transposed value comes from the tile.
+class TileEvaluator : public ViewEvaluator {
+public:
+  using ReadTile = function_ref<Lanes()>;
+  TileEvaluator(ViewKernel &kernel, Memo &memo, ConversionCache &conversions,
+                Value transposed, ReadTile readTile)
+      : ViewEvaluator(kernel, memo, conversions), transposed(transposed),
+        readTile(readTile) {}
+
+protected:
+  FailureOr<std::optional<Lanes>> provideFirst(Value value,
+                                               const Index &) override {
+    if (value != transposed)
+      return std::optional<Lanes>();
+    return std::optional<Lanes>(readTile());
+  }
+  std::unique_ptr<ViewEvaluator>
+  makeBranch(Memo &memo, ConversionCache &conversions) override {
+    return std::make_unique<TileEvaluator>(kernel, memo, conversions,
+                                           transposed, readTile);
+  }
+
+private:
+  Value transposed;
+  ReadTile readTile;
+};
+
+class TransposeEmitter : public KernelEmitter {
+public:
+  StringRef getName() const override { return "transpose"; }
+
+  EmitterMatch match(ArrayRef<Operation *> ops,
+                     ArrayRef<Value> outputs) const override {
+    // Any other group with data movement is the view emitter's.
+    return analyzeTranspose(ops, outputs) ? EmitterMatch::accept()
+                                          : EmitterMatch::notMine();
+  }
+
+  FailureOr<LaunchConfig> configure(GroupOp group,
+                                    const EmitContext &) const override {
+    std::optional<TransposeShape> shape = analyzeGroup(group);
+    if (!shape)
+      return group.emitError("internal error: not a transpose kernel");
+    LaunchConfig config;
+    config.block = kThreads;
+    config.grid = shape->batch() * shape->tilesAcross() * shape->tilesInner();
+    return config;
+  }
+
+  LogicalResult emit(GroupOp group, const LaunchConfig &config,
+                     gpu::GPUModuleOp module, StringRef name,
+                     const EmitContext &) const override;
+};
+
+LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     const EmitContext &) const {
+  std::optional<TransposeShape> analyzed = analyzeGroup(group);
+  if (!analyzed)
+    return group.emitError("internal error: not a transpose kernel");
+  const TransposeShape &s = *analyzed;
+  RankedTensorType input = s.input();
+  RankedTensorType output = s.transpose.getType();
+  const int64_t t = s.tile;
+  int64_t largest = getNumElements(output);
+  for (Type type : group.getInputs().getTypes())
+    largest = std::max(largest, getNumElements(type));
+  Type indexType = indexTypeFor(group.getContext(), largest);
+  OpBuilder b(group.getContext());
+  Location loc = group.getLoc();
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
+  b.setInsertionPoint(func.getBody().front().getTerminator());
+  KernelBuilder kb(b, loc, indexType);
+  Type tileType = getComputeType(input.getElementType());
+  Value tile = func.addWorkgroupAttribution(
+      MemRefType::get({t, t + 1}, tileType, AffineMap(),
+                      gpu::AddressSpaceAttr::get(b.getContext(),
+                                                 gpu::AddressSpace::Workgroup)),
+      loc);
+
+  // The block's tile: (batch, tile across, tile inner), inner fastest.
+  Value thread = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value blockId = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  SmallVector<Value> coordinates =
+      kb.decompose(blockId, {s.batch(), s.tilesAcross(), s.tilesInner()});
+  SmallVector<int64_t> batchShape;
+  for (int64_t d : s.batchDims)
+    batchShape.push_back(input.getDimSize(d));
+  SmallVector<Value> batchIndex =
+      batchShape.empty() ? SmallVector<Value>()
+                         : kb.decompose(coordinates[0], batchShape);
+  Value acrossBase =
+      arith::MulIOp::create(b, loc, coordinates[1], kb.constant(t));
+  Value innerBase =
+      arith::MulIOp::create(b, loc, coordinates[2], kb.constant(t));
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  auto below = [&](Value x, int64_t bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                 kb.constant(bound))
+        .getResult();
+  };
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v)
+        .getResult();
+  };
+  auto guarded = [&](Value condition, auto body) -> LogicalResult {
+    auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    return body();
+  };
+
+  // A tile wholly inside the tensor needs no guards, and its slots' loads
+  // are all issued before any is used; tiles on an edge guard each slot.
+  const bool wholeTiles =
+      input.getDimSize(s.across) % t == 0 && input.getDimSize(s.inner) % t == 0;
+  Value interior;
+  if (!wholeTiles)
+    interior = arith::AndIOp::create(
+        b, loc,
+        below(add(acrossBase, kb.constant(t - 1)), input.getDimSize(s.across)),
+        below(add(innerBase, kb.constant(t - 1)), input.getDimSize(s.inner)));
+  // Runs `phase(guard)` unguarded where every tile is whole, else in both
+  // branches of `interior`.
+  auto split = [&](auto phase) -> LogicalResult {
+    if (wholeTiles)
+      return phase(false);
+    auto branch = scf::IfOp::create(b, loc, interior, /*withElse=*/true);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    if (failed(phase(false)))
+      return failure();
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    return phase(true);
+  };
+
+  // A slot of a phase: its row and column in the tile, and whether it lies
+  // in the tensor (null when unguarded and every slot is used).
+  struct Slot {
+    Value row, column, across, inner, valid;
+  };
+  auto slotsOf = [&](int64_t vectorsPerRow, bool transposed, bool guard) {
+    SmallVector<Slot> slots;
+    const int64_t count = t * vectorsPerRow;
+    for (int64_t first = 0; first < count; first += kThreads) {
+      Slot slot;
+      Value id = add(thread, kb.constant(first));
+      slot.row = arith::DivUIOp::create(b, loc, id, kb.constant(vectorsPerRow));
+      slot.column = arith::MulIOp::create(
+          b, loc,
+          arith::RemUIOp::create(b, loc, id, kb.constant(vectorsPerRow)),
+          kb.constant(t / vectorsPerRow));
+      // Phase 1 walks rows across and columns inner; phase 2 the reverse.
+      slot.across = add(acrossBase, transposed ? slot.column : slot.row);
+      slot.inner = add(innerBase, transposed ? slot.row : slot.column);
+      if (guard)
+        slot.valid = arith::AndIOp::create(
+            b, loc, below(slot.across, input.getDimSize(s.across)),
+            below(slot.inner, input.getDimSize(s.inner)));
+      if (first + kThreads > count) {
+        Value used = below(id, count);
+        slot.valid =
+            slot.valid
+                ? arith::AndIOp::create(b, loc, slot.valid, used).getResult()
+                : used;
+      }
+      slots.push_back(slot);
+    }
+    return slots;
+  };
+
+  // Phase 1: the prologue at the input's index, into the tile.
+  ViewKernel in(group, b, kb, func, s.vecIn);
+  auto readInput = [&](const Slot &slot) -> FailureOr<GroupEvaluator::Lanes> {
+    Index at;
+    at.shape.assign(input.getShape().begin(), input.getShape().end());
+    at.dims.resize(input.getRank());
+    for (auto [d, value] : llvm::zip(s.batchDims, batchIndex))
+      at.dims[d] = {value, 0, 1, 0};
+    at.dims[s.across] = {slot.across, 0, 1, 0};
+    at.dims[s.inner] = {slot.inner, s.vecIn > 1 ? 1 : 0, s.vecIn, 0};
+    GroupEvaluator::Memo memo;
+    ConversionCache conversions;
+    ViewEvaluator evaluator(in, memo, conversions);
+    return evaluator.evaluateAt(s.transpose.getInput(), std::move(at));
+  };
+  auto toTile = [&](const Slot &slot, ArrayRef<Value> lanes) {
+    for (auto [lane, value] : llvm::enumerate(lanes))
+      memref::StoreOp::create(
+          b, loc, value, tile,
+          ValueRange{index(slot.row),
+                     index(add(slot.column, kb.constant(lane)))});
+  };
+  if (failed(split([&](bool guard) -> LogicalResult {
+        SmallVector<Slot> slots = slotsOf(t / s.vecIn, false, guard);
+        SmallVector<std::pair<Slot, GroupEvaluator::Lanes>> loaded;
+        for (const Slot &slot : slots) {
+          if (slot.valid) {
+            if (failed(guarded(slot.valid, [&]() -> LogicalResult {
+                  FailureOr<GroupEvaluator::Lanes> lanes = readInput(slot);
+                  if (failed(lanes))
+                    return failure();
+                  toTile(slot, *lanes);
+                  return success();
+                })))
+              return failure();
+            continue;
+          }
+          FailureOr<GroupEvaluator::Lanes> lanes = readInput(slot);
+          if (failed(lanes))
+            return failure();
+          loaded.push_back({slot, std::move(*lanes)});
+        }
+        for (auto &[slot, lanes] : loaded)
+          toTile(slot, lanes);
+        return success();
+      })))
+    return failure();
+  gpu::BarrierOp::create(b, loc);
+
+  // Phase 2: the epilogue at the output's index, from the tile across.
+  ViewKernel out(group, b, kb, func, s.vecOut);
+  ArrayRef<int64_t> perm = s.transpose.getPermutation();
+  auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+  const unsigned numInputs = group.getNumOperands();
+  auto writeOutput = [&](const Slot &slot) -> LogicalResult {
+    // Output dimension i is input dimension perm[i].
+    Index at;
+    at.shape.assign(output.getShape().begin(), output.getShape().end());
+    for (int64_t p : perm) {
+      if (p == s.across)
+        at.dims.push_back({slot.across, s.vecOut > 1 ? 1 : 0, s.vecOut, 0});
+      else if (p == s.inner)
+        at.dims.push_back({slot.inner, 0, 1, 0});
+      else
+        at.dims.push_back(
+            {batchIndex[llvm::find(s.batchDims, p) - s.batchDims.begin()], 0, 1,
+             0});
+    }
+    auto readTile = [&]() {
+      GroupEvaluator::Lanes lanes;
+      for (int64_t lane = 0; lane < s.vecOut; ++lane)
+        lanes.push_back(memref::LoadOp::create(
+            b, loc, tile,
+            ValueRange{index(add(slot.column, kb.constant(lane))),
+                       index(slot.row)}));
+      return lanes;
+    };
+    GroupEvaluator::Memo memo;
+    ConversionCache conversions;
+    TileEvaluator evaluator(out, memo, conversions, s.transpose, readTile);
+    IndexDim offset = out.linearize(at);
+    const int context = out.intern(std::move(at));
+    for (auto [position, value] : llvm::enumerate(yield.getOperands())) {
+      FailureOr<GroupEvaluator::Lanes> lanes =
+          evaluator.evaluate(value, context);
+      if (failed(lanes))
+        return failure();
+      kb.store(func.getArgument(numInputs + position),
+               cast<RankedTensorType>(value.getType()).getElementType(),
+               offset.value, *lanes);
+    }
+    return success();
+  };
+  return split([&](bool guard) -> LogicalResult {
+    for (const Slot &slot : slotsOf(t / s.vecOut, true, guard)) {
+      if (failed(slot.valid
+                     ? guarded(slot.valid, [&] { return writeOutput(slot); })
+                     : writeOutput(slot)))
+        return failure();
+    }
+    return success();
+  });
+}
+
+} // namespace
+
+std::unique_ptr<KernelEmitter> createTransposeEmitter() {
+  return std::make_unique<TransposeEmitter>();
+}
+
+} // namespace opfuse

@@ -1,0 +1,238 @@
+//===- ViewLoopEmitter.cpp - Elementwise kernels through views ------------===//
+//
+// A loop kernel whose group moves data: transposes, slices, concats and
+// gathers are index maps applied where a value is read, not copies. Each
+// thread owns vectors of consecutive output elements, and every value is
+// evaluated at an index in its own shape (IndexedEvaluator.h). Where the
+// lanes of a vector cannot be followed (a gather indexed along the
+// vector), the kernel falls back to one element per thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
+
+#include "IndexedEvaluator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse {
+namespace {
+
+bool isViewEmittable(Operation *op) {
+  return isElementwise(op) || isa<ReshapeOp, YieldOp>(op) ||
+         isSplatConstant(op) || isDataMovement(op);
+}
+
+class ViewLoopEmitter : public KernelEmitter {
+public:
+  StringRef getName() const override { return "view"; }
+
+  EmitterMatch match(ArrayRef<Operation *> ops,
+                     ArrayRef<Value> outputs) const override {
+    if (!llvm::any_of(ops, isDataMovement))
+      return EmitterMatch::notMine();
+    for (Operation *op : ops)
+      if (!isViewEmittable(op))
+        return EmitterMatch::refuse(
+            ("'" + op->getName().getStringRef() +
+             "' cannot run in a kernel that moves data (elementwise ops, "
+             "reshapes, transposes, slices, concats and gathers can)")
+                .str(),
+            op);
+    for (Value output : outputs)
+      if (getNumElements(output.getType()) !=
+          getNumElements(outputs.front().getType()))
+        return EmitterMatch::refuse(
+            "its outputs have different sizes; a kernel's outputs share "
+            "one iteration space");
+    return EmitterMatch::accept();
+  }
+
+  FailureOr<LaunchConfig> configure(GroupOp group,
+                                    const EmitContext &context) const override;
+
+  LogicalResult emit(GroupOp group, const LaunchConfig &config,
+                     gpu::GPUModuleOp module, StringRef name,
+                     const EmitContext &context) const override;
+
+private:
+  /// Lanes per thread and vectors per thread for `vec` lanes.
+  static int64_t unrollFor(int64_t vectors, int64_t blockSize,
+                           int64_t vectorsPerThread) {
+    return vectorsPerThread > 1 && vectors % (blockSize * vectorsPerThread) == 0
+               ? vectorsPerThread
+               : 1;
+  }
+  /// The kernel with `vec` lanes per vector; null (the function erased)
+  /// when the lanes cannot be followed and `vec` > 1.
+  FailureOr<gpu::GPUFuncOp> emitWith(GroupOp group, int64_t vec,
+                                     int64_t blockSize, int64_t unroll,
+                                     gpu::GPUModuleOp module,
+                                     StringRef name) const;
+  /// The widest vector the outputs allow.
+  static int64_t chooseVec(GroupOp group) {
+    auto type = cast<RankedTensorType>(group.getResultTypes()[0]);
+    int64_t vec = vectorLanes(group);
+    if (type.getRank() == 0 || type.getShape().back() % vec != 0)
+      return 1;
+    return vec;
+  }
+  /// The vector width emission settles on (set by emit, read back by the
+  /// launch of configure: both run the same analysis).
+  static FailureOr<int64_t> settleVec(GroupOp group, int64_t blockSize,
+                                      int64_t vectorsPerThread);
+};
+
+LogicalResult checkOutputs(GroupOp group) {
+  if (group.getNumResults() == 0)
+    return group.emitError("a fuse.group without results has no kernel");
+  return success();
+}
+
+FailureOr<LaunchConfig>
+ViewLoopEmitter::configure(GroupOp group, const EmitContext &context) const {
+  if (failed(checkOutputs(group)))
+    return failure();
+  const int64_t blockSize = context.options.blockSize;
+  FailureOr<int64_t> vec =
+      settleVec(group, blockSize, context.options.vectorsPerThread);
+  if (failed(vec))
+    return failure();
+  const int64_t vectors = getNumElements(group.getResultTypes()[0]) / *vec;
+  const int64_t unroll =
+      unrollFor(vectors, blockSize, context.options.vectorsPerThread);
+  LaunchConfig config;
+  config.block = blockSize;
+  config.grid = std::max<int64_t>(1, (vectors + blockSize * unroll - 1) /
+                                         (blockSize * unroll));
+  return config;
+}
+
+FailureOr<int64_t> ViewLoopEmitter::settleVec(GroupOp group, int64_t blockSize,
+                                              int64_t vectorsPerThread) {
+  // Emit into a scratch module: whether the lanes can be followed is only
+  // known once every index is built.
+  int64_t vec = chooseVec(group);
+  if (vec == 1)
+    return vec;
+  OpBuilder b(group.getContext());
+  auto scratch = gpu::GPUModuleOp::create(b, group.getLoc(), "scratch");
+  const int64_t vectors = getNumElements(group.getResultTypes()[0]) / vec;
+  FailureOr<gpu::GPUFuncOp> func = ViewLoopEmitter().emitWith(
+      group, vec, blockSize, unrollFor(vectors, blockSize, vectorsPerThread),
+      scratch, "scratch");
+  const bool followed = succeeded(func) && *func;
+  scratch.erase();
+  if (failed(func))
+    return failure();
+  return followed ? vec : 1;
+}
+
+LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
+                                    gpu::GPUModuleOp module, StringRef name,
+                                    const EmitContext &context) const {
+  FailureOr<int64_t> vec =
+      settleVec(group, config.block, context.options.vectorsPerThread);
+  if (failed(vec))
+    return failure();
+  const int64_t vectors = getNumElements(group.getResultTypes()[0]) / *vec;
+  FailureOr<gpu::GPUFuncOp> func = emitWith(
+      group, *vec, config.block,
+      unrollFor(vectors, config.block, context.options.vectorsPerThread),
+      module, name);
+  if (failed(func))
+    return failure();
+  if (!*func)
+    return group.emitError("internal error: the view kernel lost its lanes "
+                           "with one element per thread");
+  return success();
+}
+
+FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
+                                                    int64_t blockSize,
+                                                    int64_t unroll,
+                                                    gpu::GPUModuleOp module,
+                                                    StringRef name) const {
+  auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
+  const int64_t elements = getNumElements(outputType);
+  const int64_t vectors = elements / vec;
+  int64_t largest = elements;
+  for (Type type : group.getInputs().getTypes())
+    largest = std::max(largest, getNumElements(type));
+  Type indexType = indexTypeFor(group.getContext(), largest);
+  OpBuilder b(group.getContext());
+  Location loc = group.getLoc();
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, blockSize);
+  Block &entry = func.getBody().front();
+  b.setInsertionPoint(entry.getTerminator());
+  KernelBuilder kb(b, loc, indexType);
+  ViewKernel kernel(group, b, kb, func, vec);
+
+  Value thread = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value block = arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value firstVector = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block, kb.constant(blockSize * unroll)),
+      thread);
+  if (unroll == 1) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          firstVector, kb.constant(vectors));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  }
+
+  // Every vector's outputs are computed before any is stored, so that the
+  // loads of all of a thread's vectors are in flight together.
+  auto yield = cast<YieldOp>(kernel.body.getTerminator());
+  SmallVector<Value> bases;
+  SmallVector<SmallVector<GroupEvaluator::Lanes>> results;
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value vectorId =
+        arith::AddIOp::create(b, loc, firstVector, kb.constant(u * blockSize));
+    Value base = arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
+    bases.push_back(base);
+    Index output = kernel.delinearize({base, vec > 1 ? 1 : 0, vec, 0},
+                                      outputType.getShape());
+    GroupEvaluator::Memo memo;
+    ConversionCache conversions;
+    ViewEvaluator evaluator(kernel, memo, conversions);
+    const int context = kernel.intern(std::move(output));
+    SmallVector<GroupEvaluator::Lanes> lanes;
+    for (Value value : yield.getOperands()) {
+      FailureOr<GroupEvaluator::Lanes> computed =
+          evaluator.evaluate(value, context);
+      if (failed(computed)) {
+        func.erase();
+        return failure();
+      }
+      lanes.push_back(std::move(*computed));
+    }
+    results.push_back(std::move(lanes));
+  }
+  if (kernel.lanesLost && vec > 1) {
+    func.erase();
+    return gpu::GPUFuncOp();
+  }
+  const unsigned numInputs = group.getNumOperands();
+  for (auto [base, lanes] : llvm::zip(bases, results))
+    for (auto [index, values] : llvm::enumerate(lanes))
+      kb.store(func.getArgument(numInputs + index),
+               cast<RankedTensorType>(group.getResultTypes()[index])
+                   .getElementType(),
+               base, values);
+  return func;
+}
+
+} // namespace
+
+std::unique_ptr<KernelEmitter> createViewLoopEmitter() {
+  return std::make_unique<ViewLoopEmitter>();
+}
+
+} // namespace opfuse
