@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Softmax and layernorm over rows of 128 to 32768 elements, side by side.
 
-Also one reduction over the leading axis (a column sum of f32 16384x4096),
-which opfuse compiles with one thread per result: correct, and slower.
+Also reductions over the leading axis: a column sum of f32 16384x4096 and
+softmax over axis 0 of f32 8192x4096 and (held out) 4999x1003, which opfuse
+compiles as one strided-row kernel each.
 
 For each row length L the input holds 2^26 f32 elements (rows = 2^26 / L,
 256 MiB, as examples/softmax.mlir and examples/layernorm.mlir), so every
@@ -46,6 +47,13 @@ def column_sum_model(rows, length):
     return (f"func.func @column_sum(%x: {t}) -> {r} {{\n"
             f"  %0 = fuse.reduce_sum %x axes = [0] : {t} -> {r}\n"
             f"  return %0 : {r}\n}}\n")
+
+
+def softmax0_model(rows, length):
+    t = f"tensor<{rows}x{length}xf32>"
+    return (f"func.func @softmax0(%x: {t}) -> {t} {{\n"
+            f"  %0 = fuse.softmax %x axis = 0 : {t}\n"
+            f"  return %0 : {t}\n}}\n")
 
 
 def main():
@@ -93,27 +101,44 @@ def main():
                                  100 * gbs / copy))
                 torch._dynamo.reset()
 
-        # The column sum: bytes = input + output.
-        rows, length = 16384, 4096
-        x = torch.randn(rows, length, device="cuda")
-        nbytes = x.numel() * 4 + length * 4
-        fn = lambda t: torch.sum(t, dim=0)
-        p50, p99 = time_cuda(lambda: fn(x), args.warmup, args.iters)
-        rows_out.append(("colsum", length, "eager", p50, p99,
-                         nbytes / (p50 * 1e3), 100 * nbytes / (p50 * 1e3) / copy))
-        path = os.path.join(tmp, "column_sum.mlir")
-        with open(path, "w") as f:
-            f.write(column_sum_model(rows, length))
-        result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters)
-        p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
-        rows_out.append(("colsum", length, "opfuse", p50, p99,
-                         nbytes / (p50 * 1e3), 100 * nbytes / (p50 * 1e3) / copy))
+        # Reductions over the leading axis (strided rows): a column sum,
+        # and a softmax over axis 0 at a tuned shape and a ragged held-out
+        # one. Bytes: inputs + outputs.
+        for name, rows, length in (("colsum", 16384, 4096),
+                                   ("softmax0", 8192, 4096),
+                                   ("softmax0", 4999, 1003)):
+            x = torch.randn(rows, length, device="cuda")
+            if name == "colsum":
+                fn = lambda t: torch.sum(t, dim=0)
+                model = column_sum_model(rows, length)
+                nbytes = x.numel() * 4 + length * 4
+            else:
+                fn = lambda t: torch.softmax(t, dim=0)
+                model = softmax0_model(rows, length)
+                nbytes = 2 * x.numel() * 4
+            compiled = torch.compile(fn, dynamic=False)
+            compiled(x)
+            for label, call in (("eager", lambda: fn(x)),
+                                ("torch.compile", lambda: compiled(x))):
+                p50, p99 = time_cuda(call, args.warmup, args.iters)
+                gbs = nbytes / (p50 * 1e3)
+                rows_out.append((name, f"{rows}x{length}", label, p50, p99,
+                                 gbs, 100 * gbs / copy))
+            path = os.path.join(tmp, f"{name}_{rows}x{length}.mlir")
+            with open(path, "w") as f:
+                f.write(model)
+            result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters)
+            p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
+            gbs = nbytes / (p50 * 1e3)
+            rows_out.append((name, f"{rows}x{length}", "opfuse", p50, p99,
+                             gbs, 100 * gbs / copy))
+            torch._dynamo.reset()
 
     print(f"copy: {copy:.0f} GB/s")
-    print(f"{'graph':<10} {'row':>6} {'framework':<14} {'p50 us':>9} "
+    print(f"{'graph':<10} {'row':>10} {'framework':<14} {'p50 us':>9} "
           f"{'p99 us':>9} {'GB/s':>7} {'% copy':>7}")
     for name, length, label, p50, p99, gbs, pct in rows_out:
-        print(f"{name:<10} {length:>6} {label:<14} {p50:>9.1f} {p99:>9.1f} "
+        print(f"{name:<10} {length:>10} {label:<14} {p50:>9.1f} {p99:>9.1f} "
               f"{gbs:>7.0f} {pct:>6.1f}%")
     return 0
 

@@ -78,8 +78,10 @@ FunctionBuffers buildFunctionBuffers(func::FuncOp func, bool planOutputs) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       addBuffer(constant.getResult(), false,
                 "const" + std::to_string(graph.buffers.size()));
-      // A splat is a scalar inside the kernels that use it, never a buffer.
-      if (!isSplatConstant(constant))
+      // A splat is a scalar inside the kernels that fold it in; it is a
+      // buffer only where a kernel reads it from memory (a GEMM operand).
+      if (!isSplatConstant(constant) ||
+          llvm::any_of(constant->getUsers(), launchesKernel))
         result.constantBytes += getByteSize(constant.getType());
       continue;
     }

@@ -86,24 +86,55 @@ func.func @masked(%x: tensor<9x1000xbf16>) -> tensor<9x1000xbf16> {
 
 // -----
 
-// A sum over the leading dimension: a warp's lanes take 32 neighbouring
-// results (neighbouring addresses), and 32 warps each walk a slice of the
-// 64 reduced elements (2 each), combining through shared memory: a slot per
-// thread, one barrier, no shuffles.
+// A sum over the leading dimension (strided rows): 4 results, so 8 lanes
+// (one 32-byte sector) take neighbouring results and the 64 threads of
+// each split its 64 reduced elements, one each, held in registers. The
+// threads of a result within a warp combine by xor shuffles 16 and 8 apart,
+// then one shared-memory slot per warp and result, one barrier.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 1024, 1, 1>, fuse.grid = array<i64: 1, 1, 1>
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.grid = array<i64: 1, 1, 1>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: fuse.reduce_sum {{.*}} axes = [0]
-// CHECK: gpu.func @column_sum_k0({{.*}}) workgroup(%[[S:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c2_i32{{.*}} step %c1_i32{{.*}} iter_args
+// CHECK: gpu.func @column_sum_k0({{.*}}) workgroup(%[[S:.*]] : memref<128xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-NOT: scf.for
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32
 // CHECK-NOT: gpu.shuffle
 // CHECK: memref.store %{{.*}}, %[[S]]
 // CHECK: gpu.barrier
-// CHECK-COUNT-32: memref.load %[[S]]
+// CHECK-COUNT-16: memref.load %[[S]]
+// CHECK-NOT: memref.load %[[S]]
 // CHECK: gpu.return
 func.func @column_sum(%x: tensor<64x4xf32>) -> tensor<4xf32> {
   %0 = fuse.reduce_sum %x axes = [0] : tensor<64x4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Softmax over the leading axis is one strided-row kernel: 64 columns of
+// 20000 elements, 8 per block (8 blocks), 128 threads per column. A column
+// is too long for registers, so the maximum, the sum of exponentials and
+// the output are three passes over it, each unrolled 4 times (4 loads in
+// flight per thread).
+// CHECK-LABEL: func.func @softmax_columns
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 1024, 1, 1>, fuse.grid = array<i64: 8, 1, 1>
+// CHECK: gpu.func @softmax_columns_k0
+// CHECK: scf.for
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK: arith.maximumf
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK-COUNT-4: math.exp
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: arith.divf
+// CHECK: llvm.store
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @softmax_columns(%x: tensor<20000x64xf32>) -> tensor<20000x64xf32> {
+  %0 = fuse.softmax %x axis = 0 : tensor<20000x64xf32>
+  return %0 : tensor<20000x64xf32>
 }
 
 // -----

@@ -5,14 +5,14 @@
 // reason and the numbers behind it (expected remarks need a file of their
 // own: mlir-opt reports them in every run without -verify-diagnostics).
 
-func.func @column(%x: tensor<64x4xf32>) -> tensor<64x4xf32> {
-  // A sum over the leading dimension: a kernel of its own.
-  // expected-remark@+1 {{fuse-elementwise: not fused: as an extra output a path would leave the kernel and come back, and recomputing it is not faster than reading it: recomputing adds 256 FLOPs and 1024 bytes (+0.10 ns predicted), reading adds 1024 bytes (+0.10 ns) on h200 (kernel of 'fuse.div' at 14:8)}}
-  %a = fuse.exp %x : tensor<64x4xf32>
-  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.reduce_sum' at 13:8 reduces dimensions that are not the trailing ones, so it runs as a kernel of its own (kernel of 'fuse.div' at 14:8)}}
-  %s = fuse.reduce_sum %a axes = [0] keepdims : tensor<64x4xf32> -> tensor<1x4xf32>
-  %d = fuse.div %a, %s : (tensor<64x4xf32>, tensor<1x4xf32>) -> tensor<64x4xf32>
-  return %d : tensor<64x4xf32>
+func.func @column_then_row(%x: tensor<8x8xf32>) -> tensor<8x1xf32> {
+  // A column sum, then a row sum of what it normalised: two kinds of rows,
+  // two kernels.
+  %c = fuse.reduce_sum %x axes = [0] keepdims : tensor<8x8xf32> -> tensor<1x8xf32>
+  // expected-remark@+1 {{fuse-elementwise: not fused: it is the epilogue of 'fuse.reduce_sum' at 11:8, which cannot join this kernel; it stays in that reduction's kernel (kernel of 'fuse.reduce_sum' at 14:8)}}
+  %d = fuse.div %x, %c : (tensor<8x8xf32>, tensor<1x8xf32>) -> tensor<8x8xf32>
+  %r = fuse.reduce_sum %d axes = [1] keepdims : tensor<8x8xf32> -> tensor<8x1xf32>
+  return %r : tensor<8x1xf32>
 }
 
 // -----

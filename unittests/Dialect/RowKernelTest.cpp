@@ -89,13 +89,49 @@ TEST_F(RowKernelTest, BroadcastInputsAndMultiDimRows) {
   EXPECT_EQ(info->kinds.lookup(func.getArgument(1)), RowValueKind::Broadcast);
 }
 
-TEST_F(RowKernelTest, RefusesLeadingAxes) {
+TEST_F(RowKernelTest, LeadingAxesAreStridedRows) {
+  std::optional<RowKernelInfo> info = analyze(R"mlir(
+    func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+      %e = fuse.exp %x : tensor<4x8xf32>
+      %s = fuse.reduce_sum %e axes = [0] keepdims : tensor<4x8xf32> -> tensor<1x8xf32>
+      %d = fuse.div %e, %s : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+      return %d : tensor<4x8xf32>
+    })mlir");
+  ASSERT_TRUE(info) << why;
+  EXPECT_TRUE(info->shape.strided);
+  EXPECT_EQ(info->shape.rows, 8);
+  EXPECT_EQ(info->shape.rowLength, 4);
+  EXPECT_EQ(info->shape.inputShape, (llvm::SmallVector<int64_t>{4, 8}));
+  EXPECT_EQ(info->shape.axes, (llvm::SmallVector<int64_t>{0}));
+}
+
+TEST_F(RowKernelTest, StridedRowsRefuseBroadcastAlongTheReducedAxis) {
+  // A per-column sum of shape [8, 1] (keepdims over axis 1 would be a row
+  // sum) read as if it were per column: a column kernel's per-result value
+  // must be size 1 on the reduced axis and full on the kept one.
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %s = fuse.reduce_sum %x axes = [0] : tensor<8x8xf32> -> tensor<8xf32>
+      %r = fuse.reshape %s : tensor<8xf32> -> tensor<8x1xf32>
+      %d = fuse.div %x, %r : (tensor<8x8xf32>, tensor<8x1xf32>) -> tensor<8x8xf32>
+      return %d : tensor<8x8xf32>
+    })mlir"));
+  EXPECT_NE(why.find("broadcasts a per-row value of shape [8, 1] across rows"),
+            std::string::npos)
+      << why;
+}
+
+TEST_F(RowKernelTest, StridedRowsRefuseReshapedElements) {
   EXPECT_FALSE(analyze(R"mlir(
     func.func @f(%x: tensor<4x8xf32>) -> tensor<8xf32> {
-      %s = fuse.reduce_sum %x axes = [0] : tensor<4x8xf32> -> tensor<8xf32>
+      %r = fuse.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+      %e = fuse.exp %r : tensor<32xf32>
+      %b = fuse.reshape %e : tensor<32xf32> -> tensor<4x8xf32>
+      %s = fuse.reduce_sum %b axes = [0] : tensor<4x8xf32> -> tensor<8xf32>
       return %s : tensor<8xf32>
     })mlir"));
-  EXPECT_NE(why.find("reduces dimensions that are not the trailing ones"),
+  EXPECT_NE(why.find("reshapes a per-element value of a kernel that reduces "
+                     "leading axes"),
             std::string::npos)
       << why;
 }

@@ -9,7 +9,8 @@
 // epilogue from the same registers: the row is read from device memory
 // once. Rows too long for registers are streamed: each level of reductions,
 // and the epilogue, makes one pass over the row. A lone reduction over
-// leading dimensions maps the other way round (see RowLayout::strided).
+// leading dimensions maps the other way round (see RowLayout::strided),
+// with the same prologues and epilogues.
 // Values are evaluated on demand per vector and memoised, so every op of
 // the group runs once per element however many reductions and outputs use
 // it.
@@ -48,10 +49,11 @@ struct RowLayout {
   int64_t rowsPerBlock = 1;
   int64_t positions = 1;  // vectors a thread holds (registers)
   bool streaming = false; // one pass over the row per reduction level
-  // A lone reduction over leading dimensions: a warp's lanes take 32
-  // neighbouring results (neighbouring addresses), and the row's threads
-  // are the warps of the block, each walking a slice of the reduced
-  // elements.
+  int64_t unroll = 1;     // streaming: positions per loop iteration
+  // Rows over leading (or scattered) dimensions: neighbouring lanes take
+  // neighbouring rows (neighbouring addresses when the kept dimensions are
+  // the inner ones), and the row's threads, rowsPerBlock lanes apart, each
+  // walk a slice of the reduced elements.
   bool strided = false;
 };
 
@@ -209,15 +211,12 @@ void RowKernelEmitter::emitRowIndices() {
 }
 
 Value RowKernelEmitter::stridedOffset(Value index, bool reduced) {
-  Operation *reduction = &body.front();
-  auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
-  ArrayRef<int64_t> axes =
-      reduction->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
-  SmallVector<int64_t> strides = rowMajorStrides(input.getShape());
+  ArrayRef<int64_t> input = info.shape.inputShape, axes = info.shape.axes;
+  SmallVector<int64_t> strides = rowMajorStrides(input);
   SmallVector<int64_t> shape, selectedStrides;
-  for (int64_t d = 0; d < input.getRank(); ++d)
+  for (int64_t d = 0, rank = input.size(); d < rank; ++d)
     if (llvm::is_contained(axes, d) == reduced) {
-      shape.push_back(input.getDimSize(d));
+      shape.push_back(input[d]);
       selectedStrides.push_back(strides[d]);
     }
   Value offset = kb.constant(0);
@@ -504,35 +503,61 @@ RowKernelEmitter::combineAcrossWarps(ArrayRef<Combine> kinds,
   if (layout.threadsPerRow == 1)
     return SmallVector<Value>(partials.begin(), partials.end());
   const int64_t rowsPerBlock = layout.rowsPerBlock;
+  // A warp holds rowsPerBlock rows (lanes apart by 1) times lanesPerWarp
+  // threads of each (lanes apart by rowsPerBlock): xor shuffles by
+  // multiples of rowsPerBlock combine a row within the warp.
+  const int64_t lanesPerWarp = std::max<int64_t>(1, kWarpSize / rowsPerBlock);
+  SmallVector<Value> values(partials.begin(), partials.end());
+  for (auto [kind, value] : llvm::zip(kinds, values))
+    for (int64_t offset = kWarpSize / 2; offset >= rowsPerBlock; offset /= 2)
+      value = combine(kind, value, shuffleXor(value, offset));
+  const int64_t warps = layout.threadsPerRow / lanesPerWarp;
+  if (warps <= 1)
+    return values;
+
+  // Across warps: one shared-memory slot per warp and row.
   Type index = b.getIndexType();
-  auto slotOf = [&](Value lane) {
+  auto slotOf = [&](Value warp) {
     return arith::IndexCastUIOp::create(
         b, loc, index,
         arith::AddIOp::create(
             b, loc,
-            arith::MulIOp::create(b, loc, lane, kb.constant(rowsPerBlock)),
+            arith::MulIOp::create(b, loc, warp, kb.constant(rowsPerBlock)),
             rowInBlock));
   };
+  Value warp = lanesPerWarp == 1
+                   ? laneInRow
+                   : Value(arith::DivUIOp::create(b, loc, laneInRow,
+                                                  kb.constant(lanesPerWarp)));
   SmallVector<Value> slotArrays;
-  Value mySlot = slotOf(laneInRow);
-  for (Value partial : partials) {
-    Value slots = func.addWorkgroupAttribution(
-        MemRefType::get({rowsPerBlock * layout.threadsPerRow},
-                        partial.getType(), AffineMap(),
+  for (Value value : values)
+    slotArrays.push_back(func.addWorkgroupAttribution(
+        MemRefType::get({rowsPerBlock * warps}, value.getType(), AffineMap(),
                         gpu::AddressSpaceAttr::get(
                             b.getContext(), gpu::AddressSpace::Workgroup)),
-        loc);
-    memref::StoreOp::create(b, loc, partial, slots, ValueRange{mySlot});
-    slotArrays.push_back(slots);
+        loc));
+  {
+    OpBuilder::InsertionGuard insertion(b);
+    if (lanesPerWarp > 1) {
+      Value first = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, loc, laneInRow, kb.constant(lanesPerWarp)),
+          kb.constant(0));
+      auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    Value mySlot = slotOf(warp);
+    for (auto [value, slots] : llvm::zip(values, slotArrays))
+      memref::StoreOp::create(b, loc, value, slots, ValueRange{mySlot});
   }
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> totals;
   for (auto [kind, slots] : llvm::zip(kinds, slotArrays)) {
-    SmallVector<Value> perLane;
-    for (int64_t lane = 0; lane < layout.threadsPerRow; ++lane)
-      perLane.push_back(memref::LoadOp::create(
-          b, loc, slots, ValueRange{slotOf(kb.constant(lane))}));
-    totals.push_back(combineAll(kind, perLane));
+    SmallVector<Value> perWarp;
+    for (int64_t w = 0; w < warps; ++w)
+      perWarp.push_back(memref::LoadOp::create(
+          b, loc, slots, ValueRange{slotOf(kb.constant(w))}));
+    totals.push_back(combineAll(kind, perWarp));
   }
   return totals;
 }
@@ -550,8 +575,11 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
     }
     return state;
   }
-  const int64_t steps =
-      (layout.vectorsPerRow + layout.threadsPerRow - 1) / layout.threadsPerRow;
+  // Each iteration takes `unroll` positions, whose loads are independent
+  // and so in flight together: strided rows read one element per position.
+  const int64_t unroll = layout.unroll;
+  const int64_t stride = layout.threadsPerRow * unroll;
+  const int64_t steps = (layout.vectorsPerRow + stride - 1) / stride;
   auto loop = scf::ForOp::create(b, loc, kb.constant(0), kb.constant(steps),
                                  kb.constant(1), carried);
   OpBuilder::InsertionGuard insertion(b);
@@ -559,16 +587,27 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
   if (!loop.getBody()->empty())
     loop.getBody()->getTerminator()->erase();
   b.setInsertionPointToStart(loop.getBody());
-  Value vectorIndex = arith::AddIOp::create(
+  Value first = arith::AddIOp::create(
       b, loc, laneInRow,
       arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                            kb.constant(layout.threadsPerRow)));
-  Position position = makePosition(
-      vectorIndex, layout.vectorsPerRow % layout.threadsPerRow != 0);
-  FailureOr<SmallVector<Value>> next = fn(position, loop.getRegionIterArgs());
-  if (failed(next))
-    return failure();
-  scf::YieldOp::create(b, loc, *next);
+                            kb.constant(stride)));
+  SmallVector<Value> state(loop.getRegionIterArgs().begin(),
+                           loop.getRegionIterArgs().end());
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value vectorIndex =
+        u == 0 ? first
+               : Value(arith::AddIOp::create(
+                     b, loc, first, kb.constant(u * layout.threadsPerRow)));
+    Position position =
+        makePosition(vectorIndex, layout.vectorsPerRow % stride != 0 &&
+                                      (u + 1) * layout.threadsPerRow >
+                                          layout.vectorsPerRow % stride);
+    FailureOr<SmallVector<Value>> next = fn(position, state);
+    if (failed(next))
+      return failure();
+    state = std::move(*next);
+  }
+  scf::YieldOp::create(b, loc, state);
   return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
 }
 
@@ -785,25 +824,49 @@ RowLayout chooseLayout(GroupOp group, const RowKernelInfo &info,
   return layout;
 }
 
+/// The layout of strided rows: 32 rows per block (a warp reads 128
+/// contiguous bytes of f32), fewer while the grid would leave more than half
+/// of the SMs idle, but never less than a 32-byte sector per warp access;
+/// the rest of a block of up to 1024 threads splits each row.
+RowLayout chooseStridedLayout(GroupOp group, const RowKernelInfo &info,
+                              int64_t smCount, int64_t elementsPerThread) {
+  RowLayout layout;
+  layout.strided = true;
+  layout.rows = info.shape.rows;
+  layout.rowLength = layout.vectorsPerRow = info.shape.rowLength;
+  int64_t widest = 1;
+  for (Type type : group.getOperandTypes())
+    widest = std::max<int64_t>(
+        widest,
+        getElementByteSize(cast<RankedTensorType>(type).getElementType()));
+  const int64_t sectorRows = std::max<int64_t>(1, 32 / widest);
+  layout.rowsPerBlock = kWarpSize;
+  while (layout.rowsPerBlock > sectorRows &&
+         2 * ((layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock) <
+             std::max<int64_t>(smCount, 1))
+    layout.rowsPerBlock /= 2;
+  // Whole warps, and no more threads per row than it has elements.
+  layout.threadsPerRow =
+      std::max(kWarpSize / layout.rowsPerBlock,
+               std::min(kMaxThreadsPerRow / layout.rowsPerBlock,
+                        powerOfTwoAtLeast(layout.rowLength)));
+  layout.positions =
+      (layout.rowLength + layout.threadsPerRow - 1) / layout.threadsPerRow;
+  layout.streaming = layout.positions > elementsPerThread;
+  if (layout.streaming)
+    layout.unroll = 4;
+  return layout;
+}
+
 /// The layout of `group`'s rows and what its values are per element, per
-/// row or broadcast; a lone reduction over leading (or scattered)
-/// dimensions gets the strided layout. Fails, at the group, on what the
-/// row kernel cannot run.
+/// row or broadcast. Fails, at the group, on what the row kernel cannot
+/// run.
 struct RowPlan {
   RowKernelInfo info;
   RowLayout layout;
 };
 
-/// A lone reduction over leading (or scattered) dimensions: a warp takes
-/// 32 neighbouring results (neighbouring addresses when the reduced
-/// dimensions are outer ones), and up to 32 warps split each result's
-/// reduced elements, combining through shared memory.
-bool isLoneReduction(ArrayRef<Operation *> ops) {
-  return ops.size() == 1 && isReduction(ops.front());
-}
-
-FailureOr<RowPlan> planRowKernel(GroupOp group, int64_t blockSize,
-                                 int64_t elementsPerThread) {
+FailureOr<RowPlan> planRowKernel(GroupOp group, const EmitContext &context) {
   Block &body = group.getBody().front();
   auto yield = cast<YieldOp>(body.getTerminator());
   SmallVector<Operation *> ops;
@@ -811,36 +874,20 @@ FailureOr<RowPlan> planRowKernel(GroupOp group, int64_t blockSize,
     ops.push_back(&op);
 
   RowPlan plan;
-  RowKernelInfo &info = plan.info;
-  RowLayout &layout = plan.layout;
   std::string why;
   std::optional<RowKernelInfo> analyzed =
       analyzeRowKernel(ops, llvm::to_vector(yield.getOperands()), why);
-  if (analyzed) {
-    info = std::move(*analyzed);
-    layout = chooseLayout(group, info, blockSize, elementsPerThread);
-  } else if (isLoneReduction(ops) &&
-             isa<BlockArgument>(ops.front()->getOperand(0))) {
-    Operation *reduction = ops.front();
-    Value input = reduction->getOperand(0), result = reduction->getResult(0);
-    info.shape.rows = getNumElements(result.getType());
-    info.shape.rowLength =
-        info.shape.rows == 0
-            ? 0
-            : getNumElements(input.getType()) / info.shape.rows;
-    info.kinds[input] = RowValueKind::Element;
-    info.kinds[result] = RowValueKind::Row;
-    layout.rows = info.shape.rows;
-    layout.rowLength = info.shape.rowLength;
-    layout.vectorsPerRow = layout.rowLength;
-    layout.streaming = layout.strided = true;
-    layout.rowsPerBlock = kWarpSize;
-    layout.threadsPerRow = std::min(kMaxThreadsPerRow / kWarpSize,
-                                    powerOfTwoAtLeast(layout.rowLength));
-  } else {
+  if (!analyzed)
     return group.emitError("this group is not a row-reduction kernel: ") << why;
-  }
-  if (layout.rows == 0 || layout.rowLength == 0)
+  plan.info = std::move(*analyzed);
+  const EmitterOptions &options = context.options;
+  plan.layout =
+      plan.info.shape.strided
+          ? chooseStridedLayout(group, plan.info, context.target.smCount,
+                                options.rowElementsPerThread)
+          : chooseLayout(group, plan.info, options.blockSize,
+                         options.rowElementsPerThread);
+  if (plan.layout.rows == 0 || plan.layout.rowLength == 0)
     return group.emitError("a reduction over an empty tensor is not "
                            "supported for GPU emission");
   return plan;
@@ -855,7 +902,7 @@ public:
     if (!llvm::any_of(ops, isReduction))
       return EmitterMatch::notMine();
     std::string why;
-    if (analyzeRowKernel(ops, outputs, why) || isLoneReduction(ops))
+    if (analyzeRowKernel(ops, outputs, why))
       return EmitterMatch::accept();
     return EmitterMatch::refuse(why);
   }
@@ -866,8 +913,7 @@ public:
 
   FailureOr<LaunchConfig> configure(GroupOp group,
                                     const EmitContext &context) const override {
-    FailureOr<RowPlan> plan = planRowKernel(
-        group, context.options.blockSize, context.options.rowElementsPerThread);
+    FailureOr<RowPlan> plan = planRowKernel(group, context);
     if (failed(plan))
       return failure();
     const RowLayout &layout = plan->layout;
@@ -880,8 +926,7 @@ public:
   LogicalResult emit(GroupOp group, const LaunchConfig &config,
                      gpu::GPUModuleOp module, StringRef name,
                      const EmitContext &context) const override {
-    FailureOr<RowPlan> plan = planRowKernel(
-        group, context.options.blockSize, context.options.rowElementsPerThread);
+    FailureOr<RowPlan> plan = planRowKernel(group, context);
     if (failed(plan))
       return failure();
     const RowLayout &layout = plan->layout;

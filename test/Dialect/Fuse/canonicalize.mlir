@@ -124,3 +124,24 @@ func.func @matmul_of_batch_transpose(%a: tensor<4x8x16xbf16>, %b: tensor<16x8x4x
   %c = fuse.matmul %at, %bt : (tensor<8x4x16xbf16>, tensor<8x16x4xbf16>) -> tensor<8x4x4xbf16>
   return %c : tensor<8x4x4xbf16>
 }
+
+// -----
+
+// Reductions of a splat constant fold to a splat: a sum to the value times
+// the reduced count (f32: 0.1 x 3 = 0.3 rounded once; i32 wraps: 2^30 x 5 =
+// 5 x 2^30 mod 2^32 = 2^30), a maximum and a mean to the value itself.
+// CHECK-LABEL: func.func @reduce_splat
+// CHECK-DAG: %[[SUM:.*]] = fuse.constant dense<3.000000e-01> : tensor<4xf32>
+// CHECK-DAG: %[[WRAP:.*]] = fuse.constant dense<1073741824> : tensor<2x1xi32>
+// CHECK-DAG: %[[MAX:.*]] = fuse.constant dense<1.000000e-01> : tensor<f32>
+// CHECK-NOT: fuse.reduce
+// CHECK: return %[[SUM]], %[[WRAP]], %[[MAX]], %[[MAX]]
+func.func @reduce_splat() -> (tensor<4xf32>, tensor<2x1xi32>, tensor<f32>, tensor<f32>) {
+  %c = fuse.constant dense<0.1> : tensor<4x3xf32>
+  %i = fuse.constant dense<1073741824> : tensor<2x5xi32>
+  %s = fuse.reduce_sum %c axes = [1] : tensor<4x3xf32> -> tensor<4xf32>
+  %w = fuse.reduce_sum %i axes = [1] keepdims : tensor<2x5xi32> -> tensor<2x1xi32>
+  %m = fuse.reduce_max %c axes = [0, 1] : tensor<4x3xf32> -> tensor<f32>
+  %a = fuse.reduce_mean %c axes = [0, 1] : tensor<4x3xf32> -> tensor<f32>
+  return %s, %w, %m, %a : tensor<4xf32>, tensor<2x1xi32>, tensor<f32>, tensor<f32>
+}

@@ -104,3 +104,10 @@ func.func @tma_transposed(%a: tensor<2x328x1000xbf16>, %b: tensor<2x2104x328xbf1
   %0 = fuse.matmul %a, %b transpose_a transpose_b : (tensor<2x328x1000xbf16>, tensor<2x2104x328xbf16>) -> tensor<2x1000x2104xbf16>
   return %0 : tensor<2x1000x2104xbf16>
 }
+
+// A constant weight: the GEMM reads it from a buffer the plan carries.
+func.func @splat_weight(%a: tensor<128x256xbf16>) -> tensor<128x64xbf16> {
+  %w = fuse.constant dense<0.5> : tensor<256x64xbf16>
+  %y = fuse.matmul %a, %w : (tensor<128x256xbf16>, tensor<256x64xbf16>) -> tensor<128x64xbf16>
+  return %y : tensor<128x64xbf16>
+}

@@ -144,3 +144,43 @@ func.func @softmax_in_place(%x: tensor<2048x1024xf32>) -> tensor<2048x1024xf32> 
   %d = fuse.layer_norm %b axis = 1 epsilon = 1.0e-05 : (tensor<2048x1024xf32>) -> tensor<2048x1024xf32>
   return %d : tensor<2048x1024xf32>
 }
+
+// Reductions over leading or middle axes with their prologues and
+// epilogues, one strided-row kernel each: ragged bf16 columns, a middle
+// axis, columns long enough to stream, short columns, and a batch-norm-like
+// normalisation with a per-column scale.
+func.func @softmax_axis_0_bf16_ragged(%x: tensor<1000x77xbf16>) -> tensor<1000x77xbf16> {
+  %0 = fuse.softmax %x axis = 0 : tensor<1000x77xbf16>
+  return %0 : tensor<1000x77xbf16>
+}
+
+func.func @softmax_middle_axis(%x: tensor<4x333x40xf32>) -> tensor<4x333x40xf32> {
+  %0 = fuse.softmax %x axis = 1 : tensor<4x333x40xf32>
+  return %0 : tensor<4x333x40xf32>
+}
+
+func.func @softmax_axis_0_long(%x: tensor<20000x64xf32>) -> tensor<20000x64xf32> {
+  %0 = fuse.softmax %x axis = 0 : tensor<20000x64xf32>
+  return %0 : tensor<20000x64xf32>
+}
+
+func.func @column_norm(%x: tensor<7x5000xf32>, %g: tensor<5000xf32>) -> (tensor<7x5000xf32>, tensor<1x5000xf32>) {
+  %m = fuse.reduce_mean %x axes = [0] keepdims : tensor<7x5000xf32> -> tensor<1x5000xf32>
+  %d = fuse.sub %x, %m : (tensor<7x5000xf32>, tensor<1x5000xf32>) -> tensor<7x5000xf32>
+  %sq = fuse.mul %d, %d : (tensor<7x5000xf32>, tensor<7x5000xf32>) -> tensor<7x5000xf32>
+  %v = fuse.reduce_mean %sq axes = [0] keepdims : tensor<7x5000xf32> -> tensor<1x5000xf32>
+  %eps = fuse.constant dense<1.0e-05> : tensor<f32>
+  %ve = fuse.add %v, %eps : (tensor<1x5000xf32>, tensor<f32>) -> tensor<1x5000xf32>
+  %r = fuse.rsqrt %ve : tensor<1x5000xf32>
+  %n = fuse.mul %d, %r : (tensor<7x5000xf32>, tensor<1x5000xf32>) -> tensor<7x5000xf32>
+  %y = fuse.mul %n, %g : (tensor<7x5000xf32>, tensor<5000xf32>) -> tensor<7x5000xf32>
+  return %y, %m : tensor<7x5000xf32>, tensor<1x5000xf32>
+}
+
+// A sum of a constant folds away; the add that uses it is the kernel.
+func.func @splat_sum(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %c = fuse.constant dense<2.0> : tensor<64x100xf32>
+  %s = fuse.reduce_sum %c axes = [1] : tensor<64x100xf32> -> tensor<64xf32>
+  %y = fuse.add %a, %s : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -69,7 +70,9 @@ GroupOp outlineIntoGroup(ArrayRef<Operation *> unordered) {
       Operation *def = operand.getDefiningOp();
       if (def && inside(def))
         continue;
-      if (isSplatConstant(def))
+      // A GEMM reads its operands from memory, so a splat operand of a
+      // matmul or conv2d stays a buffer; elsewhere splats are folded in.
+      if (isSplatConstant(def) && !isContraction(op))
         splats.insert(def);
       else
         inputs.insert(operand);

@@ -60,6 +60,48 @@ int64_t normalizedRows(RankedTensorType type, int64_t axis) {
 }
 } // namespace
 
+namespace {
+/// The splat a reduction of the splat constant `input` folds to: the value
+/// itself, or (for a sum) the value times the number of elements each result
+/// element reduces. Null when `input` is no splat or nothing is reduced.
+Attribute foldSplatReduction(Attribute input, Type resultType, bool sum) {
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(input);
+  auto result = cast<RankedTensorType>(resultType);
+  if (!dense || !dense.isSplat() || dense.getNumElements() == 0)
+    return {};
+  const int64_t count = dense.getNumElements() / result.getNumElements();
+  Type element = result.getElementType();
+  if (!sum)
+    return DenseElementsAttr::get(result, dense.getSplatValue<Attribute>());
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    // The reference sums in f64 and rounds once.
+    APFloat total(dense.getSplatValue<APFloat>().convertToDouble() *
+                  static_cast<double>(count));
+    bool lostInfo = false;
+    total.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &lostInfo);
+    return DenseElementsAttr::get(result, total);
+  }
+  if (isa<IntegerType>(element) && !element.isInteger(1)) {
+    APInt value = dense.getSplatValue<APInt>();
+    return DenseElementsAttr::get(
+        result, value * APInt(value.getBitWidth(), count, /*isSigned=*/true,
+                              /*implicitTrunc=*/true));
+  }
+  return {};
+}
+} // namespace
+
+OpFoldResult ReduceSumOp::fold(FoldAdaptor adaptor) {
+  return foldSplatReduction(adaptor.getInput(), getType(), /*sum=*/true);
+}
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor adaptor) {
+  return foldSplatReduction(adaptor.getInput(), getType(), /*sum=*/false);
+}
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor adaptor) {
+  return foldSplatReduction(adaptor.getInput(), getType(), /*sum=*/false);
+}
+
 int64_t ReduceSumOp::getFlops() { return reducedAway(getInput(), getResult()); }
 int64_t ReduceMaxOp::getFlops() { return reducedAway(getInput(), getResult()); }
 int64_t ReduceMeanOp::getFlops() {

@@ -34,13 +34,16 @@ std::optional<RowShape> getRowShape(Operation *op) {
   const int64_t rank = input.getRank();
   if (axes.empty())
     return std::nullopt;
-  for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis !=
-        rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
-      return std::nullopt;
   RowShape shape;
   shape.rows = getNumElements(op->getResult(0).getType());
   shape.rowLength = shape.rows == 0 ? 0 : getNumElements(input) / shape.rows;
+  for (auto [i, axis] : llvm::enumerate(axes))
+    shape.strided |= axis != rank - static_cast<int64_t>(axes.size()) +
+                                 static_cast<int64_t>(i);
+  if (shape.strided) {
+    shape.inputShape.assign(input.getShape().begin(), input.getShape().end());
+    shape.axes.assign(axes.begin(), axes.end());
+  }
   return shape;
 }
 
@@ -72,6 +75,24 @@ bool broadcastsPerRow(ArrayRef<int64_t> valueShape,
 
 namespace {
 
+/// Strided rows: whether a value of `valueShape`, broadcast (NumPy rules)
+/// to the reductions' `inputShape`, is constant along the reduced `axes`
+/// and follows the kept dimensions, so that it holds one element per row.
+bool broadcastsPerStridedRow(ArrayRef<int64_t> valueShape,
+                             ArrayRef<int64_t> inputShape,
+                             ArrayRef<int64_t> axes) {
+  const int64_t rank = inputShape.size();
+  const int64_t offset = rank - static_cast<int64_t>(valueShape.size());
+  if (offset < 0)
+    return false;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = d < offset ? 1 : valueShape[d - offset];
+    if (llvm::is_contained(axes, d) ? size != 1 : size != inputShape[d])
+      return false;
+  }
+  return true;
+}
+
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
@@ -88,8 +109,7 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
       continue;
     std::optional<RowShape> shape = getRowShape(op);
     if (!shape) {
-      why = describeOp(op) + " reduces dimensions that are not the trailing "
-                             "ones, so it runs as a kernel of its own";
+      why = describeOp(op) + " reduces no axis";
       return std::nullopt;
     }
     if (!haveShape)
@@ -153,6 +173,10 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
     }
     if (isReduction(op)) {
       std::optional<RowShape> shape = getRowShape(op);
+      if (!(*shape == info.shape) && shape->rows == info.shape.rows &&
+          shape->rowLength == info.shape.rowLength)
+        return fail(op, "reduces other axes of its input than the kernel's "
+                        "other reductions, so the rows differ");
       if (!(*shape == info.shape))
         return fail(op, "reduces rows of " + Twine(shape->rowLength) +
                             " elements (" + Twine(shape->rows) +
@@ -169,6 +193,9 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
       if (kind != RowValueKind::Element && kind != RowValueKind::Row)
         return fail(op, "reshapes a value that is neither per element nor "
                         "per row");
+      if (kind == RowValueKind::Element && info.shape.strided)
+        return fail(op, "reshapes a per-element value of a kernel that "
+                        "reduces leading axes");
       info.kinds[op->getResult(0)] = kind;
       continue;
     }
@@ -183,9 +210,19 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
 
     if (count == elements) {
       // Per element: per-row operands must broadcast over their row.
+      if (info.shape.strided &&
+          shapeOf(result) != ArrayRef<int64_t>(info.shape.inputShape))
+        return fail(op, "has shape " + formatShape(shapeOf(result)) +
+                            ", not the shape " +
+                            formatShape(info.shape.inputShape) +
+                            " whose leading axes the kernel reduces");
       for (Value operand : op->getOperands())
         if (kindOf(operand) == RowValueKind::Row &&
-            !broadcastsPerRow(shapeOf(operand), shapeOf(result), rows))
+            !(info.shape.strided
+                  ? broadcastsPerStridedRow(shapeOf(operand),
+                                            info.shape.inputShape,
+                                            info.shape.axes)
+                  : broadcastsPerRow(shapeOf(operand), shapeOf(result), rows)))
           return fail(op, "broadcasts a per-row value of shape " +
                               formatShape(shapeOf(operand)) +
                               " across rows, not along them");

@@ -441,6 +441,9 @@ class Fuse_ReduceOp<string mnemonic, Type tensorType>
   let results = (outs tensorType:$result);
   let assemblyFormat = "$input `axes` `=` $axes (`keepdims` $keepdims^)? "
                        "attr-dict `:` type($input) `->` type($result)";
+  // A reduction of a splat constant folds to a splat (so no kernel reduces
+  // a value that is the same at every element).
+  let hasFolder = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> loc,
@@ -457,7 +460,9 @@ def Fuse_ReduceSumOp : Fuse_ReduceOp<"reduce_sum", Fuse_NumericTensor> {
   let description = [{
     Sums `input` over `axes` (strictly increasing, each in `[0, rank)`). With
     `keepdims` the reduced dimensions stay as size 1, otherwise they are
-    dropped. `in - out` additions.
+    dropped. `in - out` additions. The sum of a splat constant folds to
+    a splat of the value times the reduced count (wrapping for integers;
+    for floats computed in f64 and rounded once, as the reference sums).
 
     ```mlir
     %s = fuse.reduce_sum %x axes = [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>
@@ -468,7 +473,8 @@ def Fuse_ReduceMaxOp : Fuse_ReduceOp<"reduce_max", Fuse_NumericTensor> {
   let summary = "maximum over a list of axes";
   let description = [{
     The maximum of `input` over `axes`, with the rules of `fuse.reduce_sum`.
-    `in - out` comparisons.
+    `in - out` comparisons. The maximum of a splat constant folds to the
+    splat.
 
     ```mlir
     %m = fuse.reduce_max %x axes = [0, 1] : tensor<4x8xf32> -> tensor<f32>
@@ -479,7 +485,8 @@ def Fuse_ReduceMeanOp : Fuse_ReduceOp<"reduce_mean", Fuse_FloatTensor> {
   let summary = "arithmetic mean over a list of axes";
   let description = [{
     The mean of `input` over `axes`, with the rules of `fuse.reduce_sum`.
-    `in - out` additions plus `out` divisions.
+    `in - out` additions plus `out` divisions. The mean of a splat constant
+    folds to the splat.
 
     ```mlir
     %m = fuse.reduce_mean %x axes = [1] keepdims : tensor<4x8xf32> -> tensor<4x1xf32>

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 #include <string>
@@ -26,17 +27,26 @@ bool isReduction(mlir::Operation *op);
 bool isComposite(mlir::Operation *op);
 
 /// The iteration space of a row reduction: `rows` results, each folding
-/// `rowLength` consecutive elements of the input.
+/// `rowLength` elements of the input. The elements of a row are
+/// consecutive when the reduced axes are the trailing ones; otherwise the
+/// row is strided: row `r` is the `r`-th index of the kept dimensions
+/// (row-major), its elements those of the reduced ones, at the offsets
+/// `inputShape` and `axes` give.
 struct RowShape {
   int64_t rows = 0;
   int64_t rowLength = 0;
+  bool strided = false;
+  llvm::SmallVector<int64_t> inputShape; // strided rows only
+  llvm::SmallVector<int64_t> axes;       // strided rows only
   bool operator==(const RowShape &other) const {
-    return rows == other.rows && rowLength == other.rowLength;
+    return rows == other.rows && rowLength == other.rowLength &&
+           strided == other.strided && inputShape == other.inputShape &&
+           axes == other.axes;
   }
 };
 
-/// The row shape of a reduction whose axes are the trailing dimensions of
-/// its input (a row reduction); nullopt for any other op.
+/// The row shape of a reduction over a non-empty list of axes; nullopt for
+/// any other op.
 std::optional<RowShape> getRowShape(mlir::Operation *op);
 
 /// Whether a value of `valueShape`, broadcast to `contextShape` (NumPy
@@ -68,7 +78,8 @@ struct RowKernelInfo {
 /// Checks that `ops` (one block's ops in block order; values defined by
 /// other ops or by block arguments are the kernel's inputs) form one row
 /// kernel whose `outputs` are written: at least one row reduction, all over
-/// the same row shape; every other op elementwise, a reshape or a splat
+/// the same row shape (for strided rows, every per-element value has the
+/// reductions' input shape); every other op elementwise, a reshape or a splat
 /// constant; a per-row value combined with per-element values only through
 /// a broadcast over its row; outputs per element or per row. On failure
 /// returns nullopt and sets `why` to the first reason.
