@@ -231,6 +231,10 @@ private:
   /// join the cluster with it; null when there is none. Taking `producer`
   /// would split that reduction's epilogue from its kernel.
   Operation *foreignReductionFeeding(Operation *producer, int k) {
+    // A GEMM reads its operands from memory: what computes them is not its
+    // epilogue, whichever kernel it runs in.
+    if (isContraction(producer))
+      return nullptr;
     const int64_t size = getNumElements(producer->getResult(0).getType());
     SmallVector<Operation *> stack = {producer};
     DenseSet<Operation *> seen;

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Whole blocks side by side: PyTorch eager, three torch.compile modes, opfuse.
+
+Runs on the GPU machine, one script, one GPU, the blocks of
+examples/blocks/ (bench/blocks.py writes both sides): a pre-LN GPT block
+and a Llama block at a prefill and a decode size, and a ResNet bottleneck
+in NHWC, all bf16. For every system: P50 and P99 latency (CUDA events after
+warm-up; opfuse's own --bench, which times its launch plan the same way),
+kernels launched per call (PyTorch: counted with torch.profiler; opfuse:
+its plan), and peak device memory beyond the inputs and weights
+(PyTorch: max_memory_allocated during one call; opfuse: its arena plus its
+output buffers, as memory_compare.py counts them). The prefill blocks'
+attention (matmul, softmax, matmul) is also timed on its own, so the rest
+of the block can be compared while opfuse's attention is unfused.
+
+    python3 bench/block_compare.py [--opt-fuse build/bin/opt-fuse]
+        [--blocks gpt_prefill ...] [--iters 50] [--check]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+from blocks import ATTENTION, BLOCKS, render, torch_block, torch_inputs
+from compare import ROOT, time_cuda
+from memory_compare import torch_peak_extra
+
+MODES = (("torch.compile", {}),
+         ("max-autotune-no-cg", {"mode": "max-autotune-no-cudagraphs"}),
+         ("reduce-overhead", {"mode": "reduce-overhead"}))
+
+
+def count_kernels(fn, inputs):
+    from torch.profiler import ProfilerActivity, profile
+    fn(*inputs)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*inputs)
+        torch.cuda.synchronize()
+    return sum(1 for e in prof.events()
+               if e.device_type == torch.autograd.DeviceType.CUDA)
+
+
+def run_opfuse(opt_fuse, path, warmup, iters, check):
+    command = [opt_fuse, path, "--bench", "--emit=report-json",
+               "--warmup", str(warmup), "--iters", str(iters)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
+    report = json.loads(done.stdout)
+    verdict = ""
+    if check:
+        done = subprocess.run([opt_fuse, path, "--check"], capture_output=True, text=True)
+        verdict = "PASS" if done.returncode == 0 else f"FAIL (exit {done.returncode})"
+    return report, verdict
+
+
+def measure(name, builder, path, args, rows):
+    inputs = torch_inputs(builder)
+    fn = torch_block(name)
+    systems = [("eager", fn)]
+    for label, options in MODES:
+        torch._dynamo.reset()
+        systems.append((label, torch.compile(fn, dynamic=False, **options)))
+    for label, call in systems:
+        call(*inputs)  # compile, autotune, capture
+        p50, p99 = time_cuda(lambda: call(*inputs), args.warmup, args.iters)
+        kernels = count_kernels(call, inputs) if label != "reduce-overhead" else None
+        peak = torch_peak_extra(call, inputs)
+        rows.append((name, label, p50, p99, kernels, peak, ""))
+    report, verdict = run_opfuse(args.opt_fuse, path, args.warmup, args.iters,
+                                 args.check)
+    memory = report["memory"]
+    rows.append((name, "opfuse", report["measured"]["p50_us"],
+                 report["measured"]["p99_us"], len(report["kernels"]),
+                 memory["arena_bytes"] + memory["output_bytes"], verdict))
+    torch._dynamo.reset()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opt-fuse", default=os.path.join(ROOT, "build/bin/opt-fuse"))
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--blocks", nargs="*", default=list(BLOCKS) + [n + "_attention" for n in ATTENTION])
+    parser.add_argument("--check", action="store_true",
+                        help="also run opt-fuse --check on each block")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.blocks:
+            if name.endswith("_attention"):
+                builder, result = ATTENTION[name[:-len("_attention")]]()
+                text = builder.text(result)
+            else:
+                builder, _ = BLOCKS[name]()
+                text = render(name)
+            path = os.path.join(tmp, name + ".mlir")
+            with open(path, "w") as f:
+                f.write(text)
+            measure(name, builder, path, args, rows)
+    print(f"{'block':<26} {'system':<20} {'p50 us':>9} {'p99 us':>9} "
+          f"{'kernels':>7} {'peak MiB':>9}  check")
+    for name, label, p50, p99, kernels, peak, verdict in rows:
+        k = "-" if kernels is None else str(kernels)
+        print(f"{name:<26} {label:<20} {p50:>9.1f} {p99:>9.1f} {k:>7} "
+              f"{peak / 2**20:>9.1f}  {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
