@@ -7,9 +7,11 @@ and a Llama block at a prefill and a decode size, and a ResNet bottleneck
 in NHWC, all bf16. For every system: P50 and P99 latency (CUDA events after
 warm-up; opfuse's own --bench, which times its launch plan the same way),
 kernels launched per call (PyTorch: counted with torch.profiler; opfuse:
-its plan), and peak device memory beyond the inputs and weights
+its plan; reduce-overhead's CUDA graph hides its kernels from the
+profiler, so none is counted), and peak device memory beyond the inputs and weights
 (PyTorch: max_memory_allocated during one call; opfuse: its arena plus its
-output buffers, as memory_compare.py counts them). The prefill blocks'
+output buffers, as memory_compare.py counts them; reduce-overhead's
+memory belongs to its graph pool, allocated at capture, so it reads 0). The prefill blocks'
 attention (matmul, softmax, matmul) is also timed on its own, so the rest
 of the block can be compared while opfuse's attention is unfused.
 
@@ -90,6 +92,9 @@ def main():
                         help="also run opt-fuse --check on each block")
     args = parser.parse_args()
     torch.manual_seed(0)
+    # cuDNN picks its fastest convolution algorithms (the bottleneck's
+    # convs run several times slower on its defaults).
+    torch.backends.cudnn.benchmark = True
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

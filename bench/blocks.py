@@ -29,17 +29,19 @@ def ttype(shape, dtype="bf16"):
 class Builder:
     """Emits one func.func in fuse IR, tracking each value's shape."""
 
-    def __init__(self, name, comment):
-        self.name, self.comment = name, comment
+    def __init__(self, name, comment, dtype="bf16"):
+        self.name, self.comment, self.dtype = name, comment, dtype
         self.args, self.lines, self.shapes, self.count = [], [], {}, 0
 
-    def arg(self, name, shape, dtype="bf16"):
+    def arg(self, name, shape, dtype=None):
+        dtype = dtype or self.dtype
         value = "%" + name
         self.args.append((value, shape, dtype))
         self.shapes[value] = (shape, dtype)
         return value
 
-    def _new(self, shape, dtype="bf16"):
+    def _new(self, shape, dtype=None):
+        dtype = dtype or self.dtype
         value = f"%{self.count}"
         self.count += 1
         self.shapes[value] = (shape, dtype)
@@ -65,8 +67,8 @@ class Builder:
         return r
 
     def scalar(self, value):
-        r = self._new([], "bf16")
-        self.lines.append(f"{r} = fuse.constant dense<{value!r}> : tensor<bf16>")
+        r = self._new([])
+        self.lines.append(f"{r} = fuse.constant dense<{value!r}> : tensor<{self.dtype}>")
         return r
 
     def matmul(self, a, b, transpose_b=False):
@@ -159,11 +161,11 @@ def merge_heads(b, o, batch, seq, heads, dim):
     return b.reshape(b.transpose(o, [0, 2, 1, 3]), [batch, seq, heads * dim])
 
 
-def gpt_block(name, batch, seq, d, heads, ffn):
+def gpt_block(name, batch, seq, d, heads, ffn, dtype="bf16"):
     """Pre-LN GPT block: x + attn(ln1(x)); then + mlp(ln2(.))."""
     dim = d // heads
-    b = Builder(name, f"A pre-LN GPT block in bf16: {batch} x {seq} tokens, d_model {d}, {heads} heads\n"
-                      f"of {dim}, MLP {ffn} (GELU tanh), causal additive mask.")
+    b = Builder(name, f"A pre-LN GPT block in {dtype}: {batch} x {seq} tokens, d_model {d}, {heads} heads\n"
+                      f"of {dim}, MLP {ffn} (GELU tanh), causal additive mask.", dtype)
     x = b.arg("x", [batch, seq, d])
     mask = b.arg("mask", [seq, seq])
     g1, b1 = b.arg("ln1_g", [d]), b.arg("ln1_b", [d])
@@ -193,7 +195,7 @@ def rotary(b, x, cos, sin, dim):
     return b.binary("add", b.binary("mul", x, cos), b.binary("mul", r, sin))
 
 
-def llama_block(name, batch, seq, d, heads, ffn, past=0):
+def llama_block(name, batch, seq, d, heads, ffn, past=0, dtype="bf16"):
     """Llama block: RMSNorm, QKV, rotary, causal attention, SwiGLU.
 
     With past > 0 it is a decode step: seq new tokens attend to a K/V cache
@@ -202,9 +204,9 @@ def llama_block(name, batch, seq, d, heads, ffn, past=0):
     dim = d // heads
     kind = (f"a decode step: {batch} sequences x {seq} token, a K/V cache of {past}"
             if past else f"prefill: {batch} x {seq} tokens, causal additive mask")
-    b = Builder(name, f"A Llama-style block in bf16, {kind};\n"
+    b = Builder(name, f"A Llama-style block in {dtype}, {kind};\n"
                       f"d_model {d}, {heads} heads of {dim}, SwiGLU MLP {ffn}, rotary embedding\n"
-                      f"written with slice/concat/neg/mul/add.")
+                      f"written with slice/concat/neg/mul/add.", dtype)
     x = b.arg("x", [batch, seq, d])
     cos, sin = b.arg("cos", [seq, 1, dim]), b.arg("sin", [seq, 1, dim])
     mask = None if past else b.arg("mask", [seq, seq])
@@ -397,6 +399,10 @@ SMALL = {
     "llama_small": lambda: llama_block("llama_small", 1, 96, 256, 2, 352),
     "llama_decode_small": lambda: llama_block("llama_decode_small", 2, 1, 256, 2, 352, past=77),
     "resnet_small": lambda: resnet_bottleneck("resnet_small", 2, 14, 64, 16),
+    # f32: fused and unfused round alike, so a miscompile cannot hide
+    # behind bf16 rounding.
+    "gpt_small_f32": lambda: gpt_block("gpt_small_f32", 2, 64, 128, 2, 256, dtype="f32"),
+    "llama_small_f32": lambda: llama_block("llama_small_f32", 1, 96, 256, 2, 352, dtype="f32"),
 }
 SMALL_PATH = os.path.join(ROOT, "test", "GPU", "Inputs", "blocks.mlir")
 
