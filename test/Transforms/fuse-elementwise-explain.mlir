@@ -56,7 +56,7 @@ func.func @shape(%x: tensor<16x64xf32>, %b: tensor<64xf32>) -> (tensor<16x64xf32
 func.func @boundaries(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %b: tensor<32xbf16>) -> tensor<256xbf16> {
   // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.matmul' at 60:8: a GEMM kernel reads its operands from memory (no prologue fusion), so this kernel writes its result (kernel of 'fuse.relu' at 58:8)}}
   %r = fuse.relu %x : tensor<8x16xbf16>
-  // expected-remark@-1 {{fuse-elementwise: not fused: 'fuse.relu' at 58:8 produces an operand of 'fuse.matmul' at 60:8; a GEMM kernel reads its operands from memory (no prologue fusion) (kernel of 'fuse.gelu' at 62:8)}}
+  // expected-remark@-1 {{fuse-elementwise: not fused: 'fuse.relu' at 58:8 produces an operand of 'fuse.matmul' at 60:8; a GEMM kernel reads its operands from memory, through transposes, slices and reshapes only (no prologue fusion) (kernel of 'fuse.gelu' at 62:8)}}
   %m = fuse.matmul %r, %w : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
   %a = fuse.add %m, %b : (tensor<8x32xbf16>, tensor<32xbf16>) -> tensor<8x32xbf16>
   %g = fuse.gelu %a approximate = tanh : tensor<8x32xbf16>

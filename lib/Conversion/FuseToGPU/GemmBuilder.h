@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <numeric>
 #include <optional>
 
 namespace opfuse::gemm {
@@ -51,6 +52,11 @@ struct Operand {
   int64_t chunk = 8;       // elements per copy: 8, 4, 2 (cp.async) or 1
   int64_t stageOffset = 0; // bytes from the start of a stage
   SmallVector<int64_t> batchStrides; // per output batch dimension
+  // Read through a strided view (StridedView.h): rows of the contiguous
+  // matrix are `rowStride` elements apart (0: leading(), packed) and the
+  // first element is `offset` elements into the buffer.
+  int64_t rowStride = 0;
+  int64_t offset = 0;
   /// For a conv2d's input (the implicit GEMM's A): element (m, k) is input
   /// pixel (n, oh * sh - pt + kh * dh, ow * sw - pl + kw * dw) channel c,
   /// with m = (n, oh, ow) and k = (kh, kw, c); zero outside the image.
@@ -66,6 +72,16 @@ struct Operand {
     return kContiguous ? blockK : tileMN;
   }
   int64_t leading() const { return kContiguous ? k : mn; }
+  int64_t rowPitch() const { return rowStride ? rowStride : leading(); }
+  /// What every address of the operand, and its contiguous extent, is a
+  /// multiple of, in elements from the buffer's start: copies may be at
+  /// most this wide (and never straddle the end of a row).
+  int64_t alignment() const {
+    int64_t a = std::gcd(std::gcd(leading(), rowPitch()), offset);
+    for (int64_t stride : batchStrides)
+      a = std::gcd(a, stride);
+    return a;
+  }
 };
 
 /// Builds the body of one GEMM kernel.
@@ -187,9 +203,10 @@ public:
         Value globalRow = op.kContiguous ? mnIndex : kIndex;
         Value globalCol = op.kContiguous ? kIndex : mnIndex;
         // In the index type: an operand may hold more than 2^31 elements.
-        offset = add(batchOffset,
-                     add(mul(toIndexType(globalRow), kb.constant(op.leading())),
-                         toIndexType(globalCol)));
+        offset =
+            add(add(batchOffset, kb.constant(op.offset)),
+                add(mul(toIndexType(globalRow), kb.constant(op.rowPitch())),
+                    toIndexType(globalCol)));
       }
       // Out-of-range chunks copy nothing (zeros) from the operand's start.
       offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));

@@ -11,6 +11,8 @@
 #include "GemmEmission.h"
 #include "GroupEvaluator.h"
 
+#include "opfuse/Dialect/Fuse/IR/StridedView.h"
+
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -130,7 +132,8 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
     evaluator.seed(argument, 0, loaded);
   evaluator.seed(contraction->getResult(0), 0, SmallVector<Value>(lanes));
   for (Operation *op : ops)
-    if (op != contraction && failed(evaluator.evaluate(op->getResult(0), 0)))
+    if (op != contraction && !fuse::isStridedViewOp(op) &&
+        failed(evaluator.evaluate(op->getResult(0), 0)))
       return failure();
   // In the index type: the output may hold more than 2^31 elements.
   Value offset = gb.add(
@@ -183,13 +186,15 @@ SmallVector<Output> Epilogue::chunkOutputs(int64_t i, int64_t j0) {
 }
 
 LogicalResult Epilogue::emit() {
-  // Inputs other than the matmul's operands are read at the broadcast
+  // Inputs other than the matmul's operands (directly or through views)
+  // are read at the broadcast
   // index of the output; splat constants are scalars. In argument order
   // (not a DenseMap's pointer order): the loads, and so the PTX, are the
   // same from one compile to the next.
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
+    // Views feeding the contraction are its operands' layouts.
     bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
-      return user != contraction;
+      return user != contraction && !fuse::isStridedViewOp(user);
     });
     if (!used)
       continue;

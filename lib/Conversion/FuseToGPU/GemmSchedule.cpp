@@ -11,6 +11,7 @@
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+#include "opfuse/Dialect/Fuse/IR/StridedView.h"
 
 using namespace mlir;
 using namespace opfuse::fuse;
@@ -50,6 +51,26 @@ FailureOr<MatmulTiling> chooseGemmTiling(GroupOp group,
   return ranked.front().tiling;
 }
 
+/// Reads `op` through `view`: its two minor dimensions (rows x columns of
+/// the operand as the matmul sees it, before transpose flags) give the
+/// contiguous dimension and the row pitch, its leading ones the batch
+/// strides (right-aligned with the output's batch; size-1 dims broadcast).
+static void applyView(Operand &op, const StridedView &view,
+                      ArrayRef<int64_t> batchShape) {
+  ArrayRef<int64_t> strides = view.strides;
+  const int64_t rank = strides.size();
+  // Stored with its columns contiguous the operand keeps its transpose
+  // flag; with its rows contiguous, the flag flips.
+  if (strides[rank - 1] != 1)
+    op.kContiguous = !op.kContiguous;
+  op.rowStride = strides[rank - 1] == 1 ? strides[rank - 2] : strides[rank - 1];
+  op.offset = view.offset;
+  for (int64_t d = rank - 3, o = batchShape.size() - 1; d >= 0 && o >= 0;
+       --d, --o)
+    if (op.batchStrides[o] != 0)
+      op.batchStrides[o] = strides[d];
+}
+
 FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                           bool useTma) {
   Block &body = group.getBody().front();
@@ -87,8 +108,23 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
   if (p.conv && p.conv.getGroups() != 1)
     return p.conv.emitError("grouped conv2d (groups = ")
            << p.conv.getGroups() << ") is not yet supported for GPU emission";
-  p.lhsArg = dyn_cast<BlockArgument>(lhs);
-  p.rhsArg = dyn_cast<BlockArgument>(rhs);
+  // An operand read through views inside the group: its strided layout
+  // over the group input the views start from.
+  auto isInside = [&](Operation *op) {
+    return op->getBlock() == &body && isStridedViewOp(op);
+  };
+  std::optional<StridedView> lhsView, rhsView;
+  for (auto [value, view] :
+       {std::pair{lhs, &lhsView}, std::pair{rhs, &rhsView}})
+    if (!isa<BlockArgument>(value)) {
+      *view = getStridedView(value, isInside, why);
+      if (!*view)
+        return contraction->emitError("a GEMM kernel cannot read this "
+                                      "operand in place: ")
+               << why;
+    }
+  p.lhsArg = dyn_cast<BlockArgument>(lhsView ? lhsView->base : lhs);
+  p.rhsArg = dyn_cast<BlockArgument>(rhsView ? rhsView->base : rhs);
   if (!p.lhsArg || !p.rhsArg)
     return contraction->emitError("a GEMM kernel reads its operands from "
                                   "memory; they must be inputs of the group");
@@ -113,7 +149,11 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
     a.batchStrides = batchStridesOf(p.matmul.getLhs().getType(), batchShape);
     bOp.kContiguous = p.matmul.getTransposeB();
     bOp.batchStrides = batchStridesOf(p.matmul.getRhs().getType(), batchShape);
-    a.chunk = chunkFor(a.leading(), elementBytes);
+    if (lhsView)
+      applyView(a, *lhsView, batchShape);
+    if (rhsView)
+      applyView(bOp, *rhsView, batchShape);
+    a.chunk = chunkFor(a.alignment(), elementBytes);
   } else {
     // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
     ArrayRef<int64_t> in = p.conv.getInput().getType().getShape();
@@ -136,7 +176,7 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                padding[2]};
     a.chunk = chunkFor(in[3], elementBytes);
   }
-  bOp.chunk = chunkFor(bOp.leading(), elementBytes);
+  bOp.chunk = chunkFor(bOp.alignment(), elementBytes);
   bOp.stageOffset = t.blockM * t.blockK * elementBytes;
   p.stageBytes = (t.blockM + t.blockN) * t.blockK * elementBytes;
 

@@ -22,6 +22,9 @@ tmaOperandFor(const Operand &op, const MatmulTiling &t, int64_t elementBytes,
               ArrayRef<int64_t> batchShape, unsigned input) {
   // The box's rows must be the 128 bytes one swizzle line holds, and every
   // row of the matrix must start 16-byte aligned.
+  // An operand read through a strided view is copied with cp.async.
+  if (op.rowStride != 0 || op.offset != 0)
+    return std::nullopt;
   if (op.im2col || t.blockK * elementBytes != 128 ||
       (op.leading() * elementBytes) % 16 != 0 || op.tileMN % 64 != 0)
     return std::nullopt;

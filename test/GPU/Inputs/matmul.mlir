@@ -111,3 +111,41 @@ func.func @splat_weight(%a: tensor<128x256xbf16>) -> tensor<128x64xbf16> {
   %y = fuse.matmul %a, %w : (tensor<128x256xbf16>, tensor<256x64xbf16>) -> tensor<128x64xbf16>
   return %y : tensor<128x64xbf16>
 }
+
+// Operands read in place through views (no copy kernels): Q and K^T split
+// out of a fused QKV projection with slice + reshape + transpose (70
+// tokens: ragged tiles), P @ V with V at an offset into the buffer, an
+// operand whose rows are contiguous in its buffer (a batch transpose: the
+// contiguous dimension flips), and f16 rows whose pitch (300) and offset
+// (100) allow only 8-byte copies.
+func.func @view_qk(%qkv: tensor<2x70x384xbf16>) -> tensor<2x2x70x70xbf16> {
+  %q0 = fuse.slice %qkv offsets = [0, 0, 0] sizes = [2, 70, 128] strides = [1, 1, 1] : tensor<2x70x384xbf16> -> tensor<2x70x128xbf16>
+  %q1 = fuse.reshape %q0 : tensor<2x70x128xbf16> -> tensor<2x70x2x64xbf16>
+  %q = fuse.transpose %q1 permutation = [0, 2, 1, 3] : tensor<2x70x2x64xbf16> -> tensor<2x2x70x64xbf16>
+  %k0 = fuse.slice %qkv offsets = [0, 0, 128] sizes = [2, 70, 128] strides = [1, 1, 1] : tensor<2x70x384xbf16> -> tensor<2x70x128xbf16>
+  %k1 = fuse.reshape %k0 : tensor<2x70x128xbf16> -> tensor<2x70x2x64xbf16>
+  %k = fuse.transpose %k1 permutation = [0, 2, 3, 1] : tensor<2x70x2x64xbf16> -> tensor<2x2x64x70xbf16>
+  %s = fuse.matmul %q, %k : (tensor<2x2x70x64xbf16>, tensor<2x2x64x70xbf16>) -> tensor<2x2x70x70xbf16>
+  return %s : tensor<2x2x70x70xbf16>
+}
+
+func.func @view_pv(%p: tensor<2x2x70x70xbf16>, %qkv: tensor<2x70x384xbf16>) -> tensor<2x2x70x64xbf16> {
+  %v0 = fuse.slice %qkv offsets = [0, 0, 256] sizes = [2, 70, 128] strides = [1, 1, 1] : tensor<2x70x384xbf16> -> tensor<2x70x128xbf16>
+  %v1 = fuse.reshape %v0 : tensor<2x70x128xbf16> -> tensor<2x70x2x64xbf16>
+  %v = fuse.transpose %v1 permutation = [0, 2, 1, 3] : tensor<2x70x2x64xbf16> -> tensor<2x2x70x64xbf16>
+  %o = fuse.matmul %p, %v : (tensor<2x2x70x70xbf16>, tensor<2x2x70x64xbf16>) -> tensor<2x2x70x64xbf16>
+  %r = fuse.relu %o : tensor<2x2x70x64xbf16>
+  return %r : tensor<2x2x70x64xbf16>
+}
+
+func.func @view_rows_contiguous(%x: tensor<96x3x130xbf16>, %b: tensor<96x72xbf16>) -> tensor<3x130x72xbf16> {
+  %a = fuse.transpose %x permutation = [1, 2, 0] : tensor<96x3x130xbf16> -> tensor<3x130x96xbf16>
+  %y = fuse.matmul %a, %b : (tensor<3x130x96xbf16>, tensor<96x72xbf16>) -> tensor<3x130x72xbf16>
+  return %y : tensor<3x130x72xbf16>
+}
+
+func.func @view_f16_pitch(%x: tensor<50x300xf16>, %w: tensor<100x40xf16>) -> tensor<50x40xf16> {
+  %a = fuse.slice %x offsets = [0, 100] sizes = [50, 100] strides = [1, 1] : tensor<50x300xf16> -> tensor<50x100xf16>
+  %y = fuse.matmul %a, %w : (tensor<50x100xf16>, tensor<100x40xf16>) -> tensor<50x40xf16>
+  return %y : tensor<50x40xf16>
+}

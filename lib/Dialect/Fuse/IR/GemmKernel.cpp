@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+#include "opfuse/Dialect/Fuse/IR/StridedView.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
 
@@ -40,22 +41,38 @@ GemmShape getGemmShape(Operation *op) {
   return shape;
 }
 
+/// Whether `view` (a view op of a GEMM kernel) only feeds, through other
+/// views, an operand of `contraction`.
+static bool feedsOnlyOperands(Operation *view, Operation *contraction,
+                              const llvm::DenseSet<Operation *> &members) {
+  for (Operation *user : view->getUsers()) {
+    if (user == contraction)
+      continue;
+    if (!members.contains(user) || !isStridedViewOp(user) ||
+        !feedsOnlyOperands(user, contraction, members))
+      return false;
+  }
+  return true;
+}
+
 Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
   Operation *contraction = nullptr;
   for (Operation *op : ops) {
     if (!isContraction(op))
       continue;
-    for (Value operand : op->getOperands())
-      if (Operation *producer = operand.getDefiningOp();
-          producer && members.contains(producer)) {
-        why = describeOp(producer) + " produces an operand of " +
-              describeOp(op) +
-              "; a GEMM kernel reads its operands from memory (no prologue "
-              "fusion)";
-        return nullptr;
-      }
     if (contraction) {
+      // A GEMM feeding another: say what the second one cannot do.
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && members.contains(producer) &&
+            !isStridedViewOp(producer)) {
+          why = describeOp(producer) + " produces an operand of " +
+                describeOp(op) +
+                "; a GEMM kernel reads its operands from memory (no "
+                "prologue fusion)";
+          return nullptr;
+        }
       why = "a kernel holds one matmul or conv2d; " + describeOp(op) +
             " would be the second";
       return nullptr;
@@ -66,9 +83,50 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
     why = "the kernel holds no matmul or conv2d";
     return nullptr;
   }
+  // Operands are read from memory, through a strided layout when views
+  // inside the kernel produce them (a matmul's only).
+  for (Value operand : contraction->getOperands()) {
+    Operation *producer = operand.getDefiningOp();
+    if (!producer || !members.contains(producer))
+      continue;
+    auto isView = [&](Operation *op) {
+      return members.contains(op) && isStridedViewOp(op);
+    };
+    if (!isStridedViewOp(producer) || !isa<MatmulOp>(contraction)) {
+      why = describeOp(producer) + " produces an operand of " +
+            describeOp(contraction) +
+            "; a GEMM kernel reads its operands from memory, through "
+            "transposes, slices and reshapes only (no prologue fusion)";
+      return nullptr;
+    }
+    std::optional<StridedView> view = getStridedView(operand, isView, why);
+    if (!view)
+      return nullptr;
+    if (Operation *def = view->base.getDefiningOp();
+        def && members.contains(def)) {
+      why = describeOp(def) + " computes what " + describeOp(contraction) +
+            " reads through views; a GEMM kernel reads its operands from "
+            "memory (no prologue fusion)";
+      return nullptr;
+    }
+    const size_t rank = view->strides.size();
+    if (view->strides[rank - 1] != 1 && view->strides[rank - 2] != 1) {
+      why = "neither of the two minor dimensions of " +
+            describeOp(contraction) +
+            "'s operand is contiguous in the buffer it views, so the GEMM "
+            "cannot read it in place";
+      return nullptr;
+    }
+  }
+  for (Operation *op : ops)
+    if (isStridedViewOp(op) && !feedsOnlyOperands(op, contraction, members)) {
+      why = describeOp(op) + " cannot run in a GEMM epilogue (only "
+                             "elementwise ops can)";
+      return nullptr;
+    }
   auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
   for (Operation *op : ops) {
-    if (op == contraction || isSplatConstant(op))
+    if (op == contraction || isSplatConstant(op) || isStridedViewOp(op))
       continue;
     if (!isElementwise(op)) {
       why = describeOp(op) + " cannot run in a GEMM epilogue (only "

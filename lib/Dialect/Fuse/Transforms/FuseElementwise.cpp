@@ -17,6 +17,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
+#include "opfuse/Dialect/Fuse/IR/StridedView.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
@@ -49,8 +50,14 @@ bool isFusibleProducer(Operation *op) {
 
 /// Ops that start a kernel of their own when no later kernel takes them:
 /// data movement too, so that what feeds a transpose or a concat is
-/// computed where it is read.
+/// computed where it is read, and a matmul that reads a view, so that the
+/// views it reads its operands through join its kernel.
 bool isRoot(Operation *op) {
+  if (isa<MatmulOp>(op))
+    return llvm::any_of(op->getOperands(), [](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      return def && isStridedViewOp(def);
+    });
   return isElementwise(op) || getRowShape(op).has_value() || isDataMovement(op);
 }
 
@@ -421,7 +428,14 @@ private:
     }
     bool allUsersInside = llvm::all_of(
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
-    if (isa<ReshapeOp>(producer) &&
+    // A reshape on the way to a GEMM operand is part of the strided view
+    // the GEMM reads through.
+    const bool gemmView =
+        allUsersInside && cluster.hasContraction &&
+        llvm::all_of(producer->getUsers(), [](Operation *user) {
+          return isa<MatmulOp>(user) || isStridedViewOp(user);
+        });
+    if (isa<ReshapeOp>(producer) && !gemmView &&
         (!allUsersInside || getNumElements(producer->getResultTypes()[0]) !=
                                 getNumElements(cluster.shape))) {
       remark(producer, k,

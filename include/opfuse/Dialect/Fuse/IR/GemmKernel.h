@@ -2,7 +2,8 @@
 //
 // The structure shared by the fusion pass (which groups only what the
 // emitter accepts) and the GEMM emitter: one fuse.matmul or fuse.conv2d
-// (an implicit GEMM), reading its operands from memory, with elementwise
+// (an implicit GEMM), reading its operands from memory (a matmul's through
+// strided views), with elementwise
 // ops over its output shape applied to the accumulators before the one
 // store (the epilogue).
 //
@@ -33,10 +34,12 @@ struct GemmShape {
 GemmShape getGemmShape(mlir::Operation *op);
 
 /// Whether `ops` (in block order) form one GEMM kernel: exactly one
-/// contraction, whose operands come from outside `ops` (no prologue), and
-/// otherwise only elementwise ops and splat constants whose results have
-/// the contraction's output shape. Returns the contraction, or null with
-/// the reason in `why`.
+/// contraction, whose operands come from outside `ops` (no prologue) or,
+/// for a matmul, through transposes, slices and reshapes inside `ops` that
+/// form a strided layout with one of its two minor dimensions contiguous
+/// (StridedView.h), and otherwise only elementwise ops and splat constants
+/// whose results have the contraction's output shape. Returns the contraction,
+/// or null with the reason in `why`.
 mlir::Operation *analyzeGemmKernel(llvm::ArrayRef<mlir::Operation *> ops,
                                    std::string &why);
 

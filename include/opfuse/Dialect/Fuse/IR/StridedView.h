@@ -1,0 +1,47 @@
+//===- StridedView.h - View chains as one strided layout --------*- C++ -*-===//
+//
+// A chain of transposes, slices and reshapes read by a GEMM is one strided
+// layout over the buffer it starts from: element (i0, ..., in-1) of the
+// view is element offset + sum(ij * strides[j]) of that buffer. A GEMM
+// reads its operand through the layout instead of a copy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DIALECT_FUSE_IR_STRIDEDVIEW_H
+#define OPFUSE_DIALECT_FUSE_IR_STRIDEDVIEW_H
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace opfuse::fuse {
+
+struct StridedView {
+  /// The value the chain starts from (outside the chain), row-major.
+  mlir::Value base;
+  /// The first element, in elements of `base`.
+  int64_t offset = 0;
+  /// Per dimension of the viewed value, in elements of `base`.
+  llvm::SmallVector<int64_t> strides;
+};
+
+/// The strided layout in which `value` reads `base` when `value` is defined
+/// by transpose, slice and reshape ops for which `follow` holds (the chain
+/// stops at the first op it does not hold for, or at a block argument).
+/// Nullopt, with the reason in `why`, when a reshape merges dimensions that
+/// are not contiguous in the layout.
+std::optional<StridedView>
+getStridedView(mlir::Value value,
+               llvm::function_ref<bool(mlir::Operation *)> follow,
+               std::string &why);
+
+/// transpose, slice or reshape: the views a GEMM can read its operands
+/// through.
+bool isStridedViewOp(mlir::Operation *op);
+
+} // namespace opfuse::fuse
+
+#endif // OPFUSE_DIALECT_FUSE_IR_STRIDEDVIEW_H

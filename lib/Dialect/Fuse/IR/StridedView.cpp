@@ -1,0 +1,130 @@
+//===- StridedView.cpp - View chains as one strided layout ----------------===//
+//
+// Walks a chain of views back to the value it starts from, then composes
+// their index maps forward: a transpose permutes the strides, a slice adds
+// its offsets and multiplies its strides, and a reshape regroups
+// dimensions that are contiguous with one another in the layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Dialect/Fuse/IR/StridedView.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+using namespace mlir;
+
+namespace opfuse::fuse {
+
+bool isStridedViewOp(Operation *op) {
+  return isa<TransposeOp, SliceOp, ReshapeOp>(op);
+}
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// The strides of `to` when `from` (with `strides`) is reshaped to it, or
+/// nullopt when a group of merged dimensions is not contiguous.
+std::optional<SmallVector<int64_t>> reshapeStrides(ArrayRef<int64_t> from,
+                                                   ArrayRef<int64_t> strides,
+                                                   ArrayRef<int64_t> to) {
+  // Dimensions of size 1 carry no stride: drop them, then match groups of
+  // equal element counts from the innermost dimension out.
+  SmallVector<int64_t> sizes, inner;
+  for (auto [size, stride] : llvm::zip(from, strides))
+    if (size != 1) {
+      sizes.push_back(size);
+      inner.push_back(stride);
+    }
+  SmallVector<int64_t> result(to.size(), 0);
+  int64_t i = static_cast<int64_t>(sizes.size()) - 1;
+  int64_t j = static_cast<int64_t>(to.size()) - 1;
+  while (j >= 0) {
+    if (to[j] == 1) {
+      result[j--] = 0;
+      continue;
+    }
+    if (i < 0)
+      return std::nullopt;
+    // One group: source dims [i0, i] and target dims [j0, j] hold the same
+    // elements; the source dims must be contiguous with one another.
+    int64_t source = sizes[i], target = to[j];
+    int64_t i0 = i, j0 = j;
+    while (source != target) {
+      if (source < target) {
+        if (--i0 < 0)
+          return std::nullopt;
+        if (inner[i0] != inner[i0 + 1] * sizes[i0 + 1])
+          return std::nullopt;
+        source *= sizes[i0];
+      } else {
+        if (--j0 < 0)
+          return std::nullopt;
+        target *= to[j0];
+      }
+    }
+    int64_t stride = inner[i];
+    for (int64_t d = j; d >= j0; --d) {
+      result[d] = to[d] == 1 ? 0 : stride;
+      stride *= to[d];
+    }
+    i = i0 - 1;
+    j = j0 - 1;
+  }
+  if (i >= 0)
+    return std::nullopt;
+  return result;
+}
+
+} // namespace
+
+std::optional<StridedView>
+getStridedView(Value value, function_ref<bool(Operation *)> follow,
+               std::string &why) {
+  SmallVector<Operation *> chain;
+  Value base = value;
+  while (Operation *def = base.getDefiningOp()) {
+    if (!isStridedViewOp(def) || !follow(def))
+      break;
+    chain.push_back(def);
+    base = def->getOperand(0);
+  }
+  StridedView view;
+  view.base = base;
+  ArrayRef<int64_t> baseShape = shapeOf(base);
+  view.strides.assign(baseShape.size(), 0);
+  int64_t stride = 1;
+  for (int64_t d = baseShape.size() - 1; d >= 0; --d) {
+    view.strides[d] = stride;
+    stride *= baseShape[d];
+  }
+  for (Operation *op : llvm::reverse(chain)) {
+    if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      SmallVector<int64_t> permuted;
+      for (int64_t p : transpose.getPermutation())
+        permuted.push_back(view.strides[p]);
+      view.strides = std::move(permuted);
+    } else if (auto slice = dyn_cast<SliceOp>(op)) {
+      for (auto [d, offset, step] :
+           llvm::enumerate(slice.getOffsets(), slice.getStrides())) {
+        view.offset += offset * view.strides[d];
+        view.strides[d] *= step;
+      }
+    } else {
+      auto reshape = cast<ReshapeOp>(op);
+      std::optional<SmallVector<int64_t>> strides = reshapeStrides(
+          shapeOf(reshape.getInput()), view.strides, shapeOf(reshape));
+      if (!strides) {
+        why = describeOp(op) + " merges dimensions that are not contiguous "
+                               "after the views before it";
+        return std::nullopt;
+      }
+      view.strides = std::move(*strides);
+    }
+  }
+  return view;
+}
+
+} // namespace opfuse::fuse
