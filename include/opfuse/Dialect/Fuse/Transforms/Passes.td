@@ -39,10 +39,14 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let description = [{
     Groups producer-consumer chains of elementwise ops, broadcasts and the
     reshapes between them into `fuse.group` regions, each one GPU kernel:
-    a row reduction joins with the elementwise ops that feed it and those
-    that use its per-row result (softmax and the normalisations are one
-    kernel), and a matmul or conv2d with the elementwise ops that consume
-    its result (its epilogue). A group is formed only when the kernel
+    a row reduction (over trailing axes, or over leading or scattered
+    ones as strided rows) joins with the elementwise ops that feed it and
+    those that use its per-row result (softmax and the normalisations are
+    one kernel), data movement (transpose, slice, concat, gather,
+    broadcast_to) joins the kernels that read it or feed it as index maps,
+    and a matmul or conv2d with the elementwise ops that consume its
+    result (its epilogue), a matmul also with the transposes, slices and
+    reshapes it reads its operands through (one strided layout). A group is formed only when the kernel
     emitter registry (`KernelEmitter.h`) accepts its ops, and only when the
     grouped graph stays acyclic. A producer with users outside the group
     is recomputed inside it, kept as an extra output or read, as the
@@ -75,11 +79,12 @@ def FuseOutlineKernels : Pass<"fuse-outline-kernels", "mlir::func::FuncOp"> {
   let summary = "Wrap every op that runs as a kernel of its own in a fuse.group";
   let description = [{
     After fusion every kernel is a `fuse.group`: an elementwise op, a
-    reduction or a contraction left alone (or every op, with `--no-fuse`)
+    reduction, a contraction or a data-movement op left alone (or every
+    op, with `--no-fuse`)
     is wrapped in a group of one, carrying its `fuse.matmul_tiling`, and
     splat constants it used are copied in; constants nothing uses any more
     are erased. Buffer planning and emission then see groups only. Ops no
-    emitter compiles (data movement, collectives) stay as they are, and
+    emitter compiles (collectives) stay as they are, and
     `convert-fuse-to-gpu` reports them.
 
     ```mlir
