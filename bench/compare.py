@@ -103,14 +103,17 @@ def main():
         p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
         gbs = nbytes / (p50 * 1e3)
         rows.append((name, "opfuse", p50, p99, gbs, 100 * gbs / copy))
-        rows.append((name, "(copy)", 0, 0, copy, 100.0))
-        rows.append((name, "(opfuse's own copy)", 0, 0,
+        # Bandwidth references: no latency of their own to print.
+        rows.append((name, "(copy)", None, None, copy, 100.0))
+        rows.append((name, "(opfuse's own copy)", None, None,
                      result["copy_gbs"], 100 * result["copy_gbs"] / copy))
 
     print(f"{'graph':<20} {'framework':<20} {'p50 us':>10} {'p99 us':>10} "
           f"{'GB/s':>8} {'% copy':>7}")
+    def us(value):
+        return "-" if value is None else f"{value:.1f}"
     for name, label, p50, p99, gbs, pct in rows:
-        print(f"{name:<20} {label:<20} {p50:>10.1f} {p99:>10.1f} "
+        print(f"{name:<20} {label:<20} {us(p50):>10} {us(p99):>10} "
               f"{gbs:>8.0f} {pct:>6.1f}%")
     if args.json:
         with open(args.json, "w") as f:
