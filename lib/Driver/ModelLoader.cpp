@@ -37,6 +37,14 @@ LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   llvm::StringRef text = buffer->getBuffer();
   if (text.starts_with("ML\xefR"))
     return success(); // MLIR bytecode.
+  if (text.starts_with("\xef\xbb\xbf")) {
+    // Editors on Windows write one; MLIR's lexer stops at it.
+    emitError(
+        FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 1, 1))
+        << "the file starts with a UTF-8 byte-order mark (bytes EF BB BF), "
+           "which MLIR text must not hold: save the file without it";
+    return failure();
+  }
   if (text.trim().empty()) {
     emitError(
         FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 1, 1))
