@@ -91,6 +91,24 @@ LogicalResult checkResourceData(fuse::ConstantOp constant) {
   return success();
 }
 
+/// Whether a tensor's bytes can be counted, addressed and allocated:
+/// elements and bytes below 2^62 (size arithmetic has room to add and
+/// round up without wrapping).
+bool sizeFits(RankedTensorType type) {
+  constexpr uint64_t kLimit = uint64_t(1) << 62;
+  uint64_t count = 1;
+  for (int64_t dim : type.getShape()) {
+    if (dim != 0 && count > kLimit / static_cast<uint64_t>(dim))
+      return false;
+    count *= static_cast<uint64_t>(dim);
+  }
+  const uint64_t elementBytes =
+      type.getElementType().isIntOrFloat()
+          ? (type.getElementType().getIntOrFloatBitWidth() + 7) / 8
+          : 1;
+  return count <= kLimit / std::max<uint64_t>(elementBytes, 1);
+}
+
 /// A model function: static tensor signature, only fuse ops and a return.
 LogicalResult checkFunction(func::FuncOp func) {
   auto checkTypes = [&](TypeRange types, StringRef what) -> LogicalResult {
@@ -106,6 +124,12 @@ LogicalResult checkFunction(func::FuncOp func) {
                << func.getSymName() << " " << what << " #" << index
                << " has type " << type
                << " with a dynamic dimension; opfuse needs static shapes";
+      if (!sizeFits(tensor))
+        return func.emitError("function @")
+               << func.getSymName() << " " << what << " #" << index
+               << " has type " << type
+               << ", whose size overflows: opfuse tensors hold fewer than "
+                  "2^62 bytes";
     }
     return success();
   };
@@ -116,6 +140,13 @@ LogicalResult checkFunction(func::FuncOp func) {
       failed(checkTypes(func.getResultTypes(), "result")))
     return failure();
   WalkResult walk = func.getBody().walk([](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type);
+          tensor && tensor.hasStaticShape() && !sizeFits(tensor)) {
+        op->emitError("result type ")
+            << type << " overflows: opfuse tensors hold fewer than 2^62 bytes";
+        return WalkResult::interrupt();
+      }
     if (auto constant = dyn_cast<fuse::ConstantOp>(op))
       if (failed(checkResourceData(constant)))
         return WalkResult::interrupt();
