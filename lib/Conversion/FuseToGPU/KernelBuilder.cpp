@@ -112,6 +112,24 @@ Value KernelBuilder::constant(int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(indexType, value));
 }
 
+Value KernelBuilder::threadId() {
+  return arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+}
+
+Value KernelBuilder::blockId() {
+  return arith::IndexCastUIOp::create(
+      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+}
+
+Value KernelBuilder::firstVector(int64_t vectorsPerBlock) {
+  Value thread = threadId();
+  Value block = blockId();
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, constant(vectorsPerBlock)),
+      thread);
+}
+
 Value KernelBuilder::i32(int64_t value) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
                                   b.getI32IntegerAttr(value));

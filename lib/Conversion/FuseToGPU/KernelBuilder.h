@@ -68,6 +68,13 @@ public:
 
   /// An index-typed constant.
   mlir::Value constant(int64_t value);
+  /// The thread's index in its block and the block's in the grid, x only
+  /// (every kernel is a 1-D grid of 1-D blocks), index-typed.
+  mlir::Value threadId();
+  mlir::Value blockId();
+  /// The first vector this thread owns when each block owns
+  /// `vectorsPerBlock` consecutive ones: block * vectorsPerBlock + thread.
+  mlir::Value firstVector(int64_t vectorsPerBlock);
 
   mlir::Value pointerAt(mlir::Value base, mlir::Type elementType,
                         mlir::Value index);

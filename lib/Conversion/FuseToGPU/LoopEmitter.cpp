@@ -217,14 +217,7 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
 
-  Value thread = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value block = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value firstVector = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, block, kb.constant(blockSize * unroll)),
-      thread);
+  Value firstVector = kb.firstVector(blockSize * unroll);
   if (unroll == 1) {
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,

@@ -177,10 +177,8 @@ int RowKernelEmitter::intern(ArrayRef<int64_t> shape) {
 
 void RowKernelEmitter::emitRowIndices() {
   Type indexType = kb.getIndexType();
-  thread = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value block = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  thread = kb.threadId();
+  Value block = kb.blockId();
   const int64_t segment = layout.threadsPerRow;
   if (layout.strided) {
     rowInBlock = arith::RemUIOp::create(b, loc, thread,

@@ -247,10 +247,8 @@ LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
       loc);
 
   // The block's tile: (batch, tile across, tile inner), inner fastest.
-  Value thread = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value blockId = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value thread = kb.threadId();
+  Value blockId = kb.blockId();
   SmallVector<Value> coordinates =
       kb.decompose(blockId, {s.batch(), s.tilesAcross(), s.tilesInner()});
   SmallVector<int64_t> batchShape;

@@ -172,14 +172,7 @@ FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
   KernelBuilder kb(b, loc, indexType);
   ViewKernel kernel(group, b, kb, func, vec);
 
-  Value thread = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value block = arith::IndexCastUIOp::create(
-      b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value firstVector = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, block, kb.constant(blockSize * unroll)),
-      thread);
+  Value firstVector = kb.firstVector(blockSize * unroll);
   if (unroll == 1) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           firstVector, kb.constant(vectors));
