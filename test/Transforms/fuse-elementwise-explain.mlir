@@ -110,3 +110,21 @@ func.func @matmul_refusals(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %v: te
   %r = fuse.relu %n : tensor<8x32xbf16>
   return %s, %r : tensor<8xbf16>, tensor<8x32xbf16>
 }
+
+// -----
+
+// Views after a matmul are its store layout only when the columns stay
+// consecutive and every element is written.
+func.func @matmul_store_transposed(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<32x64xbf16> {
+  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.transpose' at 121:8 moves the columns of 'fuse.matmul' at 120:8's output apart; the GEMM stores runs of consecutive columns, so the transpose is a kernel of its own (kernel of 'fuse.transpose' at 121:8)}}
+  %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  %t = fuse.transpose %o permutation = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
+  return %t : tensor<32x64xbf16>
+}
+
+func.func @matmul_store_sliced(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<64x16xbf16> {
+  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.slice' at 128:8 keeps part of its input; a kernel cannot write its result through it (the rest would be left unwritten) (kernel of 'fuse.slice' at 128:8)}}
+  %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  %s = fuse.slice %o offsets = [0, 0] sizes = [64, 16] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x16xbf16>
+  return %s : tensor<64x16xbf16>
+}

@@ -423,3 +423,39 @@ func.func @matmul_other_shapes(%a: tensor<32x64xbf16>, %b: tensor<64x48xbf16>, %
   %2 = fuse.add %1, %nb : (tensor<2x32x48xbf16>, tensor<48xbf16>) -> tensor<2x32x48xbf16>
   return %2 : tensor<2x32x48xbf16>
 }
+
+// -----
+
+// The merge of attention heads after P.V joins the GEMM kernel as the layout
+// its epilogue stores in: the transpose is inside the group, whose result is
+// the transposed tensor; the reshape that merges heads is free after it.
+// CHECK-LABEL: func.func @matmul_store_merge_heads
+// CHECK: %[[G:.*]] = fuse.group
+// CHECK: fuse.matmul
+// CHECK-NEXT: fuse.relu
+// CHECK-NEXT: fuse.transpose
+// CHECK-NEXT: fuse.yield
+// CHECK-NOT: fuse.group
+// CHECK: fuse.reshape %[[G]]
+func.func @matmul_store_merge_heads(%p: tensor<2x4x64x64xbf16>, %v: tensor<2x4x64x32xbf16>) -> tensor<2x64x128xbf16> {
+  %o = fuse.matmul %p, %v : (tensor<2x4x64x64xbf16>, tensor<2x4x64x32xbf16>) -> tensor<2x4x64x32xbf16>
+  %r = fuse.relu %o : tensor<2x4x64x32xbf16>
+  %t = fuse.transpose %r permutation = [0, 2, 1, 3] : tensor<2x4x64x32xbf16> -> tensor<2x64x4x32xbf16>
+  %m = fuse.reshape %t : tensor<2x64x4x32xbf16> -> tensor<2x64x128xbf16>
+  return %m : tensor<2x64x128xbf16>
+}
+
+// -----
+
+// A transpose that moves the matmul's columns apart (the last two
+// dimensions swapped) cannot be the GEMM's store layout: it stays a kernel
+// of its own, and the matmul's kernel writes its result.
+// CHECK-LABEL: func.func @matmul_store_columns_moved
+// CHECK: fuse.matmul
+// CHECK: fuse.transpose
+// CHECK-NOT: fuse.matmul
+func.func @matmul_store_columns_moved(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<32x64xbf16> {
+  %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  %t = fuse.transpose %o permutation = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
+  return %t : tensor<32x64xbf16>
+}

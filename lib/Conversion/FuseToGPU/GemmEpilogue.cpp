@@ -4,7 +4,8 @@
 // group's other inputs at the broadcast index of the output (splat
 // constants are scalars), evaluates the group's elementwise ops in f32
 // with the shared GroupEvaluator and stores every output once: as pairs
-// when N is even, guarded where the tile is partial.
+// when N is even, guarded where the tile is partial, row-major or through
+// the transposes and reshapes that follow the matmul (its store layout).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,14 @@ struct Output {
   Value row, col;
   SmallVector<Value, 2> lanes;
   Value valid;
+};
+
+/// Where a result is stored: `computed`, the value in the matmul's index
+/// space it is made of, written row-major (no strides) or, through the
+/// views after it, at sum(index[d] * strides[d]).
+struct StoreLayout {
+  Value computed;
+  SmallVector<int64_t> strides;
 };
 
 /// A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 16 or
@@ -81,6 +90,7 @@ private:
   SmallVector<Operation *> ops;
   SmallVector<Value> batchIndices;
   llvm::MapVector<Value, InputAccess> epilogueInputs;
+  SmallVector<StoreLayout> storeLayouts;
   bool fullTiles = false;
   Value group8, quad, batchBase;
 };
@@ -136,14 +146,29 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
         failed(evaluator.evaluate(op->getResult(0), 0)))
       return failure();
   // In the index type: the output may hold more than 2^31 elements.
-  Value offset = gb.add(
-      batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
-                        gb.toIndexType(col)));
+  Value rowMajor;
   const unsigned numInputs = group.getNumOperands();
-  for (auto [index, value] : llvm::enumerate(yield.getOperands())) {
-    FailureOr<GroupEvaluator::Lanes> result = evaluator.evaluate(value, 0);
+  for (auto [index, layout] : llvm::enumerate(storeLayouts)) {
+    FailureOr<GroupEvaluator::Lanes> result =
+        evaluator.evaluate(layout.computed, 0);
     if (failed(result))
       return failure();
+    Value offset;
+    if (layout.strides.empty()) {
+      if (!rowMajor)
+        rowMajor = gb.add(
+            batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
+                              gb.toIndexType(col)));
+      offset = rowMajor;
+    } else {
+      // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
+      offset = kb.constant(0);
+      for (auto [d, index] : llvm::enumerate(indicesOf(row, col)))
+        offset = gb.add(offset, layout.strides[d] == 1
+                                    ? index
+                                    : gb.mul(index, kb.constant(
+                                                        layout.strides[d])));
+    }
     kb.store(
         k.entry.getArgument(numInputs + index),
         cast<RankedTensorType>(group.getResultTypes()[index]).getElementType(),
@@ -204,6 +229,18 @@ LogicalResult Epilogue::emit() {
     if (failed(access))
       return failure();
     epilogueInputs[argument] = *access;
+  }
+  for (Value value : yield.getOperands()) {
+    std::string why;
+    std::optional<StridedView> layout = getStoreLayout(
+        value,
+        [&](Operation *op) { return op->getBlock() == &body; }, why);
+    if (!layout)
+      return group.emitOpError("GEMM kernel cannot store its result: ") << why;
+    if (layout->base == value)
+      storeLayouts.push_back({value, {}});
+    else
+      storeLayouts.push_back({layout->base, layout->strides});
   }
   fullTiles = shape.m % k.t.blockM == 0 && shape.n % k.t.blockN == 0;
   group8 = gb.divu(k.lane, 4);

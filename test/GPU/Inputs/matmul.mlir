@@ -149,3 +149,20 @@ func.func @view_f16_pitch(%x: tensor<50x300xf16>, %w: tensor<100x40xf16>) -> ten
   %y = fuse.matmul %a, %w : (tensor<50x100xf16>, tensor<100x40xf16>) -> tensor<50x40xf16>
   return %y : tensor<50x40xf16>
 }
+
+// The merge of heads as the GEMM's store layout: P.V per head, stored at
+// [B, S, H, D] and read as [B, S, H*D]; ragged rows.
+func.func @store_merge_heads(%p: tensor<2x3x70x70xbf16>, %v: tensor<2x3x70x40xbf16>) -> tensor<2x70x120xbf16> {
+  %o = fuse.matmul %p, %v : (tensor<2x3x70x70xbf16>, tensor<2x3x70x40xbf16>) -> tensor<2x3x70x40xbf16>
+  %r = fuse.relu %o : tensor<2x3x70x40xbf16>
+  %t = fuse.transpose %r permutation = [0, 2, 1, 3] : tensor<2x3x70x40xbf16> -> tensor<2x70x3x40xbf16>
+  %m = fuse.reshape %t : tensor<2x70x3x40xbf16> -> tensor<2x70x120xbf16>
+  return %m : tensor<2x70x120xbf16>
+}
+
+// Odd columns (stored one at a time) through a batch-major transpose.
+func.func @store_odd_transposed(%a: tensor<3x37x50xf16>, %b: tensor<3x50x27xf16>) -> tensor<37x3x27xf16> {
+  %o = fuse.matmul %a, %b : (tensor<3x37x50xf16>, tensor<3x50x27xf16>) -> tensor<3x37x27xf16>
+  %t = fuse.transpose %o permutation = [1, 0, 2] : tensor<3x37x27xf16> -> tensor<37x3x27xf16>
+  return %t : tensor<37x3x27xf16>
+}

@@ -118,12 +118,53 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
       return nullptr;
     }
   }
-  for (Operation *op : ops)
-    if (isStridedViewOp(op) && !feedsOnlyOperands(op, contraction, members)) {
-      why = describeOp(op) + " cannot run in a GEMM epilogue (only "
+  // The other views are the layout the kernel stores a result in (the merge
+  // of attention heads after P.V): every element is computed in the
+  // matmul's index space and written where the view puts it.
+  auto isOutputView = [&](Operation *op) {
+    return members.contains(op) && isStridedViewOp(op) &&
+           !feedsOnlyOperands(op, contraction, members);
+  };
+  for (Operation *op : ops) {
+    if (!isOutputView(op))
+      continue;
+    if (!isa<MatmulOp>(contraction)) {
+      why = describeOp(op) + " cannot run in a conv2d epilogue (only "
                              "elementwise ops can)";
       return nullptr;
     }
+    bool stored = op->use_empty();
+    for (Operation *user : op->getUsers()) {
+      if (!members.contains(user)) {
+        stored = true;
+      } else if (!isStridedViewOp(user)) {
+        why = describeOp(user) + " reads " + describeOp(op) +
+              "; a GEMM epilogue computes one value per element of the "
+              "matmul's output, and only its results are written through "
+              "views";
+        return nullptr;
+      }
+    }
+    if (!stored)
+      continue;
+    std::optional<StridedView> layout =
+        getStoreLayout(op->getResult(0), isOutputView, why);
+    if (!layout)
+      return nullptr;
+    Operation *def = layout->base.getDefiningOp();
+    if (!def || !members.contains(def)) {
+      why = describeOp(op) + " views an input of the kernel; a GEMM "
+                             "epilogue reads its inputs as they are";
+      return nullptr;
+    }
+    if (layout->strides.back() != 1) {
+      why = describeOp(op) + " moves the columns of " +
+            describeOp(contraction) +
+            "'s output apart; the GEMM stores runs of consecutive columns, "
+            "so the transpose is a kernel of its own";
+      return nullptr;
+    }
+  }
   auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
   for (Operation *op : ops) {
     if (op == contraction || isSplatConstant(op) || isStridedViewOp(op))

@@ -3,7 +3,9 @@
 // Walks a chain of views back to the value it starts from, then composes
 // their index maps forward: a transpose permutes the strides, a slice adds
 // its offsets and multiplies its strides, and a reshape regroups
-// dimensions that are contiguous with one another in the layout.
+// dimensions that are contiguous with one another in the layout. A store
+// layout composes the same maps backward, from the row-major result to the
+// value the chain starts from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,16 @@ namespace {
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 0);
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return strides;
 }
 
 /// The strides of `to` when `from` (with `strides`) is reshaped to it, or
@@ -93,13 +105,7 @@ getStridedView(Value value, function_ref<bool(Operation *)> follow,
   }
   StridedView view;
   view.base = base;
-  ArrayRef<int64_t> baseShape = shapeOf(base);
-  view.strides.assign(baseShape.size(), 0);
-  int64_t stride = 1;
-  for (int64_t d = baseShape.size() - 1; d >= 0; --d) {
-    view.strides[d] = stride;
-    stride *= baseShape[d];
-  }
+  view.strides = rowMajorStrides(shapeOf(base));
   for (Operation *op : llvm::reverse(chain)) {
     if (auto transpose = dyn_cast<TransposeOp>(op)) {
       SmallVector<int64_t> permuted;
@@ -125,6 +131,44 @@ getStridedView(Value value, function_ref<bool(Operation *)> follow,
     }
   }
   return view;
+}
+
+std::optional<StridedView>
+getStoreLayout(Value value, function_ref<bool(Operation *)> follow,
+               std::string &why) {
+  StridedView layout;
+  layout.base = value;
+  layout.strides = rowMajorStrides(shapeOf(value));
+  while (Operation *def = layout.base.getDefiningOp()) {
+    if (!isStridedViewOp(def) || !follow(def))
+      break;
+    if (isa<SliceOp>(def)) {
+      why = describeOp(def) + " keeps part of its input; a kernel cannot "
+                              "write its result through it (the rest would "
+                              "be left unwritten)";
+      return std::nullopt;
+    }
+    Value input = def->getOperand(0);
+    if (auto transpose = dyn_cast<TransposeOp>(def)) {
+      // Result dimension j is input dimension permutation[j].
+      SmallVector<int64_t> strides(layout.strides.size(), 0);
+      for (auto [j, p] : llvm::enumerate(transpose.getPermutation()))
+        strides[p] = layout.strides[j];
+      layout.strides = std::move(strides);
+    } else {
+      std::optional<SmallVector<int64_t>> strides =
+          reshapeStrides(shapeOf(def->getResult(0)), layout.strides,
+                         shapeOf(input));
+      if (!strides) {
+        why = describeOp(def) + " splits a dimension that the layout of its "
+                                "result holds in separated pieces";
+        return std::nullopt;
+      }
+      layout.strides = std::move(*strides);
+    }
+    layout.base = input;
+  }
+  return layout;
 }
 
 } // namespace opfuse::fuse

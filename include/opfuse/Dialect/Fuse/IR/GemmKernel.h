@@ -3,9 +3,9 @@
 // The structure shared by the fusion pass (which groups only what the
 // emitter accepts) and the GEMM emitter: one fuse.matmul or fuse.conv2d
 // (an implicit GEMM), reading its operands from memory (a matmul's through
-// strided views), with elementwise
-// ops over its output shape applied to the accumulators before the one
-// store (the epilogue).
+// strided views), with elementwise ops over its output shape applied to the
+// accumulators before the one store (the epilogue), which may write a
+// result through transposes and reshapes (a matmul's store layout).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +38,10 @@ GemmShape getGemmShape(mlir::Operation *op);
 /// for a matmul, through transposes, slices and reshapes inside `ops` that
 /// form a strided layout with one of its two minor dimensions contiguous
 /// (StridedView.h), and otherwise only elementwise ops and splat constants
-/// whose results have the contraction's output shape. Returns the contraction,
-/// or null with the reason in `why`.
+/// whose results have the contraction's output shape; transposes and
+/// reshapes after them, for a matmul, when the chain keeps the output's
+/// columns consecutive (getStoreLayout in StridedView.h). Returns the
+/// contraction, or null with the reason in `why`.
 mlir::Operation *analyzeGemmKernel(llvm::ArrayRef<mlir::Operation *> ops,
                                    std::string &why);
 

@@ -38,6 +38,19 @@ getStridedView(mlir::Value value,
                llvm::function_ref<bool(mlir::Operation *)> follow,
                std::string &why);
 
+/// The strided layout in which a kernel writes `base` so that `value`, the
+/// end of a chain of transposes and reshapes from `base` for which `follow`
+/// holds, is row-major: element (i0, ..., in-1) of `base` goes to element
+/// sum(ij * strides[j]) of `value`'s buffer. The merge of attention heads
+/// ([B, H, S, D] -> [B, S, H, D] -> [B, S, H*D]) is such a chain. Nullopt,
+/// with the reason in `why`, for a slice (the rest of the result would be
+/// left unwritten) or a reshape that splits a dimension the layout does not
+/// hold contiguously.
+std::optional<StridedView>
+getStoreLayout(mlir::Value value,
+               llvm::function_ref<bool(mlir::Operation *)> follow,
+               std::string &why);
+
 /// transpose, slice or reshape: the views a GEMM can read its operands
 /// through.
 bool isStridedViewOp(mlir::Operation *op);
