@@ -37,8 +37,31 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
-/// 1 / (1 + e^-x)
-Value sigmoid(OpBuilder &b, Location loc, Value x) {
+/// One f32 PTX instruction `opcode` (e.g. "ex2.approx.ftz.f32") on `x`.
+Value ptxUnary(OpBuilder &b, Location loc, StringRef opcode, Value x) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x},
+             (opcode + " $0, $1;").str(), "=f,f", /*has_side_effects=*/false,
+             /*is_align_stack=*/false, LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+/// 1 / (1 + e^-x) for an op whose result has element type `result`. A
+/// bf16 or f16 result gets two MUFU instructions, 2^(-x log2 e) by
+/// ex2.approx.ftz.f32 and the reciprocal by rcp.approx.ftz.f32, whose
+/// errors (a few f32 ulps, docs/numerics.md) lie far below the 2^-9 or
+/// 2^-12 to which the result is rounded; libdevice's expf and the IEEE
+/// reciprocal cost a SiLU epilogue a third of a large GEMM's time. f32
+/// results keep them.
+Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
+  if (result.isBF16() || result.isF16()) {
+    Value e = ptxUnary(
+        b, loc, "ex2.approx.ftz.f32",
+        arith::MulFOp::create(b, loc, x, f32(b, loc, -1.4426950408889634)));
+    return ptxUnary(b, loc, "rcp.approx.ftz.f32",
+                    arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
+  }
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(
       b, loc, f32(b, loc, 1.0),
@@ -54,11 +77,7 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 Value tanhFor(OpBuilder &b, Location loc, Value x, Type result) {
   if (!result.isBF16())
     return math::TanhOp::create(b, loc, x);
-  return LLVM::InlineAsmOp::create(
-             b, loc, b.getF32Type(), ValueRange{x}, "tanh.approx.f32 $0, $1;",
-             "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-      .getResult(0);
+  return ptxUnary(b, loc, "tanh.approx.f32", x);
 }
 
 /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), or with erf, written
@@ -198,9 +217,12 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
         return tanhFor(b, loc, x, tanh.getType().getElementType());
       })
       .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
-      .Case([&](SigmoidOp) -> Value { return sigmoid(b, loc, x); })
-      .Case([&](SiluOp) -> Value {
-        return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+      .Case([&](SigmoidOp op) -> Value {
+        return sigmoid(b, loc, x, op.getType().getElementType());
+      })
+      .Case([&](SiluOp op) -> Value {
+        return arith::MulFOp::create(
+            b, loc, x, sigmoid(b, loc, x, op.getType().getElementType()));
       })
       .Case([&](GeluOp gelu_) -> Value {
         return gelu(b, loc, x, gelu_.getApproximate(),
