@@ -27,24 +27,8 @@ import tempfile
 
 import torch
 from blocks import ATTENTION, BLOCKS, render, torch_block, torch_inputs
-from compare import ROOT, time_cuda
+from compare import MODES, ROOT, count_kernels, time_cuda
 from memory_compare import torch_peak_extra
-
-MODES = (("torch.compile", {}),
-         ("max-autotune-no-cg", {"mode": "max-autotune-no-cudagraphs"}),
-         ("reduce-overhead", {"mode": "reduce-overhead"}))
-
-
-def count_kernels(fn, inputs):
-    from torch.profiler import ProfilerActivity, profile
-    fn(*inputs)
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn(*inputs)
-        torch.cuda.synchronize()
-    return sum(1 for e in prof.events()
-               if e.device_type == torch.autograd.DeviceType.CUDA)
-
 
 def run_opfuse(opt_fuse, path, warmup, iters, check):
     command = [opt_fuse, path, "--bench", "--emit=report-json",

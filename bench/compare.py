@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark: PyTorch eager, torch.compile and opfuse.
+"""Side-by-side benchmark: PyTorch eager, three torch.compile modes, opfuse.
 
 Runs on the GPU machine, in one process per framework but one script and
 one GPU: the same graphs, shapes and dtypes; CUDA-event timing after
-warm-up; P50 and P99 over the same number of runs. GB/s counts the bytes of
-the graph's inputs and outputs (what a perfectly fused kernel moves), for
-every framework alike, and % of copy divides by a device-to-device copy
-measured in the same run.
+warm-up; P50 and P99 over the same number of runs. torch.compile runs in
+its default mode, "max-autotune-no-cudagraphs" and "reduce-overhead" (CUDA
+graphs). GB/s counts the bytes of the graph's inputs and outputs (what a
+perfectly fused kernel moves), for every framework alike, and % of copy
+divides by a device-to-device copy measured in the same run. Kernels
+launched per call: PyTorch's counted with torch.profiler, opfuse's from its
+plan; a CUDA graph hides its kernels from the profiler, so reduce-overhead
+has none counted. Whole blocks, with their peak memory, are
+block_compare.py's.
 
     python3 bench/compare.py --opt-fuse build/bin/opt-fuse [--iters 100]
 """
@@ -29,6 +34,24 @@ GRAPHS = {name: TORCH_GRAPHS[name]
           for name in ("ew_chain", "bias_gelu_residual", "softmax", "layernorm",
                        "transpose_f32", "transpose_bf16", "heads_bf16",
                        "transpose_ragged_f32", "rotary_bf16")}
+
+
+# The torch.compile modes every comparison script times.
+MODES = (("torch.compile", {}),
+         ("max-autotune-no-cg", {"mode": "max-autotune-no-cudagraphs"}),
+         ("reduce-overhead", {"mode": "reduce-overhead"}))
+
+
+def count_kernels(fn, inputs):
+    """CUDA kernels one call of fn launches (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+    fn(*inputs)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*inputs)
+        torch.cuda.synchronize()
+    return sum(1 for e in prof.events()
+               if e.device_type == torch.autograd.DeviceType.CUDA)
 
 
 def percentile(samples, q):
@@ -92,34 +115,41 @@ def main():
         nbytes = sum(t.numel() * t.element_size() for t in inputs) + \
             out.numel() * out.element_size()
         copy = copy_gbs(nbytes, args.warmup, args.iters)
-        compiled = torch.compile(fn)
-        compiled(*inputs)  # compile outside the timing
-        for label, call in (("eager", lambda: fn(*inputs)),
-                            ("torch.compile", lambda: compiled(*inputs))):
-            p50, p99 = time_cuda(call, args.warmup, args.iters)
+        systems = [("eager", fn)]
+        for label, options in MODES:
+            torch._dynamo.reset()
+            systems.append((label, torch.compile(fn, dynamic=False, **options)))
+        for label, call in systems:
+            call(*inputs)  # compile, autotune, capture outside the timing
+            p50, p99 = time_cuda(lambda: call(*inputs), args.warmup, args.iters)
+            kernels = (count_kernels(call, inputs)
+                       if label != "reduce-overhead" else None)
             gbs = nbytes / (p50 * 1e3)
-            rows.append((name, label, p50, p99, gbs, 100 * gbs / copy))
+            rows.append((name, label, p50, p99, gbs, 100 * gbs / copy, kernels))
+        torch._dynamo.reset()
         result = run_opfuse(args.opt_fuse, model, args.warmup, args.iters)
         p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
         gbs = nbytes / (p50 * 1e3)
-        rows.append((name, "opfuse", p50, p99, gbs, 100 * gbs / copy))
+        rows.append((name, "opfuse", p50, p99, gbs, 100 * gbs / copy,
+                     len(result["kernels"])))
         # Bandwidth references: no latency of their own to print.
-        rows.append((name, "(copy)", None, None, copy, 100.0))
+        rows.append((name, "(copy)", None, None, copy, 100.0, None))
         rows.append((name, "(opfuse's own copy)", None, None,
-                     result["copy_gbs"], 100 * result["copy_gbs"] / copy))
+                     result["copy_gbs"], 100 * result["copy_gbs"] / copy, None))
 
     print(f"{'graph':<20} {'framework':<20} {'p50 us':>10} {'p99 us':>10} "
-          f"{'GB/s':>8} {'% copy':>7}")
+          f"{'GB/s':>8} {'% copy':>7} {'kernels':>7}")
     def us(value):
         return "-" if value is None else f"{value:.1f}"
-    for name, label, p50, p99, gbs, pct in rows:
+    for name, label, p50, p99, gbs, pct, kernels in rows:
+        k = "-" if kernels is None else str(kernels)
         print(f"{name:<20} {label:<20} {us(p50):>10} {us(p99):>10} "
-              f"{gbs:>8.0f} {pct:>6.1f}%")
+              f"{gbs:>8.0f} {pct:>6.1f}% {k:>7}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump([dict(zip(("graph", "framework", "p50_us", "p99_us",
-                                 "gbs", "percent_of_copy"), r)) for r in rows],
-                      f, indent=2)
+                                 "gbs", "percent_of_copy", "kernels"), r))
+                       for r in rows], f, indent=2)
     return 0
 
 
