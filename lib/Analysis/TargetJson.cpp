@@ -9,8 +9,10 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include "opfuse/Support/NestingDepth.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <cmath>
@@ -118,6 +120,11 @@ llvm::Error readField(const Field &field, const llvm::json::Value &value,
 
 llvm::Expected<GpuTarget> parseTargetJson(llvm::StringRef text,
                                           llvm::StringRef fileName) {
+  if (std::optional<size_t> deep =
+          opfuse::findExcessiveNesting(text, opfuse::TextSyntax::Json))
+    return invalid(fileName, "brackets nest deeper than " +
+                                 llvm::Twine(opfuse::kMaxNestingDepth) +
+                                 " levels at offset " + llvm::Twine(*deep));
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed)
     return invalid(fileName, "not JSON: " + llvm::toString(parsed.takeError()));

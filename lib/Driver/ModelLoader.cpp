@@ -24,6 +24,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "opfuse/Support/NestingDepth.h"
+
 using namespace mlir;
 
 namespace opfuse {
@@ -66,6 +68,20 @@ LogicalResult checkIsText(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
                  << column << ": error: input is not MLIR text: byte "
                  << llvm::format_hex(static_cast<unsigned char>(*at), 4)
                  << " at offset " << (at - text.begin()) << "\n";
+    return failure();
+  }
+  if (std::optional<size_t> deep =
+          findExcessiveNesting(text, TextSyntax::Mlir)) {
+    // MLIR's parser recurses per bracket and would overflow the stack.
+    // Printed directly: the diagnostic handler would echo the whole line.
+    auto [line, column] = sourceMgr.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(text.begin() + *deep),
+        sourceMgr.getMainFileID());
+    llvm::errs() << buffer->getBufferIdentifier() << ":" << line << ":"
+                 << column << ": error: brackets nest deeper than "
+                 << kMaxNestingDepth
+                 << " levels here; no model needs that many, and the parser "
+                    "would exhaust its stack\n";
     return failure();
   }
   return success();

@@ -8,8 +8,10 @@
 
 #include "TuningCache.h"
 
+#include "opfuse/Support/NestingDepth.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -86,6 +88,13 @@ TuningCache::load(llvm::StringRef path, std::string &error, ExitCode &code) {
   }
   code = ExitInvalidInput;
   const std::string where = "tuning cache '" + path.str() + "': ";
+  if (std::optional<size_t> deep =
+          findExcessiveNesting((*buffer)->getBuffer(), TextSyntax::Json)) {
+    error = where + "brackets nest deeper than " +
+            std::to_string(kMaxNestingDepth) + " levels at offset " +
+            std::to_string(*deep);
+    return std::nullopt;
+  }
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse((*buffer)->getBuffer());
   if (!parsed) {

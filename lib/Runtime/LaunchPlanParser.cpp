@@ -8,9 +8,11 @@
 
 #include "opfuse/Runtime/LaunchPlan.h"
 
+#include "opfuse/Support/NestingDepth.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Base64.h"
+
 #include "llvm/Support/JSON.h"
 
 namespace json = llvm::json;
@@ -223,6 +225,11 @@ llvm::Error parseArena(const json::Object &root, LaunchPlan &plan) {
 llvm::Error checkParsedPlan(const LaunchPlan &plan);
 
 llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
+  // LLVM's JSON parser recurses per bracket and would overflow the stack.
+  if (std::optional<size_t> deep = findExcessiveNesting(text, TextSyntax::Json))
+    return planError("brackets nest deeper than " +
+                     llvm::Twine(kMaxNestingDepth) + " levels at offset " +
+                     llvm::Twine(*deep) + "; no launch plan needs that many");
   llvm::Expected<json::Value> parsed = json::parse(text);
   if (!parsed)
     return planError(llvm::toString(parsed.takeError()));

@@ -164,10 +164,10 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
       // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
       offset = kb.constant(0);
       for (auto [d, index] : llvm::enumerate(indicesOf(row, col)))
-        offset = gb.add(offset, layout.strides[d] == 1
-                                    ? index
-                                    : gb.mul(index, kb.constant(
-                                                        layout.strides[d])));
+        offset =
+            gb.add(offset, layout.strides[d] == 1
+                               ? index
+                               : gb.mul(index, kb.constant(layout.strides[d])));
     }
     kb.store(
         k.entry.getArgument(numInputs + index),
@@ -233,8 +233,7 @@ LogicalResult Epilogue::emit() {
   for (Value value : yield.getOperands()) {
     std::string why;
     std::optional<StridedView> layout = getStoreLayout(
-        value,
-        [&](Operation *op) { return op->getBlock() == &body; }, why);
+        value, [&](Operation *op) { return op->getBlock() == &body; }, why);
     if (!layout)
       return group.emitOpError("GEMM kernel cannot store its result: ") << why;
     if (layout->base == value)

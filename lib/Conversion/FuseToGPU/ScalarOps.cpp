@@ -40,8 +40,8 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
 /// One f32 PTX instruction `opcode` (e.g. "ex2.approx.ftz.f32") on `x`.
 Value ptxUnary(OpBuilder &b, Location loc, StringRef opcode, Value x) {
   return LLVM::InlineAsmOp::create(
-             b, loc, b.getF32Type(), ValueRange{x},
-             (opcode + " $0, $1;").str(), "=f,f", /*has_side_effects=*/false,
+             b, loc, b.getF32Type(), ValueRange{x}, (opcode + " $0, $1;").str(),
+             "=f,f", /*has_side_effects=*/false,
              /*is_align_stack=*/false, LLVM::TailCallKind::None,
              LLVM::AsmDialectAttr(), ArrayAttr())
       .getResult(0);

@@ -156,9 +156,8 @@ getStoreLayout(Value value, function_ref<bool(Operation *)> follow,
         strides[p] = layout.strides[j];
       layout.strides = std::move(strides);
     } else {
-      std::optional<SmallVector<int64_t>> strides =
-          reshapeStrides(shapeOf(def->getResult(0)), layout.strides,
-                         shapeOf(input));
+      std::optional<SmallVector<int64_t>> strides = reshapeStrides(
+          shapeOf(def->getResult(0)), layout.strides, shapeOf(input));
       if (!strides) {
         why = describeOp(def) + " splits a dimension that the layout of its "
                                 "result holds in separated pieces";
