@@ -459,3 +459,26 @@ func.func @matmul_store_columns_moved(%a: tensor<64x64xbf16>, %b: tensor<64x32xb
   %t = fuse.transpose %o permutation = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
   return %t : tensor<32x64xbf16>
 }
+
+// -----
+
+// In a kernel that moves data a reshape is an index map of any size: the
+// new key of a decode step, split out of the QKV projection by a slice and
+// a reshape, joins the concat that appends it to the cache (it used to be
+// a copy kernel of its own, the reshape being smaller than the concat).
+// CHECK-LABEL: func.func @reshape_into_concat
+// CHECK: fuse.group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.slice
+// CHECK-NEXT: fuse.reshape
+// CHECK-NEXT: fuse.transpose
+// CHECK-NEXT: fuse.concat
+// CHECK-NEXT: fuse.yield
+// CHECK-NOT: fuse.group
+func.func @reshape_into_concat(%qkv: tensor<4x1x384xbf16>, %cache: tensor<4x2x8x64xbf16>) -> tensor<4x2x9x64xbf16> {
+  %s = fuse.slice %qkv offsets = [0, 0, 128] sizes = [4, 1, 128] strides = [1, 1, 1] : tensor<4x1x384xbf16> -> tensor<4x1x128xbf16>
+  %r = fuse.reshape %s : tensor<4x1x128xbf16> -> tensor<4x1x2x64xbf16>
+  %t = fuse.transpose %r permutation = [0, 2, 1, 3] : tensor<4x1x2x64xbf16> -> tensor<4x2x1x64xbf16>
+  %c = fuse.concat %cache, %t axis = 2 : (tensor<4x2x8x64xbf16>, tensor<4x2x1x64xbf16>) -> tensor<4x2x9x64xbf16>
+  return %c : tensor<4x2x9x64xbf16>
+}

@@ -107,3 +107,14 @@ func.func @transpose_3d_bf16(%x: tensor<3x72x100xbf16>, %b: tensor<100xbf16>, %r
   %y = fuse.add %t, %r : (tensor<3x100x72xbf16>, tensor<3x100x72xbf16>) -> tensor<3x100x72xbf16>
   return %y : tensor<3x100x72xbf16>
 }
+
+// A decode step's new key, split out of the QKV projection by a slice and
+// a reshape smaller than the concat it joins (an index map in the concat's
+// kernel), appended to a ragged cache.
+func.func @key_into_cache(%qkv: tensor<3x1x450xbf16>, %cache: tensor<3x3x77x50xbf16>) -> tensor<3x3x78x50xbf16> {
+  %s = fuse.slice %qkv offsets = [0, 0, 150] sizes = [3, 1, 150] strides = [1, 1, 1] : tensor<3x1x450xbf16> -> tensor<3x1x150xbf16>
+  %r = fuse.reshape %s : tensor<3x1x150xbf16> -> tensor<3x1x3x50xbf16>
+  %t = fuse.transpose %r permutation = [0, 2, 1, 3] : tensor<3x1x3x50xbf16> -> tensor<3x3x1x50xbf16>
+  %c = fuse.concat %cache, %t axis = 2 : (tensor<3x3x77x50xbf16>, tensor<3x3x1x50xbf16>) -> tensor<3x3x78x50xbf16>
+  return %c : tensor<3x3x78x50xbf16>
+}

@@ -435,13 +435,18 @@ private:
         llvm::all_of(producer->getUsers(), [](Operation *user) {
           return isa<MatmulOp>(user) || isStridedViewOp(user);
         });
-    if (isa<ReshapeOp>(producer) && !gemmView &&
+    // In a kernel that moves data every value is evaluated at its own
+    // index (IndexedEvaluator.h), so a reshape there is an index map of any
+    // size; elsewhere it relabels the kernel's linear index.
+    const bool indexMap = allUsersInside && cluster.hasDataMovement;
+    if (isa<ReshapeOp>(producer) && !gemmView && !indexMap &&
         (!allUsersInside || getNumElements(producer->getResultTypes()[0]) !=
                                 getNumElements(cluster.shape))) {
       remark(producer, k,
              "not fused: a reshape joins a kernel only when all its users "
-             "are inside and it spans the kernel's whole iteration space; "
-             "outside a kernel it is free (its result aliases its input)");
+             "are inside and it spans the kernel's whole iteration space "
+             "(or the kernel moves data); outside a kernel it is free (its "
+             "result aliases its input)");
       return;
     }
     if (allUsersInside) {
