@@ -59,6 +59,12 @@ struct LoopLayout {
   }
 };
 
+/// Ops per element beyond which a loop kernel is compute-bound on every
+/// target opfuse knows (an op costs at least one instruction per element,
+/// and 64 per 8 bytes of f32 in and out is past the H200's ridge of 13
+/// FLOP/B).
+constexpr int64_t kComputeBoundOps = 64;
+
 /// The iteration space, the layout contexts and the vector width of
 /// `group`; reports a group the loop kernel cannot run at its location.
 FailureOr<LoopLayout> planLoopKernel(GroupOp group, int64_t blockSize,
@@ -118,7 +124,14 @@ FailureOr<LoopLayout> planLoopKernel(GroupOp group, int64_t blockSize,
 
   // Lanes per thread: 16 bytes of the widest stored element, when the
   // elements split evenly and no broadcast read crosses a row of its layout.
-  layout.vec = vectorLanes(group);
+  // A kernel of more than kComputeBoundOps ops per element is bound by its
+  // arithmetic, not its bytes: wide vectors and unrolling there buy nothing
+  // and multiply the code LLVM must compile (a chain of 8,000 ops compiled
+  // as 8 lanes a thread spent seconds in the NVPTX backend).
+  const bool computeBound =
+      static_cast<int64_t>(llvm::range_size(body.without_terminator())) >
+      kComputeBoundOps;
+  layout.vec = computeBound ? 1 : vectorLanes(group);
   if (first.getRank() == 0 || layout.elements % layout.vec != 0)
     layout.vec = 1;
   for (const Access &access : layout.accesses)
@@ -131,7 +144,7 @@ FailureOr<LoopLayout> planLoopKernel(GroupOp group, int64_t blockSize,
   // stays coalesced; all their loads are issued before any arithmetic, which
   // keeps more bytes in flight per thread. Unrolling needs the vectors to
   // fill whole blocks; otherwise one guarded vector per thread.
-  layout.unroll = vectorsPerThread > 1 &&
+  layout.unroll = !computeBound && vectorsPerThread > 1 &&
                           layout.vectors % (blockSize * vectorsPerThread) == 0
                       ? vectorsPerThread
                       : 1;
