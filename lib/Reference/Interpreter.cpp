@@ -7,6 +7,8 @@
 
 #include "opfuse/Reference/Interpreter.h"
 
+#include "Contractions.h"
+
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Runtime/HalfFloat.h"
 
@@ -14,6 +16,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -589,26 +592,28 @@ Interpreter::evalComputeOrCollective(Operation &op) {
         const Tensor &b = get(m.getRhs());
         Tensor out = make(m.getResult());
         const int64_t r = out.shape.size();
-        const int64_t rows = out.shape[r - 2], cols = out.shape[r - 1];
-        const int64_t k = m.getContractionSize();
-        const int64_t batches = out.size() / (rows * cols);
+        MatmulOperands operands;
+        operands.a = a.data.data();
+        operands.b = b.data.data();
+        operands.out = out.data.data();
+        operands.rows = out.shape[r - 2];
+        operands.cols = out.shape[r - 1];
+        operands.k = m.getContractionSize();
+        operands.transposeA = m.getTransposeA();
+        operands.transposeB = m.getTransposeB();
+        const int64_t batches =
+            out.size() / std::max<int64_t>(1, operands.rows * operands.cols);
         SmallVector<int64_t> batchShape(out.shape.begin(), out.shape.end() - 2);
         Broadcaster aBatch(batchShape, ArrayRef<int64_t>(a.shape).drop_back(2));
         Broadcaster bBatch(batchShape, ArrayRef<int64_t>(b.shape).drop_back(2));
-        const bool ta = m.getTransposeA(), tb = m.getTransposeB();
+        SmallVector<int64_t> aBatchOf, bBatchOf;
         for (int64_t batch = 0; batch < batches; ++batch) {
-          const double *pa = a.data.data() + aBatch.map(batch) * rows * k;
-          const double *pb = b.data.data() + bBatch.map(batch) * k * cols;
-          for (int64_t i = 0; i < rows; ++i)
-            for (int64_t j = 0; j < cols; ++j) {
-              double acc = 0;
-              for (int64_t x = 0; x < k; ++x)
-                acc = accumulate(acc +
-                                 (ta ? pa[x * rows + i] : pa[i * k + x]) *
-                                     (tb ? pb[j * k + x] : pb[x * cols + j]));
-              out.data[(batch * rows + i) * cols + j] = acc;
-            }
+          aBatchOf.push_back(aBatch.map(batch));
+          bBatchOf.push_back(bBatch.map(batch));
         }
+        operands.aBatchOf = aBatchOf;
+        operands.bBatchOf = bBatchOf;
+        matmul(operands, options.f64Accumulation);
         set(m.getResult(), std::move(out));
         return success();
       })
@@ -616,34 +621,30 @@ Interpreter::evalComputeOrCollective(Operation &op) {
         const Tensor &x = get(c.getInput());
         const Tensor &w = get(c.getFilter());
         Tensor out = make(c.getResult());
-        const int64_t N = x.shape[0], H = x.shape[1], W = x.shape[2],
-                      C = x.shape[3];
-        const int64_t F = w.shape[0], KH = w.shape[1], KW = w.shape[2],
-                      CG = w.shape[3];
-        const int64_t OH = out.shape[1], OW = out.shape[2];
-        const int64_t G = c.getGroups(), FG = F / G;
+        Conv2DOperands p;
+        p.input = x.data.data();
+        p.filter = w.data.data();
+        p.out = out.data.data();
+        p.n = x.shape[0];
+        p.h = x.shape[1];
+        p.w = x.shape[2];
+        p.c = x.shape[3];
+        p.f = w.shape[0];
+        p.kh = w.shape[1];
+        p.kw = w.shape[2];
+        p.cg = w.shape[3];
+        p.oh = out.shape[1];
+        p.ow = out.shape[2];
+        p.groups = c.getGroups();
         ArrayRef<int64_t> st = c.getStrides(), pad = c.getPadding(),
                           dil = c.getDilation();
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t oh = 0; oh < OH; ++oh)
-            for (int64_t ow = 0; ow < OW; ++ow)
-              for (int64_t f = 0; f < F; ++f) {
-                const int64_t g = f / FG;
-                double acc = 0;
-                for (int64_t kh = 0; kh < KH; ++kh)
-                  for (int64_t kw = 0; kw < KW; ++kw) {
-                    const int64_t ih = oh * st[0] - pad[0] + kh * dil[0];
-                    const int64_t iw = ow * st[1] - pad[2] + kw * dil[1];
-                    if (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                      continue;
-                    for (int64_t cg = 0; cg < CG; ++cg)
-                      acc = accumulate(
-                          acc +
-                          x.data[((n * H + ih) * W + iw) * C + g * CG + cg] *
-                              w.data[((f * KH + kh) * KW + kw) * CG + cg]);
-                  }
-                out.data[((n * OH + oh) * OW + ow) * F + f] = acc;
-              }
+        p.strideH = st[0];
+        p.strideW = st[1];
+        p.padTop = pad[0];
+        p.padLeft = pad[2];
+        p.dilationH = dil[0];
+        p.dilationW = dil[1];
+        conv2d(p, options.f64Accumulation);
         set(c.getResult(), std::move(out));
         return success();
       })

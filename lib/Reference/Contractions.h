@@ -1,0 +1,51 @@
+//===- Contractions.h - The reference's matmul and conv2d -------*- C++ -*-===//
+//
+// The reference interpreter's contractions, the only ops whose work grows
+// faster than their data: packed so that every dot product reads
+// contiguous memory, several output columns at a time, and spread over the
+// host's cores. Each output element is still one sum over its contraction
+// index in ascending order, rounded after every addition as asked, so the
+// results are those of the naive loops, bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_LIB_REFERENCE_CONTRACTIONS_H
+#define OPFUSE_LIB_REFERENCE_CONTRACTIONS_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+
+namespace opfuse::reference {
+
+/// One batched matmul: `out` (batches x rows x cols) from the batches of
+/// `a` (rows x k, or k x rows when transposeA) and `b` (k x cols, or
+/// cols x k when transposeB); output batch `i` reads the operand batches
+/// aBatchOf[i] and bBatchOf[i].
+struct MatmulOperands {
+  const double *a = nullptr, *b = nullptr;
+  double *out = nullptr;
+  int64_t rows = 0, cols = 0, k = 0;
+  bool transposeA = false, transposeB = false;
+  llvm::ArrayRef<int64_t> aBatchOf, bBatchOf;
+};
+
+/// Sums in f64, or rounded to f32 after every addition.
+void matmul(const MatmulOperands &operands, bool f64Accumulation);
+
+/// An NHWC conv2d with filters F x KH x KW x C/groups.
+struct Conv2DOperands {
+  const double *input = nullptr, *filter = nullptr;
+  double *out = nullptr;
+  int64_t n = 0, h = 0, w = 0, c = 0;
+  int64_t f = 0, kh = 0, kw = 0, cg = 0;
+  int64_t oh = 0, ow = 0, groups = 1;
+  int64_t strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
+  int64_t dilationH = 1, dilationW = 1;
+};
+
+void conv2d(const Conv2DOperands &operands, bool f64Accumulation);
+
+} // namespace opfuse::reference
+
+#endif // OPFUSE_LIB_REFERENCE_CONTRACTIONS_H
