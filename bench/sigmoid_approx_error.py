@@ -13,8 +13,8 @@ rounding must dwarf.
 import torch
 import triton
 import triton.language as tl
+from f32_sweep import f32_sweep
 
-LOG2E = 1.4426950408889634
 
 
 @triton.jit
@@ -33,26 +33,19 @@ def sigmoid_approx(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def main():
-    low = torch.tensor(2.0 ** -20, dtype=torch.float32).view(torch.int32).item()
-    high = torch.tensor(64.0, dtype=torch.float32).view(torch.int32).item()
     worst = {"sigmoid": (0.0, 0.0), "silu": (0.0, 0.0)}
-    chunk = 1 << 24
-    for sign in (1, -1):
-        for start in range(low, high + 1, chunk):
-            bits = torch.arange(start, min(start + chunk, high + 1),
-                                dtype=torch.int32, device="cuda")
-            x = bits.view(torch.float32) * sign
-            y = torch.empty_like(x)
-            n = x.numel()
-            sigmoid_approx[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
-            ref = torch.sigmoid(x.double())
-            for name, got, want in (("sigmoid", y.double(), ref),
-                                    ("silu", (x * y).double(),
-                                     x.double() * ref)):
-                rel = (got - want).abs() / want.abs()
-                i = int(rel.argmax())
-                if rel[i].item() > worst[name][0]:
-                    worst[name] = (rel[i].item(), x[i].item())
+    for x in f32_sweep(2.0 ** -20, 64.0):
+        y = torch.empty_like(x)
+        n = x.numel()
+        sigmoid_approx[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+        ref = torch.sigmoid(x.double())
+        for name, got, want in (("sigmoid", y.double(), ref),
+                                ("silu", (x * y).double(),
+                                 x.double() * ref)):
+            rel = (got - want).abs() / want.abs()
+            i = int(rel.argmax())
+            if rel[i].item() > worst[name][0]:
+                worst[name] = (rel[i].item(), x[i].item())
     print(f"device: {torch.cuda.get_device_name()}")
     for name, (rel, at) in worst.items():
         print(f"{name}: |x| in [2^-20, 64], both signs: max relative error "

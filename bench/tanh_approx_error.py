@@ -11,6 +11,7 @@ absolute errors and where they occur.
 import torch
 import triton
 import triton.language as tl
+from f32_sweep import f32_sweep
 
 
 @triton.jit
@@ -24,27 +25,20 @@ def tanh_approx(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def main():
-    low = torch.tensor(2.0 ** -20, dtype=torch.float32).view(torch.int32).item()
-    high = torch.tensor(16.0, dtype=torch.float32).view(torch.int32).item()
     worst_rel = worst_abs = (0.0, 0.0)
-    chunk = 1 << 24
-    for sign in (1, -1):
-        for start in range(low, high + 1, chunk):
-            bits = torch.arange(start, min(start + chunk, high + 1),
-                                dtype=torch.int32, device="cuda")
-            x = bits.view(torch.float32) * sign
-            y = torch.empty_like(x)
-            n = x.numel()
-            tanh_approx[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
-            ref = torch.tanh(x.double())
-            err = (y.double() - ref).abs()
-            rel = err / ref.abs()
-            i = int(rel.argmax())
-            if rel[i].item() > worst_rel[0]:
-                worst_rel = (rel[i].item(), x[i].item())
-            i = int(err.argmax())
-            if err[i].item() > worst_abs[0]:
-                worst_abs = (err[i].item(), x[i].item())
+    for x in f32_sweep(2.0 ** -20, 16.0):
+        y = torch.empty_like(x)
+        n = x.numel()
+        tanh_approx[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+        ref = torch.tanh(x.double())
+        err = (y.double() - ref).abs()
+        rel = err / ref.abs()
+        i = int(rel.argmax())
+        if rel[i].item() > worst_rel[0]:
+            worst_rel = (rel[i].item(), x[i].item())
+        i = int(err.argmax())
+        if err[i].item() > worst_abs[0]:
+            worst_abs = (err[i].item(), x[i].item())
     print(f"device: {torch.cuda.get_device_name()}")
     print(f"|x| in [2^-20, 16], both signs: max relative error "
           f"{worst_rel[0]:.4e} (x = {worst_rel[1]:.9g}), max absolute error "
