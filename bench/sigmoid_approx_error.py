@@ -16,7 +16,6 @@ import triton.language as tl
 from f32_sweep import f32_sweep
 
 
-
 @triton.jit
 def sigmoid_approx(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
