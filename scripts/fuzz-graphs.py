@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of opt-fuse on random valid fuse graphs (CPU only).
+
+Writes random, valid functions of the fuse dialect (elementwise ops with
+NumPy broadcasting, reductions, softmax and the norms, matmuls, transposes,
+slices, reshapes, concats and casts; f32, f16 and bf16; small ragged
+shapes) and runs each through
+
+  opt-fuse G --check-fusion        the reference interpreter before and
+                                   after fusion must agree bit for bit
+  opt-fuse G --emit=ptx -o ...     compiling to PTX must succeed
+
+A run passes when every graph exits 0, or 4 (valid, but an op has no
+emitter: counted and reported by message). Anything else (another exit
+code, a signal, a fusion check that is not identical) is a failure: the
+graph and the tool's output are kept under --keep, and the script exits 1.
+
+    python3 scripts/fuzz-graphs.py --opt-fuse build/bin/opt-fuse \\
+        --seeds 0-499 [--keep fuzz-failures] [--jobs 2]
+"""
+import argparse
+import collections
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+DIMS = (1, 2, 3, 5, 8, 17, 32, 64)
+FLOATS = ("f32", "f16", "bf16")
+UNARY = ("exp", "neg", "relu", "tanh", "sigmoid", "silu", "abs", "gelu")
+BINARY = ("add", "sub", "mul", "max", "min")
+
+
+def type_of(shape, dtype):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
+class Graph:
+    """One function, built op by op; every value is (name, shape, dtype)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.args = []
+        self.values = []
+        self.lines = []
+
+    def arg(self, shape, dtype):
+        value = (f"%a{len(self.args)}", tuple(shape), dtype)
+        self.args.append(value)
+        self.values.append(value)
+        return value
+
+    def emit(self, text, shape, dtype):
+        value = (f"%v{len(self.lines)}", tuple(shape), dtype)
+        self.lines.append(f"  {value[0]} = {text}")
+        self.values.append(value)
+        return value
+
+    def pick(self, predicate=lambda v: True):
+        choices = [v for v in self.values if predicate(v)]
+        return self.rng.choice(choices) if choices else None
+
+
+def unary(g):
+    x = g.pick()
+    op = g.rng.choice(UNARY)
+    t = type_of(x[1], x[2])
+    if op == "gelu":
+        mode = g.rng.choice(("tanh", "none"))
+        return g.emit(f"fuse.gelu {x[0]} approximate = {mode} : {t}",
+                      x[1], x[2])
+    return g.emit(f"fuse.{op} {x[0]} : {t}", x[1], x[2])
+
+
+def binary(g):
+    x = g.pick()
+    # The other operand: a value of the same type, or a new input whose
+    # shape broadcasts against it (a suffix, with some dimensions 1).
+    y = g.pick(lambda v: v[1] == x[1] and v[2] == x[2] and v != x)
+    if y is None or g.rng.random() < 0.4:
+        keep = g.rng.randint(0, len(x[1]))
+        shape = [d if g.rng.random() < 0.7 else 1
+                 for d in x[1][len(x[1]) - keep:]]
+        y = g.arg(shape, x[2])
+    if g.rng.random() < 0.5:
+        x, y = y, x
+    out = broadcast(x[1], y[1])
+    op = g.rng.choice(BINARY)
+    return g.emit(f"fuse.{op} {x[0]}, {y[0]} : ({type_of(x[1], x[2])}, "
+                  f"{type_of(y[1], y[2])}) -> {type_of(out, x[2])}",
+                  out, x[2])
+
+
+def broadcast(a, b):
+    rank = max(len(a), len(b))
+    a = (1,) * (rank - len(a)) + tuple(a)
+    b = (1,) * (rank - len(b)) + tuple(b)
+    return tuple(max(p, q) for p, q in zip(a, b))
+
+
+def reduction(g):
+    x = g.pick(lambda v: len(v[1]) >= 1)
+    if x is None:
+        return unary(g)
+    axis = g.rng.randrange(len(x[1]))
+    keep = g.rng.random() < 0.3
+    out = list(x[1])
+    if keep:
+        out[axis] = 1
+    else:
+        del out[axis]
+    op = g.rng.choice(("reduce_sum", "reduce_max", "reduce_mean"))
+    suffix = " keepdims" if keep else ""
+    return g.emit(f"fuse.{op} {x[0]} axes = [{axis}]{suffix} : "
+                  f"{type_of(x[1], x[2])} -> {type_of(out, x[2])}", out, x[2])
+
+
+def normalisation(g):
+    x = g.pick(lambda v: len(v[1]) >= 1)
+    if x is None:
+        return unary(g)
+    t = type_of(x[1], x[2])
+    kind = g.rng.choice(("softmax", "layer_norm", "rms_norm"))
+    if kind == "softmax":
+        axis = g.rng.randrange(len(x[1]))
+        return g.emit(f"fuse.softmax {x[0]} axis = {axis} : {t}", x[1], x[2])
+    axis = len(x[1]) - 1
+    scale = g.arg(x[1][axis:], x[2])
+    return g.emit(f"fuse.{kind} {x[0]} scale {scale[0]} axis = {axis} "
+                  f"epsilon = 1.0e-05 : ({t}, {type_of(scale[1], x[2])}) -> "
+                  f"{t}", x[1], x[2])
+
+
+def matmul(g):
+    x = g.pick(lambda v: len(v[1]) == 2)
+    if x is None:
+        x = g.arg((g.rng.choice(DIMS), g.rng.choice(DIMS)), g.rng.choice(FLOATS))
+    m, k = x[1]
+    n = g.rng.choice(DIMS)
+    w = g.arg((k, n), x[2])
+    return g.emit(f"fuse.matmul {x[0]}, {w[0]} : ({type_of(x[1], x[2])}, "
+                  f"{type_of(w[1], x[2])}) -> {type_of((m, n), x[2])}",
+                  (m, n), x[2])
+
+
+def data_movement(g):
+    x = g.pick(lambda v: len(v[1]) >= 1)
+    if x is None:
+        return unary(g)
+    shape, dtype = list(x[1]), x[2]
+    t = type_of(shape, dtype)
+    kind = g.rng.choice(("transpose", "slice", "reshape", "concat", "cast"))
+    if kind == "transpose" and len(shape) >= 2:
+        perm = list(range(len(shape)))
+        g.rng.shuffle(perm)
+        out = [shape[p] for p in perm]
+        return g.emit(f"fuse.transpose {x[0]} permutation = {perm} : {t} -> "
+                      f"{type_of(out, dtype)}", out, dtype)
+    if kind == "slice":
+        offsets, sizes, strides = [], [], []
+        for d in shape:
+            step = g.rng.choice((1, 1, 2))
+            offset = g.rng.randrange(d)
+            size = max(1, (d - offset + step - 1) // step)
+            size = g.rng.randint(1, size)
+            offsets.append(offset)
+            sizes.append(size)
+            strides.append(step)
+        return g.emit(f"fuse.slice {x[0]} offsets = {offsets} sizes = {sizes} "
+                      f"strides = {strides} : {t} -> {type_of(sizes, dtype)}",
+                      sizes, dtype)
+    if kind == "reshape":
+        total = 1
+        for d in shape:
+            total *= d
+        out = [total]
+        for f in (2, 3, 4):
+            if total % f == 0 and total > f and g.rng.random() < 0.5:
+                out = [total // f, f]
+                break
+        return g.emit(f"fuse.reshape {x[0]} : {t} -> {type_of(out, dtype)}",
+                      out, dtype)
+    if kind == "concat":
+        axis = g.rng.randrange(len(shape))
+        out = list(shape)
+        out[axis] *= 2
+        return g.emit(f"fuse.concat {x[0]}, {x[0]} axis = {axis} : ({t}, {t}) "
+                      f"-> {type_of(out, dtype)}", out, dtype)
+    other = g.rng.choice([f for f in FLOATS if f != dtype])
+    return g.emit(f"fuse.cast {x[0]} : {t} to {type_of(shape, other)}",
+                  shape, other)
+
+
+KINDS = ((unary, 4), (binary, 4), (reduction, 2), (normalisation, 2),
+         (matmul, 1), (data_movement, 3))
+
+
+def generate(seed):
+    rng = random.Random(seed)
+    g = Graph(rng)
+    dtype = rng.choice(FLOATS)
+    for _ in range(rng.randint(1, 2)):
+        rank = rng.randint(1, 3)
+        g.arg([rng.choice(DIMS) for _ in range(rank)], dtype)
+    kinds = [k for k, w in KINDS for _ in range(w)]
+    for _ in range(rng.randint(3, 20)):
+        rng.choice(kinds)(g)
+    results = [g.values[-1]]
+    extra = g.pick(lambda v: v not in g.args and v not in results)
+    if extra is not None and rng.random() < 0.5:
+        results.append(extra)
+    params = ", ".join(f"{n}: {type_of(s, d)}" for n, s, d in g.args)
+    types = ", ".join(type_of(s, d) for _, s, d in results)
+    names = ", ".join(n for n, _, _ in results)
+    return (f"// fuzz-graphs.py seed {seed}\n"
+            f"func.func @g({params}) -> ({types}) {{\n" +
+            "\n".join(g.lines) + f"\n  return {names} : {types}\n}}\n")
+
+
+def run_one(opt_fuse, seed, directory):
+    path = os.path.join(directory, f"seed{seed}.mlir")
+    with open(path, "w") as f:
+        f.write(generate(seed))
+    outcomes = []
+    for args in (["--check-fusion"], ["--emit=ptx", "-o", os.devnull]):
+        done = subprocess.run([opt_fuse, path, *args], capture_output=True,
+                              text=True, timeout=300)
+        text = done.stdout + done.stderr
+        if done.returncode == 0 and args[0] == "--check-fusion" and \
+                "identical" not in text:
+            outcomes.append(("failure", args[0], 0, text))
+        elif done.returncode == 0:
+            outcomes.append(("pass", args[0], 0, ""))
+        elif done.returncode == 4:
+            outcomes.append(("unsupported", args[0], 4, text))
+        else:
+            outcomes.append(("failure", args[0], done.returncode, text))
+    return seed, path, outcomes
+
+
+def parse_seeds(text):
+    if "-" in text:
+        first, last = text.split("-")
+        return range(int(first), int(last) + 1)
+    return [int(s) for s in text.split(",")]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opt-fuse", default="build/bin/opt-fuse")
+    parser.add_argument("--seeds", default="0-99",
+                        help="a range (0-99) or a list (3,17)")
+    parser.add_argument("--keep", help="copy failing graphs and outputs here")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--print", type=int, metavar="SEED",
+                        help="print the graph of one seed and exit")
+    args = parser.parse_args()
+    if args.print is not None:
+        sys.stdout.write(generate(args.print))
+        return 0
+    seeds = parse_seeds(args.seeds)
+    counts = collections.Counter()
+    unsupported = collections.Counter()
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp, \
+            ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for seed, path, outcomes in pool.map(
+                lambda s: run_one(args.opt_fuse, s, tmp), seeds):
+            for kind, mode, code, text in outcomes:
+                counts[kind] += 1
+                if kind == "unsupported":
+                    line = next((l for l in text.splitlines() if "error" in l),
+                                text.strip()[:200])
+                    unsupported[line.split("error:", 1)[-1].strip()] += 1
+                if kind == "failure":
+                    failures.append((seed, mode, code, text))
+                    if args.keep:
+                        os.makedirs(args.keep, exist_ok=True)
+                        with open(path) as f:
+                            graph = f.read()
+                        with open(os.path.join(args.keep, f"seed{seed}.mlir"),
+                                  "w") as f:
+                            f.write(graph)
+                        with open(os.path.join(args.keep, f"seed{seed}.txt"),
+                                  "a") as f:
+                            f.write(f"{mode}: exit {code}\n{text}\n")
+    print(f"fuzz-graphs: {len(seeds)} graphs, {sum(counts.values())} runs: "
+          f"{counts['pass']} passed, {counts['unsupported']} unsupported "
+          f"(exit 4), {counts['failure']} failed")
+    for message, count in unsupported.most_common(10):
+        print(f"  unsupported x{count}: {message}")
+    for seed, mode, code, text in failures[:20]:
+        first = text.strip().splitlines()[:3]
+        print(f"  FAIL seed {seed} {mode}: exit {code}: " + " | ".join(first))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
