@@ -313,6 +313,23 @@ int runDriver(const DriverOptions &options) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  // Errors that report a compiler bug turn the exit code into
+  // ExitInternalError; every diagnostic still reaches the handler above.
+  bool internalError = false;
+  ScopedDiagnosticHandler bugs(&context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+        isInternalError(diagnostic.str()))
+      internalError = true;
+    return failure();
+  });
+  auto finish = [&](int code) {
+    if (!internalError || code == ExitSuccess)
+      return code;
+    llvm::errs() << "opt-fuse: error: the error above is a compiler bug, "
+                    "not a problem with the model (exit "
+                 << ExitInternalError << "); please report it\n";
+    return static_cast<int>(ExitInternalError);
+  };
 
   ExitCode exitCode = ExitSuccess;
   OwningOpRef<ModuleOp> module =
@@ -339,13 +356,13 @@ int runDriver(const DriverOptions &options) {
   if (failed(selectFunction(*module, options.function)))
     return ExitUsage;
   if (options.checkFusion) {
-    int code = checkFusion(options, *module);
+    int code = finish(checkFusion(options, *module));
     if (code != ExitSuccess)
       return code;
     if (!compile)
       return options.emit ? writeModule() : ExitSuccess;
   }
-  return compileModel(options, emit, *module, *target, writeModule);
+  return finish(compileModel(options, emit, *module, *target, writeModule));
 }
 
 } // namespace opfuse

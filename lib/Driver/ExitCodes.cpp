@@ -17,5 +17,11 @@ const char *opfuse::describeExitCodes() {
          "not in its cache) found no CUDA driver or no device\n"
          "  6  check failed: an output differs from the reference beyond "
          "tolerance\n"
-         "  7  GPU error: a CUDA call failed while running the kernels\n";
+         "  7  GPU error: a CUDA call failed while running the kernels\n"
+         "  8  internal error: a compiler bug (a pass or an emitter broke an "
+         "invariant; the message names it): please report it\n";
+}
+
+bool opfuse::isInternalError(llvm::StringRef message) {
+  return message.starts_with("internal error");
 }

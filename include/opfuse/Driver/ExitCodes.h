@@ -8,6 +8,8 @@
 #ifndef OPFUSE_DRIVER_EXITCODES_H
 #define OPFUSE_DRIVER_EXITCODES_H
 
+#include "llvm/ADT/StringRef.h"
+
 namespace opfuse {
 
 enum ExitCode : int {
@@ -29,10 +31,17 @@ enum ExitCode : int {
   ExitCheckFailed = 6,
   /// A CUDA call failed while running the kernels.
   ExitGpuError = 7,
+  /// A compiler bug: a pass or an emitter broke an invariant it checks
+  /// (its error begins "internal error"). Never an unsupported model.
+  ExitInternalError = 8,
 };
 
 /// The table printed by --help, one line per code.
 const char *describeExitCodes();
+
+/// Whether an error diagnostic reports a compiler bug: by convention its
+/// message begins "internal error" (and says which pass or emitter).
+bool isInternalError(llvm::StringRef message);
 
 } // namespace opfuse
 

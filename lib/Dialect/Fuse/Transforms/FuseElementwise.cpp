@@ -608,8 +608,9 @@ void FuseElementwisePass::runOnOperation() {
     // A group sits where its last op was; an earlier op's output may be
     // used before that point, so restore a def-before-use order.
     if (!sortTopologically(&block)) {
-      getOperation().emitError("fuse-elementwise produced a cyclic graph; "
-                               "this is a compiler bug");
+      getOperation().emitError("internal error: fuse-elementwise produced a "
+                               "cyclic graph; please report this compiler "
+                               "bug");
       return signalPassFailure();
     }
   }
