@@ -416,6 +416,25 @@ private:
                    "result to memory");
   }
 
+  /// Whether the reshape `producer` may join cluster `k`. On the way to a
+  /// GEMM operand it is part of the strided view the GEMM reads through; in
+  /// a kernel that moves data every value is evaluated at its own index
+  /// (IndexedEvaluator.h), so it is an index map of any size; elsewhere it
+  /// relabels the kernel's linear index and must span the whole space.
+  bool reshapeJoins(Operation *producer, int k, bool allUsersInside) {
+    const Cluster &cluster = clusters[k];
+    if (!allUsersInside)
+      return false;
+    const bool gemmView =
+        cluster.hasContraction &&
+        llvm::all_of(producer->getUsers(), [](Operation *user) {
+          return isa<MatmulOp>(user) || isStridedViewOp(user);
+        });
+    return gemmView || cluster.hasDataMovement ||
+           getNumElements(producer->getResultTypes()[0]) ==
+               getNumElements(cluster.shape);
+  }
+
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
   void consider(Operation *producer, int k, Worklist &worklist) {
     Cluster &cluster = clusters[k];
@@ -428,20 +447,8 @@ private:
     }
     bool allUsersInside = llvm::all_of(
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
-    // A reshape on the way to a GEMM operand is part of the strided view
-    // the GEMM reads through.
-    const bool gemmView =
-        allUsersInside && cluster.hasContraction &&
-        llvm::all_of(producer->getUsers(), [](Operation *user) {
-          return isa<MatmulOp>(user) || isStridedViewOp(user);
-        });
-    // In a kernel that moves data every value is evaluated at its own
-    // index (IndexedEvaluator.h), so a reshape there is an index map of any
-    // size; elsewhere it relabels the kernel's linear index.
-    const bool indexMap = allUsersInside && cluster.hasDataMovement;
-    if (isa<ReshapeOp>(producer) && !gemmView && !indexMap &&
-        (!allUsersInside || getNumElements(producer->getResultTypes()[0]) !=
-                                getNumElements(cluster.shape))) {
+    if (isa<ReshapeOp>(producer) &&
+        !reshapeJoins(producer, k, allUsersInside)) {
       remark(producer, k,
              "not fused: a reshape joins a kernel only when all its users "
              "are inside and it spans the kernel's whole iteration space "
