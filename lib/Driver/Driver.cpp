@@ -15,6 +15,7 @@
 #include "Output.h"
 
 #include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Analysis/InputRanges.h"
 #include "opfuse/InitAll.h"
 #include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Report/Report.h"
@@ -245,6 +246,8 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   buildFusionPasses(fusion, compile);
   if (failed(fusion.run(module)))
     return ExitUnsupported;
+  // --check interprets the kernels as formed here; emission rewrites them.
+  OwningOpRef<ModuleOp> fused = options.check ? module.clone() : nullptr;
   CostModel model(target);
   Report report{target, analyzeFunction(onlyFunction(*unfused), model),
                 analyzeFunction(onlyFunction(module), model), std::nullopt,
@@ -272,6 +275,10 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   FailureOr<LaunchPlan> plan = buildLaunchPlan(module);
   if (failed(ptx) || failed(plan))
     return ExitUnsupported;
+  // Weights are drawn at the scale models are initialised with.
+  for (auto [id, range] :
+       llvm::zip(plan->inputs, seededInputRanges(onlyFunction(*original))))
+    plan->buffers[id].seedRange = range;
   // The plan's kernels are the analysed ones, in the same order and names.
   for (auto [kernel, analysed] : llvm::zip(plan->kernels, report.after.kernels))
     if (kernel.name == analysed.name)
@@ -282,9 +289,10 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   if (code != ExitSuccess || !run)
     return code;
   if (!isReport(emit))
-    return runOnGpu(options, *original, compiled.ptx, compiled.plan, nullptr);
+    return runOnGpu(options, *original, fused.get(), compiled.ptx,
+                    compiled.plan, nullptr);
   report.measured.emplace();
-  code = runOnGpu(options, *original, compiled.ptx, compiled.plan,
+  code = runOnGpu(options, *original, fused.get(), compiled.ptx, compiled.plan,
                   &*report.measured);
   if (code != ExitSuccess && code != ExitCheckFailed)
     return code;

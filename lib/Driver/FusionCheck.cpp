@@ -10,6 +10,7 @@
 
 #include "GpuRun.h"
 
+#include "opfuse/Analysis/InputRanges.h"
 #include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Target/Artifact.h"
 
@@ -40,9 +41,11 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
 
   // Seeded inputs as the GPU run would get them.
   std::vector<PlanBuffer> specs;
-  for (Type type : before.getArgumentTypes()) {
+  SmallVector<double> ranges = seededInputRanges(before);
+  for (auto [type, range] : llvm::zip(before.getArgumentTypes(), ranges)) {
     auto tensor = cast<RankedTensorType>(type);
     PlanBuffer spec;
+    spec.seedRange = range;
     spec.dtype = *toDType(tensor.getElementType());
     spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     specs.push_back(std::move(spec));

@@ -20,12 +20,13 @@ toReferenceTensors(mlir::func::FuncOp func,
                    const std::vector<HostBuffer> &buffers);
 
 /// Runs the compiled plan on the GPU: benchmarks it with --bench, compares
-/// its outputs with the reference interpreter on `original` with --check.
-/// With `measured`, the benchmark goes there (for the report) instead of
-/// being printed.
+/// its outputs with --check against the reference interpreter on `fused`
+/// (the model after the fusion passes) at kernel precision, with error
+/// scales from `original`. With `measured`, the benchmark goes there (for
+/// the report) instead of being printed.
 int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
-             const std::string &ptx, const LaunchPlan &plan,
-             MeasuredRun *measured);
+             mlir::ModuleOp fused, const std::string &ptx,
+             const LaunchPlan &plan, MeasuredRun *measured);
 
 /// --calibrate: measures the GPU and writes the target file to the output.
 int runCalibration(const DriverOptions &options, const GpuTarget &base);

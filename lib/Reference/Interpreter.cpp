@@ -1,7 +1,8 @@
 //===- Interpreter.cpp - CPU reference for fuse functions -----------------===//
 //
 // Straightforward loops over row-major data: the point is to be obviously
-// right, not fast. Each op's result is rounded to its element type.
+// right, not fast. Each op's result is rounded to its element type, or,
+// inside a group at kernel precision, f16/bf16 results to f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,7 +89,8 @@ struct Broadcaster {
 
 class Interpreter {
 public:
-  explicit Interpreter(const Options &options) : options(options) {}
+  explicit Interpreter(const Options &options, bool insideGroup = false)
+      : options(options), insideGroup(insideGroup) {}
 
   FailureOr<SmallVector<Tensor>> run(Block &block, ArrayRef<Tensor> args) {
     for (auto [arg, value] : llvm::zip(block.getArguments(), args))
@@ -129,8 +131,17 @@ private:
   }
 
   void set(Value result, Tensor t) {
+    Type precision = t.elementType;
+    // A fused kernel computes in f32 and narrows only what it stores, or
+    // where a cast from another type says so.
+    auto cast = dyn_cast_or_null<CastOp>(result.getDefiningOp());
+    const bool narrows =
+        cast && cast.getInput().getType().getElementType() != precision;
+    if (insideGroup && options.kernelPrecision &&
+        isa<BFloat16Type, Float16Type>(precision) && !narrows)
+      precision = Float32Type::get(precision.getContext());
     for (double &v : t.data)
-      v = roundTo(t.elementType, v);
+      v = roundTo(precision, v);
     values[result] = std::move(t);
   }
 
@@ -275,6 +286,8 @@ private:
   std::optional<LogicalResult> evalComputeOrCollective(Operation &op);
 
   const Options &options;
+  /// Evaluating the body of a fuse.group (one kernel).
+  bool insideGroup;
   DenseMap<Value, Tensor> values;
 };
 
@@ -686,13 +699,14 @@ Interpreter::evalComputeOrCollective(Operation &op) {
         SmallVector<Tensor> inputs;
         for (Value v : g.getInputs())
           inputs.push_back(get(v));
-        Interpreter inner(options);
+        Interpreter inner(options, /*insideGroup=*/true);
         FailureOr<SmallVector<Tensor>> results =
             inner.run(g.getBody().front(), inputs);
         if (failed(results))
           return failure();
+        // What the kernel stores has the result's type.
         for (auto [result, tensor] : llvm::zip(g.getResults(), *results))
-          values[result] = std::move(tensor);
+          set(result, std::move(tensor));
         return success();
       })
       .Default([](Operation *) { return std::nullopt; });

@@ -128,7 +128,7 @@ std::vector<HostBuffer> generateInputs(llvm::ArrayRef<PlanBuffer> specs,
       case DType::F32:
       case DType::F16:
       case DType::BF16:
-        buffer.set(i, random.uniform() * 4.0 - 2.0);
+        buffer.set(i, (random.uniform() * 2.0 - 1.0) * spec.seedRange);
         break;
       case DType::I32:
       case DType::I64:

@@ -116,6 +116,8 @@ json::Object bufferJson(const PlanBuffer &buffer) {
     object["data"] = llvm::encodeBase64(buffer.data);
   if (buffer.offset >= 0)
     object["offset"] = buffer.offset;
+  if (buffer.role == BufferRole::Input && buffer.seedRange != 2.0)
+    object["seed_range"] = buffer.seedRange;
   return object;
 }
 

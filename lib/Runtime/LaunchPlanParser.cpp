@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Base64.h"
 
+#include <cmath>
+
 #include "llvm/Support/JSON.h"
 
 namespace json = llvm::json;
@@ -95,6 +97,15 @@ llvm::Expected<PlanBuffer> parseBuffer(const json::Value &value,
     if (!number || *number < 0)
       return planError(where + " has a negative or non-integer \"offset\"");
     buffer.offset = *number;
+  }
+  if (const json::Value *range = object->get("seed_range")) {
+    std::optional<double> number = range->getAsNumber();
+    if (buffer.role != BufferRole::Input)
+      return planError(where + " has \"seed_range\" but is not an input");
+    if (!number || !std::isfinite(*number) || *number <= 0)
+      return planError(where +
+                       " has a \"seed_range\" that is not a positive number");
+    buffer.seedRange = *number;
   }
   return buffer;
 }

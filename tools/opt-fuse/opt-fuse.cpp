@@ -154,7 +154,8 @@ cl::opt<bool> bench("bench",
                     cl::cat(category));
 cl::opt<bool> check("check",
                     cl::desc("Run on the GPU and compare every output with "
-                             "the CPU reference of the unfused model"),
+                             "the CPU reference of its kernels (f32 inside "
+                             "each kernel, rounded where it stores)"),
                     cl::cat(category));
 cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));

@@ -336,6 +336,63 @@ TEST_F(InterpreterTest, Bf16ResultsRoundEveryOp) {
   EXPECT_EQ(out[1][0], 1.0 / 512);
 }
 
+TEST_F(InterpreterTest, KernelPrecisionKeepsBf16InF32InsideAGroup) {
+  // One kernel: t = x + e, u = t - x, yielded, and v = bf16(f32(t)) - x.
+  // Per op, t rounds to 1 in bf16 and u is 0. At kernel precision t keeps
+  // 2^-9 in f32, so u = 2^-9 (a bf16 number: stored exactly); the cast to
+  // bf16 still rounds t to 1, so v is 0. Outside the group the same ops
+  // round every result.
+  llvm::StringRef source = R"(
+    func.func @f(%x: tensor<1xbf16>, %e: tensor<1xbf16>) -> (tensor<1xbf16>, tensor<1xbf16>, tensor<1xbf16>) {
+      %g:2 = fuse.group (%x, %e) : (tensor<1xbf16>, tensor<1xbf16>) -> (tensor<1xbf16>, tensor<1xbf16>) {
+      ^bb0(%a: tensor<1xbf16>, %b: tensor<1xbf16>):
+        %t = fuse.add %a, %b : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+        %u = fuse.sub %t, %a : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+        %f = fuse.cast %t : tensor<1xbf16> to tensor<1xf32>
+        %c = fuse.cast %f : tensor<1xf32> to tensor<1xbf16>
+        %v = fuse.sub %c, %a : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+        fuse.yield %u, %v : tensor<1xbf16>, tensor<1xbf16>
+      }
+      %s = fuse.add %x, %e : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+      %w = fuse.sub %s, %x : (tensor<1xbf16>, tensor<1xbf16>) -> tensor<1xbf16>
+      return %g#0, %g#1, %w : tensor<1xbf16>, tensor<1xbf16>, tensor<1xbf16>
+    })";
+  std::vector<std::vector<double>> inputs = {{1.0}, {1.0 / 512}};
+  reference::Options kernels;
+  kernels.kernelPrecision = true;
+  auto fused = run(source, inputs, kernels);
+  ASSERT_EQ(fused.size(), 3u);
+  EXPECT_EQ(fused[0][0], 1.0 / 512);
+  EXPECT_EQ(fused[1][0], 0.0);
+  EXPECT_EQ(fused[2][0], 0.0);
+  auto perOp = run(source, inputs);
+  ASSERT_EQ(perOp.size(), 3u);
+  EXPECT_EQ(perOp[0][0], 0.0);
+}
+
+TEST_F(InterpreterTest, KernelPrecisionRoundsWhatAGroupYields) {
+  // (1 + 3 * 2^-9) * 1 is computed in f32 inside the group and stored as
+  // bf16: it rounds up to 1 + 2^-7 where it leaves the kernel.
+  auto out = run(R"(
+    func.func @f(%x: tensor<1xf32>) -> tensor<1xbf16> {
+      %g = fuse.group (%x) : (tensor<1xf32>) -> tensor<1xbf16> {
+      ^bb0(%a: tensor<1xf32>):
+        %c = fuse.cast %a : tensor<1xf32> to tensor<1xbf16>
+        %one = fuse.constant dense<1.0> : tensor<bf16>
+        %y = fuse.mul %c, %one : (tensor<1xbf16>, tensor<bf16>) -> tensor<1xbf16>
+        fuse.yield %y : tensor<1xbf16>
+      }
+      return %g : tensor<1xbf16>
+    })",
+                 {{1.0 + 3.0 / 512}}, [] {
+                   reference::Options options;
+                   options.kernelPrecision = true;
+                   return options;
+                 }());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0][0], 1.0078125);
+}
+
 TEST_F(InterpreterTest, GatherOutOfRangeIsAnError) {
   auto func = parseFirst<func::FuncOp>(R"(
     func.func @f(%x: tensor<3xf32>, %i: tensor<1xi32>) -> tensor<1xf32> {

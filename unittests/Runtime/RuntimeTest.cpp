@@ -325,4 +325,21 @@ TEST(InputGeneratorTest, SeededAndInRange) {
   }
 }
 
+TEST(InputGeneratorTest, AWeightsRangeScalesTheSameDraws) {
+  // A weight's range (InputRanges.h) scales the same uniform draws, so a
+  // plan with ranges stays reproducible and its values stay inside them.
+  LaunchPlan plan = samplePlan();
+  plan.buffers[plan.inputs[0]].dtype = DType::F32;
+  std::vector<HostBuffer> wide = generateInputs(plan, 3);
+  plan.buffers[plan.inputs[0]].seedRange = 0.25;
+  std::vector<HostBuffer> narrow = generateInputs(plan, 3);
+  double largest = 0;
+  for (int64_t i = 0; i < wide[0].elements(); ++i) {
+    EXPECT_FLOAT_EQ(narrow[0].get(i), wide[0].get(i) / 8);
+    largest = std::max(largest, std::fabs(narrow[0].get(i)));
+  }
+  EXPECT_LE(largest, 0.25);
+  EXPECT_GT(largest, 0.2);
+}
+
 } // namespace

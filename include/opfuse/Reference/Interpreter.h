@@ -3,7 +3,9 @@
 // Evaluates a fuse function on the CPU, op by op, as the unfused model
 // means it: every op computes in double and rounds its result to its
 // element type (f16/bf16 round to nearest even), reductions accumulate in
-// f32 (or f64 on request). Collectives run as on one device of n holding
+// f32 (or f64 on request). On request, at the precision of fused kernels
+// instead: inside a fuse.group, f16 and bf16 results stay in f32 until the
+// group yields them. Collectives run as on one device of n holding
 // identical data: all_reduce is the identity, all_gather tiles its input n
 // times, reduce_scatter keeps the first shard. No GPU involved.
 //
@@ -30,6 +32,12 @@ struct Tensor {
 struct Options {
   /// Accumulate reductions, norms and matmuls in f64 instead of f32.
   bool f64Accumulation = false;
+  /// Evaluate a fuse.group the way its kernel computes it: f16 and bf16
+  /// results of the ops inside stay in f32 (the GPU widens on load and
+  /// computes in f32) and are rounded to their type only where the group
+  /// yields them or a fuse.cast asks for it. Outside groups, and for every
+  /// other type, each op still rounds its result to its type.
+  bool kernelPrecision = false;
 };
 
 /// `value` rounded to what `elementType` can hold.

@@ -36,8 +36,9 @@ struct HostBuffer {
 HostBuffer makeHostBuffer(DType dtype, const std::vector<int64_t> &shape);
 
 /// Buffers of `specs` (dtype and shape) filled deterministically from
-/// `seed`: floats uniform in [-2, 2), integers in [-8, 8], booleans at
-/// random. The i-th buffer's values depend only on `seed`, `i` and its spec.
+/// `seed`: floats uniform in [-r, r) for the spec's `seedRange` r (2 unless
+/// the input is a weight), integers in [-8, 8], booleans at random. The i-th
+/// buffer's values depend only on `seed`, `i` and its spec.
 std::vector<HostBuffer> generateInputs(llvm::ArrayRef<PlanBuffer> specs,
                                        uint64_t seed);
 

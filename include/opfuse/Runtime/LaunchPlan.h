@@ -44,6 +44,9 @@ struct PlanBuffer {
   /// Offset in the arena (a multiple of 256), or -1 for a buffer allocated
   /// on its own (inputs, constants, outputs the caller owns).
   int64_t offset = -1;
+  /// Inputs only: seeded values are uniform in [-seedRange, seedRange)
+  /// (smaller for weights, InputRanges.h).
+  double seedRange = 2.0;
   int64_t elements() const;
   int64_t bytes() const { return elements() * dtypeBytes(dtype); }
 };
