@@ -10,7 +10,9 @@ kernels launched per call (PyTorch: counted with torch.profiler; opfuse:
 its plan; reduce-overhead's CUDA graph hides its kernels from the
 profiler, so none is counted), and peak device memory beyond the inputs and weights
 (PyTorch: max_memory_allocated during one call; opfuse: its arena plus its
-output buffers, as memory_compare.py counts them; reduce-overhead's
+output buffers, as memory_compare.py counts them, and its arena alone with
+--plan-outputs, the outputs planned into it and alive only from the kernel
+that writes them, as PyTorch allocates them; reduce-overhead's
 memory belongs to its graph pool, allocated at capture, so it reads 0). The prefill blocks'
 attention (matmul, softmax, matmul) is also timed on its own, so the rest
 of the block can be compared while opfuse's attention is unfused.
@@ -28,7 +30,7 @@ import tempfile
 import torch
 from blocks import ATTENTION, BLOCKS, render, torch_block, torch_inputs
 from compare import MODES, ROOT, count_kernels, time_cuda
-from memory_compare import torch_peak_extra
+from memory_compare import opfuse_plan, torch_peak_extra
 
 def run_opfuse(opt_fuse, path, warmup, iters, check):
     command = [opt_fuse, path, "--bench", "--emit=report-json",
@@ -56,13 +58,15 @@ def measure(name, builder, path, args, rows):
         p50, p99 = time_cuda(lambda: call(*inputs), args.warmup, args.iters)
         kernels = count_kernels(call, inputs) if label != "reduce-overhead" else None
         peak = torch_peak_extra(call, inputs)
-        rows.append((name, label, p50, p99, kernels, peak, ""))
+        rows.append((name, label, p50, p99, kernels, peak, None, ""))
     report, verdict = run_opfuse(args.opt_fuse, path, args.warmup, args.iters,
                                  args.check)
     memory = report["memory"]
     rows.append((name, "opfuse", report["measured"]["p50_us"],
                  report["measured"]["p99_us"], len(report["kernels"]),
-                 memory["arena_bytes"] + memory["output_bytes"], verdict))
+                 memory["arena_bytes"] + memory["output_bytes"],
+                 opfuse_plan(args.opt_fuse, path, "--plan-outputs")["arena_bytes"],
+                 verdict))
     torch._dynamo.reset()
 
 
@@ -94,11 +98,12 @@ def main():
                 f.write(text)
             measure(name, builder, path, args, rows)
     print(f"{'block':<26} {'system':<20} {'p50 us':>9} {'p99 us':>9} "
-          f"{'kernels':>7} {'peak MiB':>9}  check")
-    for name, label, p50, p99, kernels, peak, verdict in rows:
+          f"{'kernels':>7} {'peak MiB':>9} {'planned':>8}  check")
+    for name, label, p50, p99, kernels, peak, planned, verdict in rows:
         k = "-" if kernels is None else str(kernels)
+        p = "-" if planned is None else f"{planned / 2**20:.1f}"
         print(f"{name:<26} {label:<20} {p50:>9.1f} {p99:>9.1f} {k:>7} "
-              f"{peak / 2**20:>9.1f}  {verdict}")
+              f"{peak / 2**20:>9.1f} {p:>8}  {verdict}")
     return 0
 
 

@@ -462,6 +462,56 @@ func.func @matmul_store_columns_moved(%a: tensor<64x64xbf16>, %b: tensor<64x32xb
 
 // -----
 
+// A QKV projection read only through slices stores Q, K and V as three
+// outputs of its GEMM kernel (the slices join it), so each dies with its
+// last reader instead of the whole result living until the last of them.
+// The consumers read the slices' results: Q and K through the views of
+// the QK^T kernel, V through those of the P.V kernel.
+// CHECK-LABEL: func.func @qkv_split
+// CHECK: %[[QKV:.*]]:3 = fuse.group
+// CHECK: fuse.matmul
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.slice
+// CHECK-NEXT: fuse.slice
+// CHECK-NEXT: fuse.slice
+// CHECK-NEXT: fuse.yield
+// CHECK: fuse.group(%[[QKV]]#0, %[[QKV]]#1)
+// CHECK-NOT: fuse.slice
+// CHECK: fuse.matmul
+// CHECK: fuse.group({{.*}}%[[QKV]]#2)
+// CHECK-NOT: fuse.slice
+// CHECK: return
+func.func @qkv_split(%x: tensor<64x32xbf16>, %w: tensor<32x96xbf16>, %b: tensor<96xbf16>, %p: tensor<64x64xbf16>) -> (tensor<64x64xbf16>, tensor<64x32xbf16>) {
+  %m = fuse.matmul %x, %w : (tensor<64x32xbf16>, tensor<32x96xbf16>) -> tensor<64x96xbf16>
+  %qkv = fuse.add %m, %b : (tensor<64x96xbf16>, tensor<96xbf16>) -> tensor<64x96xbf16>
+  %q = fuse.slice %qkv offsets = [0, 0] sizes = [64, 32] strides = [1, 1] : tensor<64x96xbf16> -> tensor<64x32xbf16>
+  %k = fuse.slice %qkv offsets = [0, 32] sizes = [64, 32] strides = [1, 1] : tensor<64x96xbf16> -> tensor<64x32xbf16>
+  %v = fuse.slice %qkv offsets = [0, 64] sizes = [64, 32] strides = [1, 1] : tensor<64x96xbf16> -> tensor<64x32xbf16>
+  %s = fuse.matmul %q, %k transpose_b : (tensor<64x32xbf16>, tensor<64x32xbf16>) -> tensor<64x64xbf16>
+  %o = fuse.matmul %p, %v : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %s, %o : tensor<64x64xbf16>, tensor<64x32xbf16>
+}
+
+// -----
+
+// A result also read whole is stored whole: the slice stays a view of it,
+// read by the next GEMM's kernel.
+// CHECK-LABEL: func.func @qkv_also_read_whole
+// CHECK: %[[M:.*]] = fuse.matmul
+// CHECK: fuse.group(%[[M]],
+// CHECK: fuse.slice
+// CHECK-NEXT: fuse.matmul
+// CHECK: return
+func.func @qkv_also_read_whole(%x: tensor<64x32xbf16>, %w: tensor<32x96xbf16>, %p: tensor<64x32xbf16>) -> (tensor<64x32xbf16>, tensor<64x96xbf16>) {
+  %m = fuse.matmul %x, %w : (tensor<64x32xbf16>, tensor<32x96xbf16>) -> tensor<64x96xbf16>
+  %q = fuse.slice %m offsets = [0, 0] sizes = [64, 32] strides = [1, 1] : tensor<64x96xbf16> -> tensor<64x32xbf16>
+  %s = fuse.matmul %q, %p transpose_b : (tensor<64x32xbf16>, tensor<64x32xbf16>) -> tensor<64x64xbf16>
+  %o = fuse.matmul %s, %p : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %o, %m : tensor<64x32xbf16>, tensor<64x96xbf16>
+}
+
+// -----
+
 // In a kernel that moves data a reshape is an index map of any size: the
 // new key of a decode step, split out of the QKV projection by a slice and
 // a reshape, joins the concat that appends it to the cache (it used to be

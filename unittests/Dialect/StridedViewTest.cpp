@@ -96,3 +96,57 @@ TEST_F(StridedViewTest, MergeOfHeadsIsRefused) {
 }
 
 } // namespace
+
+namespace {
+
+class StoreLayoutTest : public opfuse::test::FuseTest {
+protected:
+  /// The store layout of the first returned value of the first function.
+  std::optional<StridedView> layout(llvm::StringRef source) {
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    if (!func)
+      return std::nullopt;
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    why.clear();
+    return getStoreLayout(
+        ret.getOperand(0), [](Operation *) { return true; }, why);
+  }
+
+  std::string why;
+};
+
+TEST_F(StoreLayoutTest, KeyOutOfQkvIsABoxOfTheResult) {
+  // K = qkv[:, 128:256], split into heads: element (s, c) of qkv with c in
+  // [128, 256) goes to (s, c - 128) of K, whose rows are 128 long.
+  std::optional<StridedView> l = layout(R"mlir(
+    func.func @f(%qkv: tensor<70x384xbf16>) -> tensor<70x2x64xbf16> {
+      %k0 = fuse.slice %qkv offsets = [0, 128] sizes = [70, 128] strides = [1, 1] : tensor<70x384xbf16> -> tensor<70x128xbf16>
+      %k = fuse.reshape %k0 : tensor<70x128xbf16> -> tensor<70x2x64xbf16>
+      return %k : tensor<70x2x64xbf16>
+    })mlir");
+  ASSERT_TRUE(l) << why;
+  EXPECT_TRUE(isa<BlockArgument>(l->base));
+  EXPECT_EQ(l->strides, (llvm::SmallVector<int64_t>{128, 1}));
+  EXPECT_EQ(l->offset, -128);
+  EXPECT_EQ(l->lower, (llvm::SmallVector<int64_t>{0, 128}));
+  EXPECT_EQ(l->upper, (llvm::SmallVector<int64_t>{70, 256}));
+}
+
+TEST_F(StoreLayoutTest, SlicesWithStepsOrAfterViewsAreRefused) {
+  EXPECT_FALSE(layout(R"mlir(
+    func.func @f(%x: tensor<8x10xf32>) -> tensor<3x4xf32> {
+      %s = fuse.slice %x offsets = [1, 2] sizes = [3, 4] strides = [2, 1] : tensor<8x10xf32> -> tensor<3x4xf32>
+      return %s : tensor<3x4xf32>
+    })mlir"));
+  EXPECT_NE(why.find("has steps"), std::string::npos) << why;
+  EXPECT_FALSE(layout(R"mlir(
+    func.func @f(%x: tensor<8x10xf32>) -> tensor<4x8xf32> {
+      %t = fuse.transpose %x permutation = [1, 0] : tensor<8x10xf32> -> tensor<10x8xf32>
+      %s = fuse.slice %t offsets = [0, 0] sizes = [4, 8] strides = [1, 1] : tensor<10x8xf32> -> tensor<4x8xf32>
+      return %s : tensor<4x8xf32>
+    })mlir"));
+  EXPECT_NE(why.find("slices the result of other views"), std::string::npos)
+      << why;
+}
+
+} // namespace

@@ -5,7 +5,9 @@
 // constants are scalars), evaluates the group's elementwise ops in f32
 // with the shared GroupEvaluator and stores every output once: as pairs
 // when N is even, guarded where the tile is partial, row-major or through
-// the transposes and reshapes that follow the matmul (its store layout).
+// the transposes and reshapes that follow the matmul (its store layout);
+// a slice of the result (Q, K or V of a QKV projection) is stored where
+// the element lies inside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,10 +38,13 @@ struct Output {
 
 /// Where a result is stored: `computed`, the value in the matmul's index
 /// space it is made of, written row-major (no strides) or, through the
-/// views after it, at sum(index[d] * strides[d]).
+/// views after it, at offset + sum(index[d] * strides[d]); through a slice
+/// only where lower[d] <= index[d] < upper[d] (StridedView.h).
 struct StoreLayout {
   Value computed;
   SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  SmallVector<int64_t> lower, upper;
 };
 
 /// A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 16 or
@@ -154,6 +159,9 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
     if (failed(result))
       return failure();
     Value offset;
+    SmallVector<Value> indices;
+    if (!layout.strides.empty())
+      indices = indicesOf(row, col);
     if (layout.strides.empty()) {
       if (!rowMajor)
         rowMajor = gb.add(
@@ -162,12 +170,32 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
       offset = rowMajor;
     } else {
       // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
-      offset = kb.constant(0);
-      for (auto [d, index] : llvm::enumerate(indicesOf(row, col)))
+      offset = kb.constant(layout.offset);
+      for (auto [d, index] : llvm::enumerate(indices))
         offset =
             gb.add(offset, layout.strides[d] == 1
                                ? index
                                : gb.mul(index, kb.constant(layout.strides[d])));
+    }
+    // Inside the slice's box, on the dimensions it cuts.
+    Value inside;
+    for (auto [d, bounds] :
+         llvm::enumerate(llvm::zip(layout.lower, layout.upper))) {
+      auto [lower, upper] = bounds;
+      if (lower == 0 && upper == output.getDimSize(d))
+        continue;
+      Value within = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, indices[d],
+                                kb.constant(lower)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, indices[d],
+                                kb.constant(upper)));
+      inside = inside ? arith::AndIOp::create(b, loc, inside, within) : within;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    if (inside) {
+      auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+      b.setInsertionPointToStart(&ifInside.getThenRegion().front());
     }
     kb.store(
         k.entry.getArgument(numInputs + index),
@@ -239,7 +267,8 @@ LogicalResult Epilogue::emit() {
     if (layout->base == value)
       storeLayouts.push_back({value, {}});
     else
-      storeLayouts.push_back({layout->base, layout->strides});
+      storeLayouts.push_back({layout->base, layout->strides, layout->offset,
+                              layout->lower, layout->upper});
   }
   fullTiles = shape.m % k.t.blockM == 0 && shape.n % k.t.blockN == 0;
   group8 = gb.divu(k.lane, 4);

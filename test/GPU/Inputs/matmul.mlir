@@ -166,3 +166,18 @@ func.func @store_odd_transposed(%a: tensor<3x37x50xf16>, %b: tensor<3x50x27xf16>
   %t = fuse.transpose %o permutation = [1, 0, 2] : tensor<3x37x27xf16> -> tensor<37x3x27xf16>
   return %t : tensor<37x3x27xf16>
 }
+
+// Q, K and V out of one QKV projection with a bias, ragged rows: the GEMM
+// stores each slice as an output of its own (the slice boundaries at
+// columns 96 and 192 fall inside tiles of 128 and 256 columns); V is then
+// split into heads by a transpose kernel reading that output.
+func.func @qkv_split(%x: tensor<2x70x64xbf16>, %w: tensor<64x288xbf16>, %b: tensor<288xbf16>) -> (tensor<2x70x96xbf16>, tensor<2x70x96xbf16>, tensor<2x3x70x32xbf16>) {
+  %m = fuse.matmul %x, %w : (tensor<2x70x64xbf16>, tensor<64x288xbf16>) -> tensor<2x70x288xbf16>
+  %a = fuse.add %m, %b : (tensor<2x70x288xbf16>, tensor<288xbf16>) -> tensor<2x70x288xbf16>
+  %q = fuse.slice %a offsets = [0, 0, 0] sizes = [2, 70, 96] strides = [1, 1, 1] : tensor<2x70x288xbf16> -> tensor<2x70x96xbf16>
+  %k = fuse.slice %a offsets = [0, 0, 96] sizes = [2, 70, 96] strides = [1, 1, 1] : tensor<2x70x288xbf16> -> tensor<2x70x96xbf16>
+  %v = fuse.slice %a offsets = [0, 0, 192] sizes = [2, 70, 96] strides = [1, 1, 1] : tensor<2x70x288xbf16> -> tensor<2x70x96xbf16>
+  %v1 = fuse.reshape %v : tensor<2x70x96xbf16> -> tensor<2x70x3x32xbf16>
+  %vt = fuse.transpose %v1 permutation = [0, 2, 1, 3] : tensor<2x70x3x32xbf16> -> tensor<2x3x70x32xbf16>
+  return %q, %k, %vt : tensor<2x70x96xbf16>, tensor<2x70x96xbf16>, tensor<2x3x70x32xbf16>
+}

@@ -164,6 +164,21 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
             "so the transpose is a kernel of its own";
       return nullptr;
     }
+    // With an even N the epilogue stores column pairs as one vector: a
+    // slice must keep every pair whole and aligned.
+    const int64_t n =
+        cast<RankedTensorType>(contraction->getResult(0).getType())
+            .getShape()
+            .back();
+    auto odd = [](int64_t v) { return v % 2 != 0; };
+    if (!layout->lower.empty() && n % 2 == 0 &&
+        (odd(layout->offset) || odd(layout->lower.back()) ||
+         odd(layout->upper.back()) ||
+         llvm::any_of(ArrayRef<int64_t>(layout->strides).drop_back(), odd))) {
+      why = describeOp(op) + " starts or ends at an odd column or row "
+                             "pitch; the GEMM stores pairs of columns";
+      return nullptr;
+    }
   }
   auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
   for (Operation *op : ops) {

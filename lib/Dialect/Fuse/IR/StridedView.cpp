@@ -142,13 +142,31 @@ getStoreLayout(Value value, function_ref<bool(Operation *)> follow,
   while (Operation *def = layout.base.getDefiningOp()) {
     if (!isStridedViewOp(def) || !follow(def))
       break;
-    if (isa<SliceOp>(def)) {
-      why = describeOp(def) + " keeps part of its input; a kernel cannot "
-                              "write its result through it (the rest would "
-                              "be left unwritten)";
-      return std::nullopt;
-    }
     Value input = def->getOperand(0);
+    if (auto slice = dyn_cast<SliceOp>(def)) {
+      Operation *before = input.getDefiningOp();
+      if (before && isStridedViewOp(before) && follow(before)) {
+        why = describeOp(def) + " slices the result of other views; a "
+                                "kernel writes a slice only of what it "
+                                "computes";
+        return std::nullopt;
+      }
+      if (llvm::any_of(slice.getStrides(),
+                       [](int64_t step) { return step != 1; })) {
+        why = describeOp(def) + " has steps; a kernel writes only slices of "
+                                "consecutive elements of its result";
+        return std::nullopt;
+      }
+      // Same rank, same strides: the box's first element is element 0.
+      for (auto [d, offset, size] :
+           llvm::enumerate(slice.getOffsets(), shapeOf(slice))) {
+        layout.offset -= offset * layout.strides[d];
+        layout.lower.push_back(offset);
+        layout.upper.push_back(offset + size);
+      }
+      layout.base = input;
+      continue;
+    }
     if (auto transpose = dyn_cast<TransposeOp>(def)) {
       // Result dimension j is input dimension permutation[j].
       SmallVector<int64_t> strides(layout.strides.size(), 0);

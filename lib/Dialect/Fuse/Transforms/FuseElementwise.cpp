@@ -5,7 +5,8 @@
 // Shared producers are recomputed or kept as extra outputs as the roofline
 // cost model (opfuse/Analysis/CostModel.h) predicts is faster; a producer
 // joins only when the grouped graph stays acyclic. A matmul joins the
-// elementwise kernel after it, which becomes its epilogue.
+// elementwise kernel after it, which becomes its epilogue, and stores the
+// slices its result is read through as outputs of their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,6 +113,7 @@ public:
       }
     }
     mergeSiblings();
+    storeSlicesOfGemms();
   }
 
   SmallVector<Cluster> clusters;
@@ -215,6 +217,11 @@ private:
     for (Operation *op : extra)
       if (!clusters[k].ops.contains(op))
         ops.push_back(op);
+    return accepted(ops, why);
+  }
+
+  /// Whether an emitter of the registry compiles `ops` as one kernel.
+  bool accepted(SmallVector<Operation *> ops, std::string &why) {
     llvm::sort(
         ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     DenseSet<Operation *> members(ops.begin(), ops.end());
@@ -305,6 +312,114 @@ private:
         for (Operation *op : clusters[j].ops)
           add(op, i);
         clusters[j].ops.clear();
+      }
+    }
+    llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
+  }
+
+  /// A GEMM whose result is read only through slices with unit steps (Q,
+  /// K and V out of one QKV projection) stores each slice as an output of
+  /// its own instead of the whole result: each then dies with its last
+  /// reader, where the whole result would live until the last of them
+  /// (through attention, beside the scores). The bytes written are the
+  /// same or fewer.
+  void storeSlicesOfGemms() {
+    for (Operation &op : block) {
+      auto matmul = dyn_cast<MatmulOp>(&op);
+      if (!matmul)
+        continue;
+      auto found = clusterOf.find(matmul);
+      const int g = found == clusterOf.end() ? -1 : found->second;
+      // The one value the GEMM's kernel stores, of the matmul's shape.
+      Operation *contraction = matmul.getOperation();
+      SmallVector<Operation *> members =
+          g < 0 ? SmallVector<Operation *>{contraction}
+                : SmallVector<Operation *>(clusters[g].ops.begin(),
+                                           clusters[g].ops.end());
+      SmallVector<Value> stored;
+      for (Operation *member : members)
+        for (Value result : member->getResults())
+          if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+                return g < 0 ? user != contraction : !inCluster(user, g);
+              }))
+            stored.push_back(result);
+      if (stored.size() != 1 ||
+          cast<RankedTensorType>(stored[0].getType()).getShape() !=
+              matmul.getType().getShape() ||
+          stored[0].getDefiningOp()->getBlock() != &block)
+        continue;
+      Value result = stored[0];
+      SmallVector<Operation *> slices;
+      int64_t sliced = 0;
+      bool onlySlices = true;
+      for (Operation *user : result.getUsers()) {
+        if (g >= 0 && inCluster(user, g))
+          continue;
+        auto slice = dyn_cast<SliceOp>(user);
+        auto in = clusterOf.find(user);
+        if (!slice ||
+            llvm::any_of(slice.getStrides(),
+                         [](int64_t step) { return step != 1; }) ||
+            (in != clusterOf.end() && clusters[in->second].root == user &&
+             clusters[in->second].ops.size() > 1)) {
+          onlySlices = false;
+          break;
+        }
+        if (!llvm::is_contained(slices, user)) {
+          slices.push_back(user);
+          sliced += getNumElements(slice.getType());
+        }
+      }
+      if (!onlySlices || slices.empty() ||
+          sliced > getNumElements(result.getType()))
+        continue;
+      // The GEMM's kernel with the slices, and every kernel that held one
+      // without it, must still compile.
+      SmallVector<Operation *> gemm = members;
+      llvm::append_range(gemm, slices);
+      std::string why;
+      bool legal = accepted(gemm, why);
+      for (Operation *slice : slices) {
+        auto in = clusterOf.find(slice);
+        if (!legal || in == clusterOf.end())
+          continue;
+        SmallVector<Operation *> rest;
+        for (Operation *member : clusters[in->second].ops)
+          if (member != slice)
+            rest.push_back(member);
+        legal = accepted(rest, why);
+      }
+      if (!legal) {
+        if (explain)
+          matmul.emitRemark()
+              << "fuse-elementwise: the slices of its result stay views of "
+                 "the whole result: "
+              << why;
+        continue;
+      }
+      int target = g;
+      if (target < 0) {
+        target = clusters.size();
+        clusters.push_back(
+            {matmul, matmul.getType(), false, false, false, {}, matmul});
+        add(matmul, target);
+      }
+      for (Operation *slice : slices) {
+        auto in = clusterOf.find(slice);
+        if (in != clusterOf.end()) {
+          Cluster &holder = clusters[in->second];
+          holder.ops.remove(slice);
+          holder.hasDataMovement = llvm::any_of(holder.ops, isDataMovement);
+          clusterOf.erase(slice);
+        }
+        add(slice, target);
+        if (explain)
+          slice->emitRemark()
+              << "fuse-elementwise: stored as an output of its own by "
+              << describeOp(matmul)
+              << "'s kernel: the result is read only through slices, which "
+                 "then die with their last readers (kernel of "
+              << describeOp(clusters[target].root) << ")";
       }
     }
     llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });

@@ -26,6 +26,10 @@ struct StridedView {
   int64_t offset = 0;
   /// Per dimension of the viewed value, in elements of `base`.
   llvm::SmallVector<int64_t> strides;
+  /// A store layout through a slice writes only the box [lower, upper) of
+  /// `base`'s index space (its `offset` is then negative: the box's first
+  /// element goes to element 0). Empty when every element is written.
+  llvm::SmallVector<int64_t> lower, upper;
 };
 
 /// The strided layout in which `value` reads `base` when `value` is defined
@@ -42,10 +46,12 @@ getStridedView(mlir::Value value,
 /// end of a chain of transposes and reshapes from `base` for which `follow`
 /// holds, is row-major: element (i0, ..., in-1) of `base` goes to element
 /// sum(ij * strides[j]) of `value`'s buffer. The merge of attention heads
-/// ([B, H, S, D] -> [B, S, H, D] -> [B, S, H*D]) is such a chain. Nullopt,
-/// with the reason in `why`, for a slice (the rest of the result would be
-/// left unwritten) or a reshape that splits a dimension the layout does not
-/// hold contiguously.
+/// ([B, H, S, D] -> [B, S, H, D] -> [B, S, H*D]) is such a chain, and so is
+/// a slice with unit steps applied to `base` itself (Q, K or V out of a QKV
+/// projection): the kernel writes only the elements inside the slice's box.
+/// Nullopt, with the reason in `why`, for a slice with steps or after other
+/// views, or a reshape that splits a dimension the layout does not hold
+/// contiguously.
 std::optional<StridedView>
 getStoreLayout(mlir::Value value,
                llvm::function_ref<bool(mlir::Operation *)> follow,

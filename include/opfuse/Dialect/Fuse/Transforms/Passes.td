@@ -46,7 +46,11 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     broadcast_to) joins the kernels that read it or feed it as index maps,
     and a matmul or conv2d with the elementwise ops that consume its
     result (its epilogue), a matmul also with the transposes, slices and
-    reshapes it reads its operands through (one strided layout). A group is formed only when the kernel
+    reshapes it reads its operands through (one strided layout) and those
+    its result is stored through: the merge of attention heads, and the
+    slices of a result read only through slices (Q, K and V of one QKV
+    projection become three outputs, each dying with its last reader).
+    A group is formed only when the kernel
     emitter registry (`KernelEmitter.h`) accepts its ops, and only when the
     grouped graph stays acyclic. A producer with users outside the group
     is recomputed inside it, kept as an extra output or read, as the
