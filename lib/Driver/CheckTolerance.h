@@ -20,13 +20,15 @@ namespace opfuse {
 /// bf16, by bf16 ulps, which f32 tolerances reject.
 mlir::Type computedPrecision(mlir::func::FuncOp func, unsigned index);
 
-/// A value whose magnitude at an element bounds how much rounding (which
-/// the reference does after every op, and a fused kernel does not) can move
-/// the output there: an addend, or for a matmul or conv2d the sum of the
-/// magnitudes of its products (the op applied to |lhs| and |rhs|).
+/// A value whose magnitude at an element bounds how much rounding (a
+/// store that lands on the other side of a rounding boundary, another
+/// order of an f32 sum) can move the output there: an addend, or the op
+/// that produces `value` applied to the magnitudes of its operands when
+/// `ofMagnitudes`: |lhs| @ |rhs| for a matmul or conv2d, the sum (or mean)
+/// of |x| for reduce_sum (reduce_mean).
 struct ScaleSource {
   mlir::Value value;
-  bool absoluteProducts = false;
+  bool ofMagnitudes = false;
 };
 
 /// The scale sources of returned value #`index`, found through the ops of
@@ -34,8 +36,10 @@ struct ScaleSource {
 /// additions and subtractions, and matmuls and convolutions (by their
 /// products) with a computed operand, with f32 operands (their f32
 /// accumulation order shows at f32 bounds), or any when `roundedInputs`
-/// (TF32 rounds the inputs too). An output that is a small sum of large terms
-/// is only as exact as those terms.
+/// (TF32 rounds the inputs too), and f32 sums and means over axes (the same:
+/// an f32 sum of n terms is off by up to about log2(n) ulps of the sum of
+/// their magnitudes, summed as a tree). An output that is a small sum of
+/// large terms is only as exact as those terms.
 llvm::SmallVector<ScaleSource> scaleSources(mlir::func::FuncOp func,
                                             unsigned index,
                                             bool roundedInputs = false);

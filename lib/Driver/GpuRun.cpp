@@ -80,7 +80,7 @@ bool checkOutputs(func::FuncOp func, func::FuncOp fused,
     for (const ScaleSource &source : scaleSources(
              *probe, index, tf32 && throughF32Contraction(*probe, index))) {
       Value value = source.value;
-      if (source.absoluteProducts) {
+      if (source.ofMagnitudes) {
         Operation *contraction = value.getDefiningOp();
         Location loc = contraction->getLoc();
         IRMapping magnitudes;

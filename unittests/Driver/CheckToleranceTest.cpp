@@ -9,6 +9,8 @@
 
 #include "../../lib/Driver/CheckTolerance.h"
 
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
 using namespace mlir;
 
 namespace {
@@ -56,13 +58,12 @@ TEST_F(CheckToleranceTest, AddendsAndMatmulsOfTheOutputShapeOnly) {
   // addend too; not the smaller bias, and nothing behind the matmul.
   ASSERT_EQ(sources.size(), 4u);
   ASSERT_TRUE(find(s));
-  EXPECT_FALSE(find(s)->absoluteProducts);
+  EXPECT_FALSE(find(s)->ofMagnitudes);
   ASSERT_TRUE(find(body.getArgument(3)));
   ASSERT_TRUE(find(m));
   EXPECT_EQ(llvm::count_if(sources,
                            [&](const opfuse::ScaleSource &source) {
-                             return source.value == m &&
-                                    source.absoluteProducts;
+                             return source.value == m && source.ofMagnitudes;
                            }),
             1);
 }
@@ -88,11 +89,37 @@ TEST_F(CheckToleranceTest, F32MatmulOfInputsAndTF32) {
   ASSERT_TRUE(func);
   // f32 accumulation order matters at f32 bounds; bf16 of inputs: no.
   ASSERT_EQ(opfuse::scaleSources(func, 0).size(), 1u);
-  EXPECT_TRUE(opfuse::scaleSources(func, 0).front().absoluteProducts);
+  EXPECT_TRUE(opfuse::scaleSources(func, 0).front().ofMagnitudes);
   EXPECT_TRUE(opfuse::scaleSources(func, 1).empty());
   EXPECT_EQ(opfuse::scaleSources(func, 1, /*roundedInputs=*/true).size(), 1u);
   EXPECT_TRUE(opfuse::throughF32Contraction(func, 0));
   EXPECT_FALSE(opfuse::throughF32Contraction(func, 1));
+}
+
+TEST_F(CheckToleranceTest, F32SumsAreMeasuredAgainstTheirMagnitudes) {
+  // A column sum in f32 is only as exact as the sum of |x|; a bf16 sum
+  // accumulates in f32 far below its own rounding, and a maximum is exact.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
+    func.func @f(%x: tensor<16x8xf32>, %y: tensor<16x8xbf16>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>, tensor<8xf32>) {
+      %s = fuse.reduce_sum %x axes = [0] : tensor<16x8xf32> -> tensor<8xf32>
+      %m = fuse.reduce_mean %x axes = [0] : tensor<16x8xf32> -> tensor<8xf32>
+      %e = fuse.exp %m : tensor<8xf32>
+      %b = fuse.reduce_sum %y axes = [0] : tensor<16x8xbf16> -> tensor<8xbf16>
+      %x2 = fuse.reduce_max %x axes = [0] : tensor<16x8xf32> -> tensor<8xf32>
+      return %s, %e, %b, %x2 : tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>, tensor<8xf32>
+    })mlir");
+  ASSERT_TRUE(func);
+  SmallVector<opfuse::ScaleSource> sum = opfuse::scaleSources(func, 0);
+  ASSERT_EQ(sum.size(), 1u);
+  EXPECT_TRUE(sum.front().ofMagnitudes);
+  EXPECT_TRUE(
+      isa<opfuse::fuse::ReduceSumOp>(sum.front().value.getDefiningOp()));
+  SmallVector<opfuse::ScaleSource> mean = opfuse::scaleSources(func, 1);
+  ASSERT_EQ(mean.size(), 1u);
+  EXPECT_TRUE(
+      isa<opfuse::fuse::ReduceMeanOp>(mean.front().value.getDefiningOp()));
+  EXPECT_TRUE(opfuse::scaleSources(func, 2).empty());
+  EXPECT_TRUE(opfuse::scaleSources(func, 3).empty());
 }
 
 TEST_F(CheckToleranceTest, NoAddendsForIntegersOrPlainChains) {

@@ -184,3 +184,11 @@ func.func @splat_sum(%a: tensor<64xf32>) -> tensor<64xf32> {
   %y = fuse.add %a, %s : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   return %y : tensor<64xf32>
 }
+
+// A plain column sum of a tall f32 tensor: each sum (about 150 in
+// magnitude) is a small sum of large terms (the magnitudes sum to 16384),
+// which the tolerance measures against (docs/numerics.md).
+func.func @column_sum_tall(%x: tensor<16384x8192xf32>) -> tensor<8192xf32> {
+  %s = fuse.reduce_sum %x axes = [0] : tensor<16384x8192xf32> -> tensor<8192xf32>
+  return %s : tensor<8192xf32>
+}
