@@ -296,6 +296,9 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
                   &*report.measured);
   if (code != ExitSuccess && code != ExitCheckFailed)
     return code;
+  // The JSON report holds the check; the others leave it to its lines.
+  if (*emit != EmitKind::ReportJson && report.measured->checks)
+    printOutputChecks(llvm::outs(), *report.measured->checks);
   int written = writeReport(options, *emit, report);
   return written != ExitSuccess ? written : code;
 }

@@ -51,10 +51,11 @@ Tolerance toleranceFor(DType dtype) {
 
 /// Compares every output of `fused` (the kernels as the GPU ran them) with
 /// the reference; `func` is the model as written, where the scales come
-/// from. Prints one line each; true when all pass.
-bool checkOutputs(func::FuncOp func, func::FuncOp fused,
-                  const std::vector<HostBuffer> &inputs,
-                  const std::vector<HostBuffer> &outputs, bool tf32) {
+/// from. Nullopt when the reference cannot run (it said why).
+std::optional<std::vector<OutputCheck>>
+checkOutputs(func::FuncOp func, func::FuncOp fused,
+             const std::vector<HostBuffer> &inputs,
+             const std::vector<HostBuffer> &outputs, bool tf32) {
   // Sums accumulate in f64: the reference is what the kernels mean, not one
   // more f32 evaluation order to agree with. Each kernel keeps its f16/bf16
   // intermediates in f32 and rounds what it stores, as the GPU does: the
@@ -68,7 +69,7 @@ bool checkOutputs(func::FuncOp func, func::FuncOp fused,
   FailureOr<SmallVector<reference::Tensor>> kernelResults =
       reference::interpret(fused, arguments, kernels);
   if (failed(kernelResults))
-    return false;
+    return std::nullopt;
   // The model as written also gives each output's scale sources
   // (CheckTolerance.h): addends as they are, matmuls as |lhs| @ |rhs|.
   OwningOpRef<func::FuncOp> probe = func.clone();
@@ -101,8 +102,8 @@ bool checkOutputs(func::FuncOp func, func::FuncOp fused,
           : FailureOr<SmallVector<reference::Tensor>>(
                 SmallVector<reference::Tensor>{});
   if (failed(expected))
-    return false;
-  bool allPass = true;
+    return std::nullopt;
+  std::vector<OutputCheck> checks;
   for (auto [index, output] : llvm::enumerate(outputs)) {
     const reference::Tensor &ref = (*kernelResults)[index];
     Type precision = computedPrecision(func, index);
@@ -157,22 +158,25 @@ bool checkOutputs(func::FuncOp func, func::FuncOp fused,
     }
     const double l2 = refSquares > 0 ? std::sqrt(diffSquares / refSquares)
                                      : (diffSquares > 0 ? INFINITY : 0.0);
-    const bool pass = !nanMismatch && maxMixed <= tol.element && l2 <= tol.l2;
-    allPass &= pass;
-    llvm::outs() << llvm::formatv(
-        "check output #{0} ({1}, {2} elements): max abs {3:e3}, max "
-        "abs/scale {4:e3} (tolerance {5:e2}), relative L2 {6:e3} "
-        "(tolerance {7:e2}): {8}\n",
-        index, dtype, output.elements(), maxAbs, maxMixed, tol.element, l2,
-        tol.l2, pass ? "PASS" : "FAIL");
-    if (!pass && worst >= 0)
-      llvm::outs() << llvm::formatv("  worst element {0}: got {1}, expected "
-                                    "{2}\n",
-                                    worst, output.get(worst), ref.data[worst]);
-    if (nanMismatch)
-      llvm::outs() << "  NaN in one result where the other has a number\n";
+    OutputCheck check;
+    check.index = index;
+    check.dtype = dtype;
+    check.elements = output.elements();
+    check.maxAbs = maxAbs;
+    check.maxScaled = maxMixed;
+    check.elementTolerance = tol.element;
+    check.relativeL2 = l2;
+    check.l2Tolerance = tol.l2;
+    check.nanMismatch = nanMismatch;
+    check.pass = !nanMismatch && maxMixed <= tol.element && l2 <= tol.l2;
+    if (worst >= 0) {
+      check.worst = worst;
+      check.got = output.get(worst);
+      check.expected = ref.data[worst];
+    }
+    checks.push_back(std::move(check));
   }
-  return allPass;
+  return checks;
 }
 
 } // namespace
@@ -244,24 +248,43 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
                  << "\n";
     return unsupported ? ExitUnsupported : ExitGpuError;
   }
-  if (options.bench && measured) {
-    measured->device = result->device;
-    measured->total = {result->total.p50, result->total.p99};
-    measured->allocatedBytes = result->bytesAllocated;
-    for (const LatencyStats &kernel : result->kernels)
-      measured->kernels.push_back({kernel.p50, kernel.p99});
-  } else if (options.bench) {
-    if (options.json)
-      printBenchJson(llvm::outs(), plan, *result);
-    else
-      printBench(llvm::outs(), plan, *result);
-  }
+  std::optional<std::vector<OutputCheck>> checks;
   if (options.check) {
-    if (!checkOutputs(*original.getOps<func::FuncOp>().begin(),
-                      *fused.getOps<func::FuncOp>().begin(), inputs,
-                      result->outputs, options.compile.emitter.allowTF32))
+    checks = checkOutputs(*original.getOps<func::FuncOp>().begin(),
+                          *fused.getOps<func::FuncOp>().begin(), inputs,
+                          result->outputs, options.compile.emitter.allowTF32);
+    if (!checks)
       return ExitCheckFailed;
   }
+  if (measured) {
+    // The report shows them (opt-fuse's compileModel).
+    if (options.bench) {
+      measured->device = result->device;
+      measured->total = {result->total.p50, result->total.p99};
+      measured->allocatedBytes = result->bytesAllocated;
+      for (const LatencyStats &kernel : result->kernels)
+        measured->kernels.push_back({kernel.p50, kernel.p99});
+    }
+    measured->checks = checks;
+  } else if (options.json) {
+    // One document on stdout: the measurement and the check together.
+    llvm::json::Object root =
+        options.bench ? benchToJson(plan, *result)
+                      : llvm::json::Object{{"device", result->device},
+                                           {"function", plan.function}};
+    if (checks)
+      root["check"] = outputChecksToJson(*checks);
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+                 << "\n";
+  } else {
+    if (options.bench)
+      printBench(llvm::outs(), plan, *result);
+    if (checks)
+      printOutputChecks(llvm::outs(), *checks);
+  }
+  if (checks &&
+      llvm::any_of(*checks, [](const OutputCheck &c) { return !c.pass; }))
+    return ExitCheckFailed;
   return ExitSuccess;
 }
 

@@ -102,6 +102,8 @@ llvm::json::Value reportToJson(const Report &report) {
       memory["allocated_bytes"] = measured->allocatedBytes;
     object["memory"] = std::move(memory);
   }
+  if (measured && measured->checks)
+    object["check"] = outputChecksToJson(*measured->checks);
   if (measured)
     object["measured"] = llvm::json::Object{
         {"device", measured->device},

@@ -395,6 +395,12 @@ void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
 
 void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
                     const BenchResult &result) {
+  os << llvm::formatv("{0:2}", llvm::json::Value(benchToJson(plan, result)))
+     << "\n";
+}
+
+llvm::json::Object benchToJson(const LaunchPlan &plan,
+                               const BenchResult &result) {
   namespace json = llvm::json;
   auto stats = [](const LatencyStats &s) {
     return json::Object{{"p50_us", s.p50},
@@ -428,7 +434,7 @@ void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
       {"bytes_allocated", result.bytesAllocated},
       {"kernels", std::move(kernels)},
   };
-  os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
+  return root;
 }
 
 } // namespace opfuse

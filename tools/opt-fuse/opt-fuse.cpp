@@ -161,7 +161,9 @@ cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));
 cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
                         cl::cat(category));
-cl::opt<bool> json("json", cl::desc("Print the --bench measurement as JSON"),
+cl::opt<bool> json("json",
+                   cl::desc("Print --bench's measurement and --check's "
+                            "results as one JSON document"),
                    cl::cat(category));
 cl::opt<unsigned long long> seed("seed",
                                  cl::desc("Seed of the generated inputs (1)"),

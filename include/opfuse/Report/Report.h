@@ -13,6 +13,7 @@
 
 #include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
+#include "opfuse/Report/OutputCheck.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,6 +36,8 @@ struct MeasuredRun {
   std::vector<KernelMeasurement> kernels;
   /// Device memory the runtime allocated for the plan's buffers.
   int64_t allocatedBytes = 0;
+  /// With --check: each output against the reference.
+  std::optional<std::vector<OutputCheck>> checks;
 };
 
 /// One arena buffer of the memory plan, for the timeline.

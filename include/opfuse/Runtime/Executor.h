@@ -13,6 +13,7 @@
 #include "opfuse/Runtime/CudaDriver.h"
 #include "opfuse/Runtime/LaunchPlan.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -105,6 +106,9 @@ void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
                 const BenchResult &result);
 void printBenchJson(llvm::raw_ostream &os, const LaunchPlan &plan,
                     const BenchResult &result);
+/// The JSON document printBenchJson prints, for a caller to add to.
+llvm::json::Object benchToJson(const LaunchPlan &plan,
+                               const BenchResult &result);
 
 } // namespace opfuse
 
