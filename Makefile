@@ -2,6 +2,11 @@
 #   make demo   install dependencies if missing, configure, build, show an example
 #               model and its fusion summary (kernels before -> after, PTX size)
 #   make check  the same setup, then every test suite through ctest
+#   make fuzz   N random graphs (default 1000, seeds from FIRST, default 0)
+#               through --check-fusion and --emit=ptx; failures and their
+#               reduced reproducers go to fuzz-failures/
+#   make check-asan  every suite again, built by clang-22 with AddressSanitizer
+#               and UndefinedBehaviorSanitizer (in build-asan/)
 # The build uses Ninja, and ccache when present (scripts/install-deps.sh
 # installs both).
 
@@ -9,8 +14,11 @@ BUILD_DIR ?= build
 LLVM_ROOT ?= /usr/lib/llvm-22
 BUILD_TYPE ?= Release
 DEMO_MODEL ?= examples/ew_chain.mlir
+N ?= 1000
+FIRST ?= 0
+ASAN_DIR ?= build-asan
 
-.PHONY: all deps configure build check demo docs clean
+.PHONY: all deps configure build check demo docs fuzz check-asan clean
 
 all: build
 
@@ -48,9 +56,43 @@ demo: build
 	@echo "== opt-fuse $(DEMO_MODEL) --emit=summary"
 	@$(BUILD_DIR)/bin/opt-fuse $(DEMO_MODEL) --emit=summary
 
+fuzz: build
+	python3 scripts/fuzz-graphs.py --opt-fuse $(BUILD_DIR)/bin/opt-fuse \
+	  --seeds $(FIRST)-$$(($(FIRST) + $(N) - 1)) --keep fuzz-failures
+
+# LLVM's CMake adds the sanitizer flags (LLVM_USE_SANITIZER; its UBSan flags
+# are empty outside LLVM's own tree, so they are given: no vptr or function
+# checks, LLVM being built without RTTI); libMLIR.so is not instrumented, so
+# container-overflow checks (which need both sides) are off. Every finding
+# stops the test that hit it.
+$(ASAN_DIR)/build.ninja:
+	@bash scripts/install-deps.sh --sanitizers
+	@launcher=""; \
+	if command -v ccache >/dev/null 2>&1; then \
+	  launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"; \
+	fi; \
+	cmake -G Ninja -S . -B $(ASAN_DIR) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DLLVM_USE_SANITIZER="Address;Undefined" \
+	  -DLLVM_UBSAN_FLAGS="-fsanitize=undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all" \
+	  -DOPFUSE_LIBFUZZER=ON \
+	  -DMLIR_DIR=$(LLVM_ROOT)/lib/cmake/mlir \
+	  -DLLVM_DIR=$(LLVM_ROOT)/lib/cmake/llvm \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_ROOT)/bin/lit \
+	  $$launcher
+
+check-asan: deps
+	@$(MAKE) --no-print-directory $(ASAN_DIR)/build.ninja
+	cmake --build $(ASAN_DIR)
+	cd $(ASAN_DIR) && \
+	  ASAN_OPTIONS=detect_container_overflow=0:detect_leaks=0:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure
+
 # Refresh the generated dialect reference under docs/dialect/.
 docs: build
 	cmake --build $(BUILD_DIR) --target update-docs
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

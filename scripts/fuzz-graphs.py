@@ -3,8 +3,9 @@
 
 Writes random, valid functions of the fuse dialect (elementwise ops with
 NumPy broadcasting, reductions, softmax and the norms, matmuls, transposes,
-slices, reshapes, concats and casts; f32, f16 and bf16; small ragged
-shapes) and runs each through
+slices, reshapes, concats and casts; integer arithmetic, comparisons and
+selects; f32, f16, bf16, i32 and i1; small ragged shapes) and runs each
+through
 
   opt-fuse G --check-fusion        the reference interpreter before and
                                    after fusion must agree bit for bit
@@ -13,15 +14,19 @@ shapes) and runs each through
 A run passes when every graph exits 0, or 4 (valid, but an op has no
 emitter: counted and reported by message). Anything else (another exit
 code, a signal, a fusion check that is not identical) is a failure: the
-graph and the tool's output are kept under --keep, and the script exits 1.
+graph and the tool's output are kept under --keep, with a reduced copy
+(seedN.min.mlir: ops replaced by arguments and removed while the failure
+stays the same), and the script exits 1.
 
     python3 scripts/fuzz-graphs.py --opt-fuse build/bin/opt-fuse \\
         --seeds 0-499 [--keep fuzz-failures] [--jobs 2]
+    python3 scripts/fuzz-graphs.py --reduce G.mlir --mode=--check-fusion
 """
 import argparse
 import collections
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +36,8 @@ DIMS = (1, 2, 3, 5, 8, 17, 32, 64)
 FLOATS = ("f32", "f16", "bf16")
 UNARY = ("exp", "neg", "relu", "tanh", "sigmoid", "silu", "abs", "gelu")
 BINARY = ("add", "sub", "mul", "max", "min")
+INT_UNARY = ("neg", "abs", "relu")
+COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 def type_of(shape, dtype):
@@ -64,7 +71,9 @@ class Graph:
 
 
 def unary(g):
-    x = g.pick()
+    x = g.pick(lambda v: v[2] in FLOATS)
+    if x is None:
+        return integer(g)
     op = g.rng.choice(UNARY)
     t = type_of(x[1], x[2])
     if op == "gelu":
@@ -75,7 +84,7 @@ def unary(g):
 
 
 def binary(g):
-    x = g.pick()
+    x = g.pick(lambda v: v[2] != "i1")
     # The other operand: a value of the same type, or a new input whose
     # shape broadcasts against it (a suffix, with some dimensions 1).
     y = g.pick(lambda v: v[1] == x[1] and v[2] == x[2] and v != x)
@@ -101,7 +110,7 @@ def broadcast(a, b):
 
 
 def reduction(g):
-    x = g.pick(lambda v: len(v[1]) >= 1)
+    x = g.pick(lambda v: len(v[1]) >= 1 and v[2] != "i1")
     if x is None:
         return unary(g)
     axis = g.rng.randrange(len(x[1]))
@@ -111,14 +120,15 @@ def reduction(g):
         out[axis] = 1
     else:
         del out[axis]
-    op = g.rng.choice(("reduce_sum", "reduce_max", "reduce_mean"))
+    op = g.rng.choice(("reduce_sum", "reduce_max", "reduce_mean")
+                      if x[2] in FLOATS else ("reduce_sum", "reduce_max"))
     suffix = " keepdims" if keep else ""
     return g.emit(f"fuse.{op} {x[0]} axes = [{axis}]{suffix} : "
                   f"{type_of(x[1], x[2])} -> {type_of(out, x[2])}", out, x[2])
 
 
 def normalisation(g):
-    x = g.pick(lambda v: len(v[1]) >= 1)
+    x = g.pick(lambda v: len(v[1]) >= 1 and v[2] in FLOATS)
     if x is None:
         return unary(g)
     t = type_of(x[1], x[2])
@@ -134,7 +144,7 @@ def normalisation(g):
 
 
 def matmul(g):
-    x = g.pick(lambda v: len(v[1]) == 2)
+    x = g.pick(lambda v: len(v[1]) == 2 and v[2] in FLOATS)
     if x is None:
         x = g.arg((g.rng.choice(DIMS), g.rng.choice(DIMS)), g.rng.choice(FLOATS))
     m, k = x[1]
@@ -188,13 +198,50 @@ def data_movement(g):
         out[axis] *= 2
         return g.emit(f"fuse.concat {x[0]}, {x[0]} axis = {axis} : ({t}, {t}) "
                       f"-> {type_of(out, dtype)}", out, dtype)
+    # Casts between the float types, and from integers and booleans to
+    # floats (float to integer is left out: out of range it is undefined).
     other = g.rng.choice([f for f in FLOATS if f != dtype])
     return g.emit(f"fuse.cast {x[0]} : {t} to {type_of(shape, other)}",
                   shape, other)
 
 
+def integer(g):
+    """i32 arithmetic on a value or a new input, or a cast of a boolean."""
+    x = g.pick(lambda v: v[2] == "i32")
+    if x is None:
+        x = g.arg([g.rng.choice(DIMS) for _ in range(g.rng.randint(1, 2))],
+                  "i32")
+    t = type_of(x[1], "i32")
+    if g.rng.random() < 0.4:
+        op = g.rng.choice(INT_UNARY)
+        return g.emit(f"fuse.{op} {x[0]} : {t}", x[1], "i32")
+    y = g.pick(lambda v: v[1] == x[1] and v[2] == "i32")
+    op = g.rng.choice(BINARY)
+    return g.emit(f"fuse.{op} {x[0]}, {y[0]} : ({t}, {t}) -> {t}", x[1], "i32")
+
+
+def compare_select(g):
+    """A comparison of two values of one type, then a select between two
+    values (of any type) of that shape, or a cast of the i1 result."""
+    x = g.pick(lambda v: v[2] != "i1")
+    y = g.pick(lambda v: v[1] == x[1] and v[2] == x[2])
+    t = type_of(x[1], x[2])
+    direction = g.rng.choice(COMPARE)
+    c = g.emit(f"fuse.compare {direction}, {x[0]}, {y[0]} : ({t}, {t}) -> "
+               f"{type_of(x[1], 'i1')}", x[1], "i1")
+    if g.rng.random() < 0.3:
+        other = g.rng.choice(FLOATS + ("i32",))
+        return g.emit(f"fuse.cast {c[0]} : {type_of(c[1], 'i1')} to "
+                      f"{type_of(c[1], other)}", c[1], other)
+    a = g.pick(lambda v: v[1] == x[1] and v[2] != "i1")
+    b = g.pick(lambda v: v[1] == a[1] and v[2] == a[2])
+    ta = type_of(a[1], a[2])
+    return g.emit(f"fuse.select {c[0]}, {a[0]}, {b[0]} : "
+                  f"({type_of(c[1], 'i1')}, {ta}, {ta}) -> {ta}", a[1], a[2])
+
+
 KINDS = ((unary, 4), (binary, 4), (reduction, 2), (normalisation, 2),
-         (matmul, 1), (data_movement, 3))
+         (matmul, 1), (data_movement, 3), (integer, 1), (compare_select, 1))
 
 
 def generate(seed):
@@ -219,25 +266,130 @@ def generate(seed):
             "\n".join(g.lines) + f"\n  return {names} : {types}\n}}\n")
 
 
+MODES = {"--check-fusion": ["--check-fusion"],
+         "--emit=ptx": ["--emit=ptx", "-o", os.devnull]}
+
+
+def outcome(opt_fuse, path, mode):
+    """(kind, exit code, output) of one run of opt-fuse on `path`."""
+    try:
+        done = subprocess.run([opt_fuse, path, *MODES[mode]],
+                              capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "failure", "timeout", ""
+    text = done.stdout + done.stderr
+    if done.returncode == 0 and mode == "--check-fusion" and \
+            "differ" in text:
+        return "failure", 0, text
+    if done.returncode == 0:
+        return "pass", 0, ""
+    if done.returncode == 4:
+        return "unsupported", 4, text
+    return "failure", done.returncode, text
+
+
 def run_one(opt_fuse, seed, directory):
     path = os.path.join(directory, f"seed{seed}.mlir")
     with open(path, "w") as f:
         f.write(generate(seed))
     outcomes = []
-    for args in (["--check-fusion"], ["--emit=ptx", "-o", os.devnull]):
-        done = subprocess.run([opt_fuse, path, *args], capture_output=True,
-                              text=True, timeout=300)
-        text = done.stdout + done.stderr
-        if done.returncode == 0 and args[0] == "--check-fusion" and \
-                "identical" not in text:
-            outcomes.append(("failure", args[0], 0, text))
-        elif done.returncode == 0:
-            outcomes.append(("pass", args[0], 0, ""))
-        elif done.returncode == 4:
-            outcomes.append(("unsupported", args[0], 4, text))
-        else:
-            outcomes.append(("failure", args[0], done.returncode, text))
+    for mode in MODES:
+        kind, code, text = outcome(opt_fuse, path, mode)
+        outcomes.append((kind, mode, code, text))
     return seed, path, outcomes
+
+
+def result_type(line):
+    """The result type of one op line as the generator prints it."""
+    tail = line.rsplit(" : ", 1)[1]
+    for mark in ("->", " to "):
+        if mark in tail:
+            return tail.rsplit(mark, 1)[1].strip()
+    return tail.strip()
+
+
+def reduce_graph(text, fails):
+    """Shrinks `text` while `fails(candidate)` holds: each op in turn is
+    replaced by a new argument of its type (its line removed), then
+    arguments nothing uses and extra results are dropped; until no step
+    applies. Returns the smallest failing text found."""
+    header, *rest = text.strip().splitlines()
+    comment = header if header.startswith("//") else None
+    if comment:
+        header, *rest = rest
+    body, ret = rest[:-2], rest[-2]
+    match = re.match(r"func\.func @(\w+)\((.*)\) -> \((.*)\) \{$", header)
+    name, params, _ = match.groups()
+    params = [p.split(": ") for p in params.split(", ")] if params else []
+    names, types = ret.strip()[len("return "):].split(" : ")
+    results = list(zip(names.split(", "), types.split(", ")))
+
+    def render(params, body, results):
+        signature = ", ".join(f"{n}: {t}" for n, t in params)
+        out = ", ".join(t for _, t in results)
+        lines = ([comment + " (reduced)"] if comment else []) + \
+            [f"func.func @{name}({signature}) -> ({out}) {{"] + body + \
+            ["  return " + ", ".join(n for n, _ in results) + " : " + out,
+             "}"]
+        return "\n".join(lines) + "\n"
+
+    def uses(value, lines):
+        pattern = re.compile(re.escape(value) + r"(?![\w])")
+        return any(pattern.search(l) for l in lines)
+
+    fresh = 0
+    changed = True
+    while changed:
+        changed = False
+        for i in reversed(range(len(body))):
+            value = body[i].split(" = ", 1)[0].strip()
+            replacement = f"%r{fresh}"
+            pattern = re.compile(re.escape(value) + r"(?![\w])")
+            new_body = [pattern.sub(replacement, l)
+                        for j, l in enumerate(body) if j != i]
+            new_results = [(pattern.sub(replacement, n), t)
+                           for n, t in results]
+            new_params = params + [[replacement, result_type(body[i])]]
+            candidate = render(new_params, new_body, new_results)
+            if fails(candidate):
+                body, results, params = new_body, new_results, new_params
+                fresh += 1
+                changed = True
+                break
+        if changed:
+            continue
+        for k in range(len(params)):
+            kept = body + [n for n, _ in results]
+            if not uses(params[k][0], kept):
+                candidate = render(params[:k] + params[k + 1:], body, results)
+                if fails(candidate):
+                    params = params[:k] + params[k + 1:]
+                    changed = True
+                    break
+        if changed or len(results) < 2:
+            continue
+        for k in range(len(results)):
+            candidate = render(params, body, results[:k] + results[k + 1:])
+            if fails(candidate):
+                results = results[:k] + results[k + 1:]
+                changed = True
+                break
+    return render(params, body, results)
+
+
+def reduce_file(opt_fuse, path, mode, directory):
+    """The reduced graph of a failing one: same kind and exit code."""
+    with open(path) as f:
+        text = f.read()
+    want = outcome(opt_fuse, path, mode)[:2]
+    trial = os.path.join(directory, "reduce-trial.mlir")
+
+    def fails(candidate):
+        with open(trial, "w") as f:
+            f.write(candidate)
+        return outcome(opt_fuse, trial, mode)[:2] == want
+
+    return reduce_graph(text, fails)
 
 
 def parse_seeds(text):
@@ -256,9 +408,24 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--print", type=int, metavar="SEED",
                         help="print the graph of one seed and exit")
+    parser.add_argument("--reduce", metavar="FILE",
+                        help="print a minimal graph that fails like FILE "
+                             "(with --mode) and exit")
+    parser.add_argument("--mode", choices=list(MODES), default="--emit=ptx",
+                        help="the run --reduce repeats")
     args = parser.parse_args()
     if args.print is not None:
         sys.stdout.write(generate(args.print))
+        return 0
+    if args.reduce:
+        kind, code, _ = outcome(args.opt_fuse, args.reduce, args.mode)
+        if kind != "failure":
+            print(f"fuzz-graphs: {args.reduce} does not fail {args.mode} "
+                  f"({kind}, exit {code})", file=sys.stderr)
+            return 2
+        with tempfile.TemporaryDirectory() as tmp:
+            sys.stdout.write(reduce_file(args.opt_fuse, args.reduce,
+                                         args.mode, tmp))
         return 0
     seeds = parse_seeds(args.seeds)
     counts = collections.Counter()
@@ -286,6 +453,11 @@ def main():
                         with open(os.path.join(args.keep, f"seed{seed}.txt"),
                                   "a") as f:
                             f.write(f"{mode}: exit {code}\n{text}\n")
+                        with open(os.path.join(args.keep,
+                                               f"seed{seed}.min.mlir"),
+                                  "w") as f:
+                            f.write(reduce_file(args.opt_fuse, path, mode,
+                                                tmp))
     print(f"fuzz-graphs: {len(seeds)} graphs, {sum(counts.values())} runs: "
           f"{counts['pass']} passed, {counts['unsupported']} unsupported "
           f"(exit 4), {counts['failure']} failed")

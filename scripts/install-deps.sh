@@ -4,6 +4,8 @@
 # Installs the Debian packages opfuse needs to build and test, idempotently:
 # a package already installed is not touched, and apt is not called at all when
 # everything is present. Run as root (CI and the development machines are).
+# With --sanitizers also clang-22 and its runtimes, for the ASan/UBSan build
+# and the libFuzzer target (make check-asan, make fuzz-libfuzzer).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -17,6 +19,12 @@ packages=(
   clang-format-22  # the format check of make check (.clang-format)
   python3          # lit
 )
+if [ "${1:-}" = "--sanitizers" ]; then
+  packages+=(
+    clang-22            # the compiler of the sanitizer build
+    libclang-rt-22-dev  # ASan, UBSan and libFuzzer runtimes
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

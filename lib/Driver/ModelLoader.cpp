@@ -187,6 +187,13 @@ OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, MLIRContext &context,
     exitCode = ExitIO;
     return nullptr;
   }
+  return loadModel(std::move(file), context, sourceMgr, exitCode);
+}
+
+OwningOpRef<ModuleOp> loadModel(std::unique_ptr<llvm::MemoryBuffer> file,
+                                MLIRContext &context,
+                                llvm::SourceMgr &sourceMgr,
+                                ExitCode &exitCode) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   exitCode = ExitInvalidInput;
   if (failed(checkIsText(sourceMgr, context)))

@@ -98,6 +98,12 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::StringRef path,
                                             llvm::SourceMgr &sourceMgr,
                                             ExitCode &exitCode);
 
+/// The same checks and parse on text already in memory (the fuzz target).
+mlir::OwningOpRef<mlir::ModuleOp>
+loadModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
+          mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+          ExitCode &exitCode);
+
 /// Runs opt-fuse's work for `options`; returns the process exit code.
 int runDriver(const DriverOptions &options);
 
