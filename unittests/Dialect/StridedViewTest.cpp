@@ -2,7 +2,8 @@
 //
 // The layouts getStridedView composes for the views a GEMM reads through:
 // heads split out of a fused QKV projection, K transposed, a batch
-// transpose with contiguous rows, and the merges of dimensions it refuses.
+// transpose with contiguous rows, and the merges of dimensions it refuses;
+// and the store layouts of getStoreLayout through slices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,18 +20,32 @@ namespace {
 
 class StridedViewTest : public opfuse::test::FuseTest {
 protected:
-  /// The layout of the first returned value of the first function.
+  /// The layout in which the first returned value of the first function
+  /// reads its base (getStridedView).
   std::optional<StridedView> view(llvm::StringRef source) {
+    return layoutOf(source, getStridedView);
+  }
+
+  /// The layout in which a kernel writes its base so that the first
+  /// returned value is row-major (getStoreLayout).
+  std::optional<StridedView> layout(llvm::StringRef source) {
+    return layoutOf(source, getStoreLayout);
+  }
+
+  std::string why;
+
+private:
+  using Compose = std::optional<StridedView> (*)(
+      Value, llvm::function_ref<bool(Operation *)>, std::string &);
+
+  std::optional<StridedView> layoutOf(llvm::StringRef source, Compose compose) {
     func::FuncOp func = parseFirst<func::FuncOp>(source);
     if (!func)
       return std::nullopt;
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     why.clear();
-    return getStridedView(
-        ret.getOperand(0), [](Operation *) { return true; }, why);
+    return compose(ret.getOperand(0), [](Operation *) { return true; }, why);
   }
-
-  std::string why;
 };
 
 TEST_F(StridedViewTest, KeyHeadsOutOfFusedQkv) {
@@ -95,27 +110,7 @@ TEST_F(StridedViewTest, MergeOfHeadsIsRefused) {
   EXPECT_FALSE(v);
 }
 
-} // namespace
-
-namespace {
-
-class StoreLayoutTest : public opfuse::test::FuseTest {
-protected:
-  /// The store layout of the first returned value of the first function.
-  std::optional<StridedView> layout(llvm::StringRef source) {
-    func::FuncOp func = parseFirst<func::FuncOp>(source);
-    if (!func)
-      return std::nullopt;
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    why.clear();
-    return getStoreLayout(
-        ret.getOperand(0), [](Operation *) { return true; }, why);
-  }
-
-  std::string why;
-};
-
-TEST_F(StoreLayoutTest, KeyOutOfQkvIsABoxOfTheResult) {
+TEST_F(StridedViewTest, StoreLayoutOfKeyOutOfQkvIsABoxOfTheResult) {
   // K = qkv[:, 128:256], split into heads: element (s, c) of qkv with c in
   // [128, 256) goes to (s, c - 128) of K, whose rows are 128 long.
   std::optional<StridedView> l = layout(R"mlir(
@@ -132,7 +127,7 @@ TEST_F(StoreLayoutTest, KeyOutOfQkvIsABoxOfTheResult) {
   EXPECT_EQ(l->upper, (llvm::SmallVector<int64_t>{70, 256}));
 }
 
-TEST_F(StoreLayoutTest, SlicesWithStepsOrAfterViewsAreRefused) {
+TEST_F(StridedViewTest, StoreLayoutRefusesSlicesWithStepsOrAfterViews) {
   EXPECT_FALSE(layout(R"mlir(
     func.func @f(%x: tensor<8x10xf32>) -> tensor<3x4xf32> {
       %s = fuse.slice %x offsets = [1, 2] sizes = [3, 4] strides = [2, 1] : tensor<8x10xf32> -> tensor<3x4xf32>
