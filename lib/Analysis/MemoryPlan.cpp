@@ -519,10 +519,11 @@ std::optional<std::string> verifyMemoryPlan(const KernelGraph &graph,
   });
   std::vector<int> active;
   for (int b : buffers) {
-    auto [first, last] = plan.lifetime[b];
+    const auto [first, last] = plan.lifetime[b];
+    const int start = first;
     active.erase(
         std::remove_if(active.begin(), active.end(),
-                       [&](int a) { return plan.lifetime[a].second < first; }),
+                       [&](int a) { return plan.lifetime[a].second < start; }),
         active.end());
     for (int a : active) {
       if (plan.storage[a] == plan.storage[b])

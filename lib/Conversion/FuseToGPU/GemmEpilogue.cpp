@@ -265,7 +265,7 @@ LogicalResult Epilogue::emit() {
     if (!layout)
       return group.emitOpError("GEMM kernel cannot store its result: ") << why;
     if (layout->base == value)
-      storeLayouts.push_back({value, {}});
+      storeLayouts.push_back({value, {}, 0, {}, {}});
     else
       storeLayouts.push_back({layout->base, layout->strides, layout->offset,
                               layout->lower, layout->upper});
@@ -290,11 +290,16 @@ LogicalResult Epilogue::emit() {
       SmallVector<Inputs> inputs;
       for (const Output &out : chunk)
         inputs.push_back(loadInputs(out.row, out.col, out.lanes.size()));
-      for (auto [out, loaded] : llvm::zip(chunk, inputs))
+      for (auto [outRef, loadedRef] : llvm::zip(chunk, inputs)) {
+        // Named, not structured bindings: a lambda may not capture those
+        // before C++20.
+        const Output &out = outRef;
+        const Inputs &loaded = loadedRef;
         if (failed(guarded(out.valid, [&] {
               return storeAt(out.row, out.col, out.lanes, loaded);
             })))
           return failure();
+      }
     }
   return success();
 }
