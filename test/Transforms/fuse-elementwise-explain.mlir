@@ -123,15 +123,16 @@ func.func @matmul_store_transposed(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16
 }
 
 func.func @matmul_store_sliced_with_steps(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<64x16xbf16> {
-  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.slice' at 128:8 has steps; a kernel writes only slices of consecutive elements of its result (kernel of 'fuse.slice' at 128:8)}}
+  // expected-remark@+2 {{fuse-elementwise: not fused: 'fuse.slice' at 129:8 has steps; a kernel writes only slices of consecutive elements of its result (kernel of 'fuse.slice' at 129:8)}}
+  // expected-remark@+1 {{fuse-elementwise: the slices of its result stay views of the whole result: 'fuse.slice' at 129:8 has steps; a kernel writes only slices of consecutive elements of its result}}
   %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
   %s = fuse.slice %o offsets = [0, 0] sizes = [64, 16] strides = [1, 2] : tensor<64x32xbf16> -> tensor<64x16xbf16>
   return %s : tensor<64x16xbf16>
 }
 
 func.func @matmul_store_sliced_odd(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<64x15xbf16> {
-  // expected-remark@+2 {{fuse-elementwise: not fused: 'fuse.slice' at 136:8 starts or ends at an odd column or row pitch; the GEMM stores pairs of columns (kernel of 'fuse.slice' at 136:8)}}
-  // expected-remark@+1 {{fuse-elementwise: the slices of its result stay views of the whole result: 'fuse.slice' at 136:8 starts or ends at an odd column or row pitch; the GEMM stores pairs of columns}}
+  // expected-remark@+2 {{fuse-elementwise: not fused: 'fuse.slice' at 137:8 starts or ends at an odd column or row pitch; the GEMM stores pairs of columns (kernel of 'fuse.slice' at 137:8)}}
+  // expected-remark@+1 {{fuse-elementwise: the slices of its result stay views of the whole result: 'fuse.slice' at 137:8 starts or ends at an odd column or row pitch; the GEMM stores pairs of columns}}
   %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
   %s = fuse.slice %o offsets = [0, 1] sizes = [64, 15] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x15xbf16>
   return %s : tensor<64x15xbf16>
@@ -140,12 +141,12 @@ func.func @matmul_store_sliced_odd(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16
 // A result read only through slices: each slice's kernel first finds that
 // it cannot take the matmul; then the GEMM's kernel stores both slices.
 func.func @matmul_store_two_slices(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> (tensor<64x16xbf16>, tensor<64x16xbf16>) {
-  // expected-remark@+2 {{fuse-elementwise: not fused: its shape [64, 32] differs from the kernel's [64, 16], so it cannot be an extra output, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.slice' at 147:8)}}
-  // expected-remark@+1 {{fuse-elementwise: not fused: its shape [64, 32] differs from the kernel's [64, 16], so it cannot be an extra output, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.slice' at 149:8)}}
+  // expected-remark@+2 {{fuse-elementwise: not fused: its shape [64, 32] differs from the kernel's [64, 16], so it cannot be an extra output, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.slice' at 148:8)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused: its shape [64, 32] differs from the kernel's [64, 16], so it cannot be an extra output, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.slice' at 150:8)}}
   %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
-  // expected-remark@+1 {{fuse-elementwise: stored as an output of its own by 'fuse.matmul' at 145:8's kernel: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 145:8)}}
+  // expected-remark@+1 {{fuse-elementwise: stored as an output of its own by 'fuse.matmul' at 146:8's kernel: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 146:8)}}
   %s = fuse.slice %o offsets = [0, 0] sizes = [64, 16] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x16xbf16>
-  // expected-remark@+1 {{fuse-elementwise: stored as an output of its own by 'fuse.matmul' at 145:8's kernel: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 145:8)}}
+  // expected-remark@+1 {{fuse-elementwise: stored as an output of its own by 'fuse.matmul' at 146:8's kernel: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 146:8)}}
   %t = fuse.slice %o offsets = [0, 16] sizes = [64, 16] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x16xbf16>
   return %s, %t : tensor<64x16xbf16>, tensor<64x16xbf16>
 }

@@ -36,17 +36,6 @@ struct Output {
   Value valid;
 };
 
-/// Where a result is stored: `computed`, the value in the matmul's index
-/// space it is made of, written row-major (no strides) or, through the
-/// views after it, at offset + sum(index[d] * strides[d]); through a slice
-/// only where lower[d] <= index[d] < upper[d] (StridedView.h).
-struct StoreLayout {
-  Value computed;
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  SmallVector<int64_t> lower, upper;
-};
-
 /// A chunk is one m16 tile's rows against kEpilogueChunk n8 tiles: 16 or
 /// 32 stores a thread, a few registers for the inputs of each.
 constexpr int64_t kEpilogueChunk = 8;
@@ -95,7 +84,11 @@ private:
   SmallVector<Operation *> ops;
   SmallVector<Value> batchIndices;
   llvm::MapVector<Value, InputAccess> epilogueInputs;
-  SmallVector<StoreLayout> storeLayouts;
+  /// Where each result is stored (getStoreLayout): `base`, the value in
+  /// the matmul's index space it is made of, written row-major when the
+  /// layout has no strides, else at offset + sum(index[d] * strides[d]),
+  /// and through a slice only inside the box [lower, upper).
+  SmallVector<StridedView> storeLayouts;
   bool fullTiles = false;
   Value group8, quad, batchBase;
 };
@@ -155,7 +148,7 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
   const unsigned numInputs = group.getNumOperands();
   for (auto [index, layout] : llvm::enumerate(storeLayouts)) {
     FailureOr<GroupEvaluator::Lanes> result =
-        evaluator.evaluate(layout.computed, 0);
+        evaluator.evaluate(layout.base, 0);
     if (failed(result))
       return failure();
     Value offset;
@@ -264,11 +257,10 @@ LogicalResult Epilogue::emit() {
         value, [&](Operation *op) { return op->getBlock() == &body; }, why);
     if (!layout)
       return group.emitOpError("GEMM kernel cannot store its result: ") << why;
+    // Row-major when no view follows: no strides to multiply by.
     if (layout->base == value)
-      storeLayouts.push_back({value, {}, 0, {}, {}});
-    else
-      storeLayouts.push_back({layout->base, layout->strides, layout->offset,
-                              layout->lower, layout->upper});
+      layout->strides.clear();
+    storeLayouts.push_back(std::move(*layout));
   }
   fullTiles = shape.m % k.t.blockM == 0 && shape.n % k.t.blockN == 0;
   group8 = gb.divu(k.lane, 4);

@@ -330,66 +330,16 @@ private:
         continue;
       auto found = clusterOf.find(matmul);
       const int g = found == clusterOf.end() ? -1 : found->second;
-      // The one value the GEMM's kernel stores, of the matmul's shape.
-      Operation *contraction = matmul.getOperation();
       SmallVector<Operation *> members =
-          g < 0 ? SmallVector<Operation *>{contraction}
+          g < 0 ? SmallVector<Operation *>{matmul.getOperation()}
                 : SmallVector<Operation *>(clusters[g].ops.begin(),
                                            clusters[g].ops.end());
-      SmallVector<Value> stored;
-      for (Operation *member : members)
-        for (Value result : member->getResults())
-          if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-                return g < 0 ? user != contraction : !inCluster(user, g);
-              }))
-            stored.push_back(result);
-      if (stored.size() != 1 ||
-          cast<RankedTensorType>(stored[0].getType()).getShape() !=
-              matmul.getType().getShape() ||
-          stored[0].getDefiningOp()->getBlock() != &block)
+      std::optional<SmallVector<Operation *>> slices =
+          slicesOfStoredResult(matmul, g, members);
+      if (!slices)
         continue;
-      Value result = stored[0];
-      SmallVector<Operation *> slices;
-      int64_t sliced = 0;
-      bool onlySlices = true;
-      for (Operation *user : result.getUsers()) {
-        if (g >= 0 && inCluster(user, g))
-          continue;
-        auto slice = dyn_cast<SliceOp>(user);
-        auto in = clusterOf.find(user);
-        if (!slice ||
-            llvm::any_of(slice.getStrides(),
-                         [](int64_t step) { return step != 1; }) ||
-            (in != clusterOf.end() && clusters[in->second].root == user &&
-             clusters[in->second].ops.size() > 1)) {
-          onlySlices = false;
-          break;
-        }
-        if (!llvm::is_contained(slices, user)) {
-          slices.push_back(user);
-          sliced += getNumElements(slice.getType());
-        }
-      }
-      if (!onlySlices || slices.empty() ||
-          sliced > getNumElements(result.getType()))
-        continue;
-      // The GEMM's kernel with the slices, and every kernel that held one
-      // without it, must still compile.
-      SmallVector<Operation *> gemm = members;
-      llvm::append_range(gemm, slices);
       std::string why;
-      bool legal = accepted(gemm, why);
-      for (Operation *slice : slices) {
-        auto in = clusterOf.find(slice);
-        if (!legal || in == clusterOf.end())
-          continue;
-        SmallVector<Operation *> rest;
-        for (Operation *member : clusters[in->second].ops)
-          if (member != slice)
-            rest.push_back(member);
-        legal = accepted(rest, why);
-      }
-      if (!legal) {
+      if (!slicesCanMove(members, *slices, why)) {
         if (explain)
           matmul.emitRemark()
               << "fuse-elementwise: the slices of its result stay views of "
@@ -397,32 +347,95 @@ private:
               << why;
         continue;
       }
-      int target = g;
-      if (target < 0) {
-        target = clusters.size();
-        clusters.push_back(
-            {matmul, matmul.getType(), false, false, false, {}, matmul});
-        add(matmul, target);
-      }
-      for (Operation *slice : slices) {
-        auto in = clusterOf.find(slice);
-        if (in != clusterOf.end()) {
-          Cluster &holder = clusters[in->second];
-          holder.ops.remove(slice);
-          holder.hasDataMovement = llvm::any_of(holder.ops, isDataMovement);
-          clusterOf.erase(slice);
-        }
-        add(slice, target);
-        if (explain)
-          slice->emitRemark()
-              << "fuse-elementwise: stored as an output of its own by "
-              << describeOp(matmul)
-              << "'s kernel: the result is read only through slices, which "
-                 "then die with their last readers (kernel of "
-              << describeOp(clusters[target].root) << ")";
-      }
+      moveSlicesInto(matmul, g, *slices);
     }
     llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
+  }
+
+  /// The slices that read the one value the kernel of `matmul` (cluster
+  /// `g`, or none: -1) stores, when only slices read it, none roots a
+  /// kernel of more ops, and together they are no larger than it.
+  std::optional<SmallVector<Operation *>>
+  slicesOfStoredResult(MatmulOp matmul, int g, ArrayRef<Operation *> members) {
+    auto readOutside = [&](Operation *user) {
+      return g < 0 ? user != matmul.getOperation() : !inCluster(user, g);
+    };
+    SmallVector<Value> stored;
+    for (Operation *member : members)
+      for (Value result : member->getResults())
+        if (llvm::any_of(result.getUsers(), readOutside))
+          stored.push_back(result);
+    if (stored.size() != 1 ||
+        cast<RankedTensorType>(stored[0].getType()).getShape() !=
+            matmul.getType().getShape())
+      return std::nullopt;
+    SmallVector<Operation *> slices;
+    int64_t sliced = 0;
+    for (Operation *user : stored[0].getUsers()) {
+      if (!readOutside(user) || llvm::is_contained(slices, user))
+        continue;
+      auto in = clusterOf.find(user);
+      if (!isa<SliceOp>(user) ||
+          (in != clusterOf.end() && clusters[in->second].root == user &&
+           clusters[in->second].ops.size() > 1))
+        return std::nullopt;
+      slices.push_back(user);
+      sliced += getNumElements(user->getResultTypes()[0]);
+    }
+    if (slices.empty() || sliced > getNumElements(stored[0].getType()))
+      return std::nullopt;
+    return slices;
+  }
+
+  /// Whether the GEMM's kernel with `slices`, and every kernel that held
+  /// one without it, still compile (the GEMM emitter stores only slices
+  /// with unit steps that keep column pairs whole: StridedView.h).
+  bool slicesCanMove(ArrayRef<Operation *> members,
+                     ArrayRef<Operation *> slices, std::string &why) {
+    SmallVector<Operation *> gemm(members.begin(), members.end());
+    llvm::append_range(gemm, slices);
+    if (!accepted(gemm, why))
+      return false;
+    for (Operation *slice : slices) {
+      auto in = clusterOf.find(slice);
+      if (in == clusterOf.end())
+        continue;
+      SmallVector<Operation *> rest;
+      for (Operation *member : clusters[in->second].ops)
+        if (member != slice)
+          rest.push_back(member);
+      // A kernel that was only the slice disappears.
+      if (!rest.empty() && !accepted(rest, why))
+        return false;
+    }
+    return true;
+  }
+
+  /// Moves `slices` into the kernel of `matmul` (cluster `g`, or a new one).
+  void moveSlicesInto(MatmulOp matmul, int g, ArrayRef<Operation *> slices) {
+    if (g < 0) {
+      g = clusters.size();
+      clusters.push_back(
+          {matmul, matmul.getType(), false, false, false, {}, matmul});
+      add(matmul, g);
+    }
+    for (Operation *slice : slices) {
+      auto in = clusterOf.find(slice);
+      if (in != clusterOf.end()) {
+        Cluster &holder = clusters[in->second];
+        holder.ops.remove(slice);
+        holder.hasDataMovement = llvm::any_of(holder.ops, isDataMovement);
+        clusterOf.erase(slice);
+      }
+      add(slice, g);
+      if (explain)
+        slice->emitRemark()
+            << "fuse-elementwise: stored as an output of its own by "
+            << describeOp(matmul)
+            << "'s kernel: the result is read only through slices, which "
+               "then die with their last readers (kernel of "
+            << describeOp(clusters[g].root) << ")";
+    }
   }
 
   /// Whether clusters `a` and `b` read a row-sized value (as many elements
