@@ -185,7 +185,8 @@ llvm::Error buildArguments(cuda::Driver &driver, const LaunchPlan &plan,
       alignas(64) uint8_t encoded[128];
       if (llvm::Error error = driver.encodeTensorMap(
               encoded, plan.buffers[map.buffer].dtype == DType::BF16,
-              pointers[map.buffer], map.dims, map.strides, map.box))
+              pointers[map.buffer] + map.offset, map.dims, map.strides,
+              map.box))
         return error;
       CUdeviceptr address = maps + 128 * mapIndex++;
       if (llvm::Error error =

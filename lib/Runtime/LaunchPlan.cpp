@@ -143,11 +143,15 @@ json::Object kernelJson(const PlanKernel &kernel) {
     object["schedule"] = kernel.schedule;
   if (!kernel.tensorMaps.empty()) {
     json::Array maps;
-    for (const PlanTensorMap &map : kernel.tensorMaps)
-      maps.push_back(json::Object{{"buffer", map.buffer},
-                                  {"dims", json::Array(map.dims)},
-                                  {"strides", json::Array(map.strides)},
-                                  {"box", json::Array(map.box)}});
+    for (const PlanTensorMap &map : kernel.tensorMaps) {
+      json::Object object{{"buffer", map.buffer},
+                          {"dims", json::Array(map.dims)},
+                          {"strides", json::Array(map.strides)},
+                          {"box", json::Array(map.box)}};
+      if (map.offset != 0)
+        object["offset"] = map.offset;
+      maps.push_back(std::move(object));
+    }
     object["tensor_maps"] = std::move(maps);
   }
   return object;
@@ -213,9 +217,11 @@ std::optional<std::string> checkTensorMap(const PlanTensorMap &map,
     return std::string("needs 2 to 5 dims, as many box sizes and one "
                        "stride fewer");
   const int64_t elementBytes = dtypeBytes(buffer.dtype);
+  if (map.offset < 0 || map.offset % 16 != 0)
+    return std::string("offset must be a non-negative multiple of 16");
   // The last byte the map can address must lie inside the buffer: a map
   // larger than its buffer would let the copies read past it.
-  int64_t last = (map.dims[0] - 1) * elementBytes;
+  int64_t last = map.offset + (map.dims[0] - 1) * elementBytes;
   for (size_t d = 0; d < rank; ++d) {
     if (map.dims[d] < 1 || map.dims[d] > (int64_t(1) << 32))
       return "dim " + std::to_string(d) + " must be in [1, 2^32]";

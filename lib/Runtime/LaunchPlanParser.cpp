@@ -146,6 +146,15 @@ llvm::Expected<PlanKernel> parseKernel(const json::Object &object,
                          " of kernel '" + kernel.name +
                          "' needs buffer, dims, strides and box");
       map.buffer = *buffer;
+      if (const json::Value *offset = mapObject->get("offset")) {
+        std::optional<int64_t> bytes = offset->getAsInteger();
+        if (!bytes)
+          return planError("tensor map #" +
+                           llvm::Twine(kernel.tensorMaps.size()) +
+                           " of kernel '" + kernel.name +
+                           "' has an \"offset\" that is not an integer");
+        map.offset = *bytes;
+      }
       kernel.tensorMaps.push_back(std::move(map));
     }
   }

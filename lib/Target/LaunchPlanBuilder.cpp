@@ -112,6 +112,7 @@ FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
     planMap.dims.assign(map.getDims().begin(), map.getDims().end());
     planMap.strides.assign(map.getStrides().begin(), map.getStrides().end());
     planMap.box.assign(map.getBox().begin(), map.getBox().end());
+    planMap.offset = map.getOffset();
     if (std::optional<std::string> why =
             checkTensorMap(planMap, plan.buffers[planMap.buffer]))
       return group.emitError("internal error: invalid tensor map: ") << *why;

@@ -356,3 +356,38 @@ func.func @huge(%a: tensor<65536x64xbf16>, %b: tensor<64x40960xbf16>) -> tensor<
   %0 = fuse.matmul %a, %b : (tensor<65536x64xbf16>, tensor<64x40960xbf16>) -> tensor<65536x40960xbf16>
   return %0 : tensor<65536x40960xbf16>
 }
+
+// -----
+
+// Operands read through views keep their tensor maps. Q and K split out
+// of a packed QKV [2, 70, 384] (K 128 columns = 256 bytes in: the map's
+// offset) and split into heads, so the map has the head dimension (stride 64 x 2 bytes) and
+// the batch (70 x 384 x 2) as two dimensions that do not merge; the box
+// takes one coordinate in each. The copies compute the coordinates from the
+// tile's batch indices.
+// TMA-LABEL: func.func @qk_through_views
+// TMA: fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, tma>
+// TMA-SAME: fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 70, 2, 2], strides = [768, 128, 53760], box = [64, 64, 1, 1]>, #fuse.tensor_map<input = 0, dims = [64, 70, 2, 2], strides = [768, 128, 53760], box = [64, 64, 1, 1], offset = 256>]}
+// TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// TMA-NOT: nvvm.cp.async.wait.group
+func.func @qk_through_views(%qkv: tensor<2x70x384xbf16>) -> tensor<2x2x70x70xbf16> {
+  %q0 = fuse.slice %qkv offsets = [0, 0, 0] sizes = [2, 70, 128] strides = [1, 1, 1] : tensor<2x70x384xbf16> -> tensor<2x70x128xbf16>
+  %q1 = fuse.reshape %q0 : tensor<2x70x128xbf16> -> tensor<2x70x2x64xbf16>
+  %q = fuse.transpose %q1 permutation = [0, 2, 1, 3] : tensor<2x70x2x64xbf16> -> tensor<2x2x70x64xbf16>
+  %k0 = fuse.slice %qkv offsets = [0, 0, 128] sizes = [2, 70, 128] strides = [1, 1, 1] : tensor<2x70x384xbf16> -> tensor<2x70x128xbf16>
+  %k1 = fuse.reshape %k0 : tensor<2x70x128xbf16> -> tensor<2x70x2x64xbf16>
+  %k = fuse.transpose %k1 permutation = [0, 2, 3, 1] : tensor<2x70x2x64xbf16> -> tensor<2x2x64x70xbf16>
+  %s = fuse.matmul %q, %k : (tensor<2x2x70x64xbf16>, tensor<2x2x64x70xbf16>) -> tensor<2x2x70x70xbf16>
+  return %s : tensor<2x2x70x70xbf16>
+}
+
+// -----
+
+// One K head for every query head (grouped-query attention): the batch
+// dimension K broadcasts over has no coordinate in its map.
+// TMA-LABEL: func.func @gqa_broadcast
+// TMA: fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 100, 8], strides = [128, 12800], box = [64, 64, 1]>, #fuse.tensor_map<input = 1, dims = [64, 100, 2], strides = [128, 12800], box = [64, 64, 1]>]}
+func.func @gqa_broadcast(%q: tensor<2x4x100x64xbf16>, %k: tensor<2x1x100x64xbf16>) -> tensor<2x4x100x100xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<2x4x100x64xbf16>, tensor<2x1x100x64xbf16>) -> tensor<2x4x100x100xbf16>
+  return %s : tensor<2x4x100x100xbf16>
+}

@@ -212,6 +212,23 @@ TEST(LaunchPlanTest, RejectsIncompleteOrInvalidTensorMaps) {
       parseWithMap(
           R"({"buffer": 0, "dims": [8, 4], "strides": [16], "box": [8, 2]})"),
       "parsed");
+  // A map that starts inside its buffer (a slice): the offset counts
+  // towards the last byte, and must keep the start 16-byte aligned.
+  EXPECT_EQ(parseWithMap(R"({"buffer": 0, "dims": [8, 3], "strides": [16],
+                             "box": [8, 2], "offset": 16})"),
+            "parsed");
+  EXPECT_EQ(parseWithMap(R"({"buffer": 0, "dims": [8, 4], "strides": [16],
+                             "box": [8, 2], "offset": 16})"),
+            "invalid launch plan: tensor map #0 of kernel 'k': it reaches "
+            "byte 78 of buffer #0, which holds 64");
+  EXPECT_EQ(parseWithMap(R"({"buffer": 0, "dims": [8, 2], "strides": [16],
+                             "box": [8, 2], "offset": 8})"),
+            "invalid launch plan: tensor map #0 of kernel 'k': offset must "
+            "be a non-negative multiple of 16");
+  EXPECT_EQ(parseWithMap(R"({"buffer": 0, "dims": [8, 2], "strides": [16],
+                             "box": [8, 2], "offset": "16"})"),
+            "invalid launch plan: tensor map #0 of kernel 'k' has an "
+            "\"offset\" that is not an integer");
 }
 
 TEST(LaunchPlanTest, ReadsVersionOnePlans) {

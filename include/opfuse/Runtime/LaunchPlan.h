@@ -58,6 +58,8 @@ struct PlanBuffer {
 struct PlanTensorMap {
   int buffer = 0;
   std::vector<int64_t> dims, strides, box;
+  /// Bytes from the buffer's start to the map's first element.
+  int64_t offset = 0;
 };
 
 struct PlanKernel {

@@ -135,7 +135,7 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
     SmallVector<Attribute> list;
     for (const TensorMapSpec &map : config->tensorMaps)
       list.push_back(TensorMapAttr::get(&getContext(), map.input, map.dims,
-                                        map.strides, map.box));
+                                        map.strides, map.box, map.offset));
     maps.setAttr(group, builder.getArrayAttr(list));
   }
   return true;

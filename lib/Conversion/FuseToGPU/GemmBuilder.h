@@ -108,6 +108,12 @@ public:
   Value toI32(Value index) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
   }
+  /// A value of the kernel's index type (i32 or i64) as i32.
+  Value fromIndexType(Value v) {
+    if (v.getType().isInteger(32))
+      return v;
+    return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
+  }
   Value toIndexType(Value v32) {
     if (kb.getIndexType().isInteger(32))
       return v32;
@@ -388,17 +394,28 @@ void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
 /// MMA warps beside it; 10 ms is what MLIR's nvgpu lowering uses.
 constexpr int64_t kTryWaitTicks = 10000000;
 
-/// An operand copied by TMA: its tensor map, whether a box takes a batch
-/// coordinate, and how many 64-element-wide boxes make one K slice.
+/// A batch dimension of a tensor map: its coordinate is the sum of the
+/// output's batch indices `terms[i].first` times `terms[i].second` (several
+/// output dimensions merge into one where they are laid out row-major).
+struct TmaBatchDim {
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> terms;
+};
+
+/// An operand copied by TMA: its tensor map, the batch coordinates a box
+/// takes after the matrix's two, and how many 64-element-wide boxes make
+/// one K slice.
 struct TmaOperand {
   TensorMapSpec map;
-  bool batched = false;
+  llvm::SmallVector<TmaBatchDim, 3> batchDims;
   int64_t panels = 1;
 };
 
 /// The tensor map of `op` (group input `input`) when TMA can copy it: not
-/// an implicit-GEMM gather, 128-byte K slices, rows 16-byte aligned, and a
-/// batch that is either broadcast or stored whole, row-major.
+/// an implicit-GEMM gather, 128-byte K slices, the first element's offset,
+/// the row pitch and the batch strides multiples of 16 bytes, and
+/// at most three batch dimensions once broadcast ones are dropped and
+/// row-major ones merged. Operands read through transposes and reshapes
+/// (a head-splitting [B, S, H, D] -> [B, H, S, D]) qualify.
 std::optional<TmaOperand>
 tmaOperandFor(const Operand &op, const MatmulTiling &t, int64_t elementBytes,
               llvm::ArrayRef<int64_t> batchShape, unsigned input);
@@ -421,11 +438,13 @@ void initTmaBarriers(GemmBuilder &gb, mlir::Value smem, int64_t barrierOffset,
                      int64_t emptyArrivals = 0);
 
 /// Announces the stage's bytes on its barrier and issues the TMA copies of
-/// K slice `slice` into ring position `ring`; only where `issuer` holds
-/// when it is given.
+/// K slice `slice` into ring position `ring` for the tile of output batch
+/// indices `batchIndices` (index values); only where `issuer` holds when it
+/// is given.
 void issueTmaSlice(GemmBuilder &gb, llvm::ArrayRef<TmaCopy> copies,
                    mlir::Value smem, int64_t barrierOffset, mlir::Value issuer,
-                   mlir::Value slice, mlir::Value ring, mlir::Value batch);
+                   mlir::Value slice, mlir::Value ring,
+                   llvm::ArrayRef<mlir::Value> batchIndices);
 
 /// A persistent block's loop over its tiles: blockId, blockId + gridDim,
 /// ... (the launched grid, so any grid walks every tile once). `tile` is

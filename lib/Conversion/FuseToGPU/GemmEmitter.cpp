@@ -141,7 +141,7 @@ void GemmKernelEmission::issueInto(const TileCoordinates &c, Value slice,
   issueTmaSlice(gb, tmaCopies, smem, barrierOffset,
                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
                                       gb.i32(0)),
-                slice, ring, c.batch);
+                slice, ring, c.batchIndices);
 }
 
 void GemmKernelEmission::issuePrologueOf(Value tile, Value ring) {

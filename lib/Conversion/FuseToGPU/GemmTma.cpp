@@ -21,44 +21,49 @@ std::optional<TmaOperand>
 tmaOperandFor(const Operand &op, const MatmulTiling &t, int64_t elementBytes,
               ArrayRef<int64_t> batchShape, unsigned input) {
   // The box's rows must be the 128 bytes one swizzle line holds, and every
-  // row of the matrix must start 16-byte aligned.
-  // An operand read through a strided view is copied with cp.async.
-  if (op.rowStride != 0 || op.offset != 0)
-    return std::nullopt;
+  // row of the matrix (the view's first element too) must start 16-byte
+  // aligned.
   if (op.im2col || t.blockK * elementBytes != 128 ||
-      (op.leading() * elementBytes) % 16 != 0 || op.tileMN % 64 != 0)
+      (op.rowPitch() * elementBytes) % 16 != 0 ||
+      (op.offset * elementBytes) % 16 != 0 || op.tileMN % 64 != 0)
     return std::nullopt;
-  // The batch is one dimension of the map: the operand either repeats one
-  // matrix for every batch element or holds one per element, row-major.
-  bool broadcast =
-      llvm::all_of(op.batchStrides, [](int64_t s) { return s == 0; });
-  int64_t batchCount = 1;
-  int64_t stride = op.mn * op.k;
-  for (int64_t d = batchShape.size() - 1; d >= 0 && !broadcast; --d) {
-    if (op.batchStrides[d] != stride)
-      return std::nullopt;
-    stride *= batchShape[d];
-  }
-  for (int64_t size : batchShape)
-    batchCount *= size;
-
   TmaOperand tma;
-  tma.map.input = input;
   // 64 elements (128 bytes) along the contiguous dimension per box: a K
   // slice of a K-contiguous operand, one 64-wide panel of an M/N-contiguous
   // one (tileMN / 64 boxes per slice).
   const int64_t inner = op.kContiguous ? op.k : op.mn;
   const int64_t outer = op.kContiguous ? op.mn : op.k;
+  tma.map.input = input;
   tma.map.dims = {inner, outer};
-  tma.map.strides = {inner * elementBytes};
+  tma.map.strides = {op.rowPitch() * elementBytes};
   tma.map.box = {64, op.kContiguous ? op.tileMN : t.blockK};
+  tma.map.offset = op.offset * elementBytes;
   tma.panels = op.kContiguous ? 1 : op.tileMN / 64;
-  if (!broadcast && batchCount > 1) {
-    tma.batched = true;
-    tma.map.dims.push_back(batchCount);
-    tma.map.strides.push_back(op.mn * op.k * elementBytes);
+  // The batch dimensions the operand moves along, innermost first: one
+  // broadcast over a dimension has no coordinate in it, and an outer
+  // dimension whose stride continues the one inside merges with it.
+  int64_t size = 0, stride = 0;
+  for (int64_t d = batchShape.size() - 1; d >= 0; --d) {
+    const int64_t dimStride = op.batchStrides[d];
+    if (batchShape[d] == 1 || dimStride == 0)
+      continue;
+    if (!tma.batchDims.empty() && dimStride == stride * size) {
+      tma.batchDims.back().terms.push_back({unsigned(d), size});
+      size *= batchShape[d];
+      tma.map.dims.back() = size;
+      continue;
+    }
+    if ((dimStride * elementBytes) % 16 != 0)
+      return std::nullopt;
+    size = batchShape[d];
+    stride = dimStride;
+    tma.batchDims.push_back({{{unsigned(d), 1}}});
+    tma.map.dims.push_back(size);
+    tma.map.strides.push_back(stride * elementBytes);
     tma.map.box.push_back(1);
   }
+  if (tma.map.dims.size() > 5)
+    return std::nullopt;
   return tma;
 }
 
@@ -93,7 +98,7 @@ void initTmaBarriers(GemmBuilder &gb, Value smem, int64_t barrierOffset,
 
 void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
                    int64_t barrierOffset, Value issuer, Value slice, Value ring,
-                   Value batch) {
+                   ArrayRef<Value> batchIndices) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   const MatmulTiling &t = gb.t;
@@ -113,6 +118,21 @@ void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
   Value stageBase = gb.mul(stage, gb.i32(stageBytes));
   Value kStart = gb.mul(slice, gb.i32(t.blockK));
   auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
+  // Each map's batch coordinates, computed once for its panels.
+  SmallVector<SmallVector<Value, 3>, 2> batchCoordinates;
+  for (const TmaCopy &copy : copies) {
+    SmallVector<Value, 3> &values = batchCoordinates.emplace_back();
+    for (const TmaBatchDim &dim : copy.tma.batchDims) {
+      Value sum;
+      for (auto [d, multiplier] : dim.terms) {
+        Value term = gb.fromIndexType(batchIndices[d]);
+        if (multiplier != 1)
+          term = gb.mul(term, gb.i32(multiplier));
+        sum = sum ? gb.add(sum, term) : term;
+      }
+      values.push_back(sum);
+    }
+  }
   for (const TmaCopy &copy : copies) {
     const TmaOperand &tma = copy.tma;
     Value descriptor =
@@ -121,13 +141,12 @@ void issueTmaSlice(GemmBuilder &gb, ArrayRef<TmaCopy> copies, Value smem,
       // Panel p of an M/N-contiguous tile: 64 more M/N elements, BK rows
       // of 128 bytes further on in the stage.
       Value mn = gb.add(copy.tileStart, gb.i32(64 * p));
-      SmallVector<Value, 3> coordinates;
+      SmallVector<Value, 5> coordinates;
       if (copy.op->kContiguous)
         coordinates = {kStart, copy.tileStart};
       else
         coordinates = {mn, kStart};
-      if (tma.batched)
-        coordinates.push_back(batch);
+      llvm::append_range(coordinates, batchCoordinates[&copy - copies.data()]);
       Value target = gb.sharedPointer(
           smem,
           gb.add(stageBase, gb.i32(copy.op->stageOffset + p * t.blockK * 128)));

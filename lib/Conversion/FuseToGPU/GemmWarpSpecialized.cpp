@@ -176,7 +176,7 @@ MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k) {
                       k.tmaCopies[0].tileStart = c.tileM;
                       k.tmaCopies[1].tileStart = c.tileN;
                       issueTmaSlice(gb, k.tmaCopies, smem, k.barrierOffset,
-                                    Value(), slice, ring, c.batch);
+                                    Value(), slice, ring, c.batchIndices);
                     });
   }
   b.setInsertionPoint(roles.elseBlock()->getTerminator());

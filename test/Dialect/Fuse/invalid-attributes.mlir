@@ -132,6 +132,18 @@ func.func @tensor_map_stride(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
 
 // -----
 
+func.func @tensor_map_offset(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  // expected-error @below {{offset must be a non-negative multiple of 16 bytes (the map's start must be 16-byte aligned)}}
+  %0 = fuse.group (%x) {fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 32], strides = [128], box = [64, 32], offset = 8>]} : (tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  ^bb0(%a: tensor<64x64xbf16>):
+    %r = fuse.relu %a : tensor<64x64xbf16>
+    fuse.yield %r : tensor<64x64xbf16>
+  }
+  return %0 : tensor<64x64xbf16>
+}
+
+// -----
+
 func.func @schedule_feed(%x: tensor<64xf32>) -> tensor<64xf32> {
   // expected-error @below {{the mma_sync schedule copies its operands with cp_async}}
   %0 = fuse.group (%x) {fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, tma>} : (tensor<64xf32>) -> tensor<64xf32> {

@@ -150,6 +150,29 @@ func.func @view_f16_pitch(%x: tensor<50x300xf16>, %w: tensor<100x40xf16>) -> ten
   return %y : tensor<50x40xf16>
 }
 
+// TMA through head-splitting views (f16, 200 tokens, 6 heads: shapes the
+// tile model was not tuned on): [B, S, H, D] read as [B, H, S, D], whose
+// batch dimensions do not merge (a 4-D tensor map); K also transposed; V
+// N-contiguous in 64-column panels; and a K/V head shared by every query
+// head (grouped-query attention: a batch dimension the map drops).
+func.func @tma_heads_qk(%q: tensor<2x200x6x64xf16>, %k: tensor<2x200x6x64xf16>) -> tensor<2x6x200x200xf16> {
+  %qt = fuse.transpose %q permutation = [0, 2, 1, 3] : tensor<2x200x6x64xf16> -> tensor<2x6x200x64xf16>
+  %kt = fuse.transpose %k permutation = [0, 2, 3, 1] : tensor<2x200x6x64xf16> -> tensor<2x6x64x200xf16>
+  %s = fuse.matmul %qt, %kt : (tensor<2x6x200x64xf16>, tensor<2x6x64x200xf16>) -> tensor<2x6x200x200xf16>
+  return %s : tensor<2x6x200x200xf16>
+}
+
+func.func @tma_heads_pv(%p: tensor<2x6x200x200xf16>, %v: tensor<2x200x6x64xf16>) -> tensor<2x6x200x64xf16> {
+  %vt = fuse.transpose %v permutation = [0, 2, 1, 3] : tensor<2x200x6x64xf16> -> tensor<2x6x200x64xf16>
+  %o = fuse.matmul %p, %vt : (tensor<2x6x200x200xf16>, tensor<2x6x200x64xf16>) -> tensor<2x6x200x64xf16>
+  return %o : tensor<2x6x200x64xf16>
+}
+
+func.func @tma_gqa(%q: tensor<2x4x100x64xbf16>, %k: tensor<2x1x100x64xbf16>) -> tensor<2x4x100x100xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<2x4x100x64xbf16>, tensor<2x1x100x64xbf16>) -> tensor<2x4x100x100xbf16>
+  return %s : tensor<2x4x100x100xbf16>
+}
+
 // The merge of heads as the GEMM's store layout: P.V per head, stored at
 // [B, S, H, D] and read as [B, S, H*D]; ragged rows.
 func.func @store_merge_heads(%p: tensor<2x3x70x70xbf16>, %v: tensor<2x3x70x40xbf16>) -> tensor<2x70x120xbf16> {

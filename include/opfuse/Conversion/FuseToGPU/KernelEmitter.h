@@ -33,6 +33,8 @@ namespace opfuse {
 struct TensorMapSpec {
   unsigned input = 0;
   llvm::SmallVector<int64_t, 3> dims, strides, box;
+  /// Bytes from the buffer's start to the view's first element.
+  int64_t offset = 0;
 };
 
 /// How a kernel is launched: a 1-D grid of 1-D blocks, with `sharedBytes`

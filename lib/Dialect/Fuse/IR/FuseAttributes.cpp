@@ -188,7 +188,8 @@ StringRef GemmScheduleAttr::getPlanName() const {
 LogicalResult
 TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t input, ArrayRef<int64_t> dims,
-                      ArrayRef<int64_t> strides, ArrayRef<int64_t> box) {
+                      ArrayRef<int64_t> strides, ArrayRef<int64_t> box,
+                      int64_t offset) {
   if (input < 0)
     return emitError() << "input must be a kernel input's index";
   if (dims.size() < 2 || dims.size() > 5 || box.size() != dims.size() ||
@@ -200,6 +201,9 @@ TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       llvm::any_of(strides, [](int64_t s) { return s <= 0 || s % 16; }))
     return emitError() << "dims must be positive, box sizes in [1, 256] and "
                           "strides positive multiples of 16 bytes";
+  if (offset < 0 || offset % 16)
+    return emitError() << "offset must be a non-negative multiple of 16 "
+                          "bytes (the map's start must be 16-byte aligned)";
   return success();
 }
 

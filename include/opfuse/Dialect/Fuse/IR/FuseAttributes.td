@@ -177,21 +177,25 @@ def Fuse_TensorMapAttr : Fuse_Attr<"TensorMap", "tensor_map"> {
     A view of the kernel's input number `input` that the TMA unit copies
     boxes of: `dims` innermost first, the byte `strides` of every dimension
     but the innermost, and the `box` one copy fills (128-byte swizzled,
-    zeros outside the tensor). The runtime encodes it for the buffer's
-    address (`cuTensorMapEncodeTiled`) and passes the kernel a pointer to
-    it after its outputs. A group's `fuse.tensor_maps` lists them in
-    parameter order.
+    zeros outside the tensor). The view starts `offset` bytes (a multiple
+    of 16, 0 when omitted) into the buffer: a slice of a fused QKV
+    projection is one. The runtime encodes it for the buffer's address
+    (`cuTensorMapEncodeTiled`) and passes the kernel a pointer to it after
+    its outputs. A group's `fuse.tensor_maps` lists them in parameter order.
 
     ```mlir
     #fuse.tensor_map<input = 0, dims = [4096, 8192], strides = [8192],
                      box = [64, 128]>
+    #fuse.tensor_map<input = 0, dims = [128, 2048, 16], strides = [12288, 256],
+                     box = [64, 128, 1], offset = 4096>
     ```
   }];
   let parameters = (ins
     "int64_t":$input,
     Fuse_I64ArrayParameter:$dims,
     Fuse_I64ArrayParameter:$strides,
-    Fuse_I64ArrayParameter:$box
+    Fuse_I64ArrayParameter:$box,
+    DefaultValuedParameter<"int64_t", "0">:$offset
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
