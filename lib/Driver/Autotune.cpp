@@ -169,6 +169,8 @@ int collectKernels(Tuning &tuning, func::FuncOp func) {
       kernel.key += " cooperative";
     else if (emitter.pingPong)
       kernel.key += " ping-pong";
+    if (!emitter.vectorStores)
+      kernel.key += " pair-stores";
     kernel.label = kernel.name + " (" + describeGemm(contraction) + ")";
     auto earlier =
         llvm::find_if(tuning.pending, [&](const PendingKernel &other) {

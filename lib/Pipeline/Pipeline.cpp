@@ -81,6 +81,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.emitter.useTma = useTma;
   options.emitter.warpSpecialize = warpSpecialize;
   options.emitter.pingPong = pingPong;
+  options.emitter.vectorStores = vectorStores;
   options.binary = binary;
   return options;
 }
@@ -124,6 +125,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.useTma = emitter.useTma;
   emission.warpSpecialize = emitter.warpSpecialize;
   emission.pingPong = emitter.pingPong;
+  emission.vectorStores = emitter.vectorStores;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

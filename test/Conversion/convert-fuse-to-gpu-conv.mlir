@@ -8,7 +8,8 @@
 // tensor map). A's copies decompose the pixel and the tap with constant
 // divisors, check the tap is inside the image (signed: padding makes rows
 // and columns negative) and copy 16 bytes of channels or zeros; the
-// epilogue reads the bias at the filter index.
+// epilogue reads the bias at the filter index and stores 16 bytes a
+// thread (64 filters: rows of 8-element multiples).
 // CHECK-LABEL: func.func @conv_bias_relu
 // CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
 // CHECK: fuse.conv2d
@@ -21,7 +22,8 @@
 // CHECK: scf.for
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
 // CHECK: arith.maximumf
-// CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<1>
 func.func @conv_bias_relu(%x: tensor<2x14x14x64xbf16>, %w: tensor<64x3x3x64xbf16>, %b: tensor<64xbf16>) -> tensor<2x14x14x64xbf16> {
   %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
       : (tensor<2x14x14x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<2x14x14x64xbf16>

@@ -1,5 +1,6 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=128x128x32/2x2/4" | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=128x128x32/2x2/4 gemm-vector-stores=false" | FileCheck %s --check-prefix=PAIRS
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // The f32 functions below reject a wgmma tiling (F32WGMMA), hence `not`.
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=warp-specialize=true matmul-tiling=wgmma:128x64x64/2x1/4" 2>/dev/null | FileCheck %s --check-prefix=WS
@@ -46,7 +47,8 @@
 // WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // WGMMA: nvvm.wgmma.wait.group.sync.aligned 0
 // WGMMA: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f"
-// WGMMA: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// WGMMA: nvvm.shfl.sync bfly
+// WGMMA: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 
 // With TMA (the default) the same kernel takes a tensor map per operand
 // after its output: A (256x64, K-contiguous) in boxes of 64 K x 64 rows,
@@ -225,7 +227,10 @@
 // against 8 n8 tiles: it reads the bias pairs of all 16 stores of the
 // chunk first (a load after a store would wait for the one before), then
 // runs GELU on their accumulators, with the SM's tanh for a bf16 result,
-// and stores bf16 pairs; whole tiles need no guard.
+// packs the bf16 pairs, and the four threads sharing a row trade them
+// (two butterfly shuffles a word) so that each stores 16 bytes: one n8
+// tile's row. Whole tiles need no guard. With gemm-vector-stores=false
+// (PAIRS) each thread stores its own pairs.
 // CHECK-LABEL: func.func @bias_gelu
 // CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"128x128x32/2x2/4">, fuse.shared_bytes = 65536 : i64}
 // CHECK: fuse.matmul
@@ -258,10 +263,17 @@
 // CHECK-NOT: llvm.store
 // CHECK: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f"
 // CHECK: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f"
-// CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-COUNT-4: nvvm.shfl.sync bfly
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 // CHECK-NOT: scf.if
 // CHECK-NOT: math.tanh
 // CHECK: gpu.return
+// PAIRS-LABEL: func.func @bias_gelu
+// PAIRS: gpu.func @bias_gelu_k0
+// PAIRS-NOT: nvvm.shfl.sync
+// PAIRS: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// PAIRS-NOT: nvvm.shfl.sync
+// PAIRS: gpu.return
 func.func @bias_gelu(%a: tensor<256x64xbf16>, %b: tensor<64x256xbf16>, %bias: tensor<256xbf16>) -> tensor<256x256xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<256x64xbf16>, tensor<64x256xbf16>) -> tensor<256x256xbf16>
   %1 = fuse.add %0, %bias : (tensor<256x256xbf16>, tensor<256xbf16>) -> tensor<256x256xbf16>
@@ -351,7 +363,7 @@ func.func @f32_bias(%a: tensor<300x96xf32>, %b: tensor<96x130xf32>, %bias: tenso
 // WGMMA: arith.extui %{{.*}} : i32 to i64
 // WGMMA: arith.muli %{{.*}}, %c40960_i64{{.*}} : i64
 // WGMMA: llvm.getelementptr %{{.*}} : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
-// WGMMA: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// WGMMA: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<1>
 func.func @huge(%a: tensor<65536x64xbf16>, %b: tensor<64x40960xbf16>) -> tensor<65536x40960xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<65536x64xbf16>, tensor<64x40960xbf16>) -> tensor<65536x40960xbf16>
   return %0 : tensor<65536x40960xbf16>

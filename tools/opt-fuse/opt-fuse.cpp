@@ -138,6 +138,14 @@ cl::opt<bool> pingPong(
              "warpgroup owns every other tile, so one's epilogue runs under "
              "the other's MMAs; off by default (docs/benchmarks.md)"),
     cl::cat(category));
+cl::opt<bool> gemmVectorStores(
+    "gemm-vector-stores",
+    cl::desc("Store GEMM epilogue results 16 bytes a thread where every "
+             "output is 16-bit with rows and slices of multiples of 8 "
+             "elements (default on; the threads sharing a row trade their "
+             "pairs with shuffles); --gemm-vector-stores=false stores 4-byte "
+             "pairs, for comparisons"),
+    cl::init(true), cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -245,6 +253,7 @@ int main(int argc, char **argv) {
   compile.emitter.useTma = !noTma;
   compile.emitter.warpSpecialize = warpSpecialize;
   compile.emitter.pingPong = pingPong;
+  compile.emitter.vectorStores = gemmVectorStores;
   options.calibrate = calibrate;
   options.printTarget = printTarget;
   options.autotune = autotune;

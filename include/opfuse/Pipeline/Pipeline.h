@@ -105,6 +105,10 @@ struct FusePipelineOptions
       llvm::cl::desc("Ping-pong consumers in warp-specialised GEMM kernels "
                      "of at most 128 columns"),
       llvm::cl::init(false)};
+  Option<bool> vectorStores{
+      *this, "gemm-vector-stores",
+      llvm::cl::desc("16-byte GEMM epilogue stores where the outputs allow"),
+      llvm::cl::init(true)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

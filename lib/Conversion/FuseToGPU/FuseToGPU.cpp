@@ -69,6 +69,7 @@ LogicalResult ConvertFuseToGPUPass::initialize(MLIRContext *context) {
   options.useTma = useTma;
   options.warpSpecialize = warpSpecialize;
   options.pingPong = pingPong;
+  options.vectorStores = vectorStores;
   if (std::optional<std::string> error = checkEmitterOptions(options))
     return emitError(UnknownLoc::get(context))
            << "convert-fuse-to-gpu: " << *error;

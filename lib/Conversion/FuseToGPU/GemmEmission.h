@@ -163,9 +163,10 @@ MainLoop emitCooperativeMainLoop(GemmKernelEmission &k);
 MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k);
 
 /// The group's elementwise ops on the accumulators, each output stored
-/// once (GemmEpilogue.cpp).
+/// once (GemmEpilogue.cpp): 16 bytes a thread with `vectorStores` where
+/// the outputs allow, else in pairs.
 mlir::LogicalResult emitGemmEpilogue(GemmKernelEmission &k,
-                                     const MainLoop &loop);
+                                     const MainLoop &loop, bool vectorStores);
 
 /// Ping-pong: warpgroup g (0 or 1, i32, from the warp-uniform
 /// `uniformWarp`) takes the block's tiles of ordinal g, g + 2, ... Returns

@@ -278,7 +278,7 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
     loop = emitWarpSpecializedMainLoop(kernel);
     break;
   }
-  return emitGemmEpilogue(kernel, loop);
+  return emitGemmEpilogue(kernel, loop, context.options.vectorStores);
 }
 
 } // namespace

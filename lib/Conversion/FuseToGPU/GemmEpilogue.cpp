@@ -7,7 +7,12 @@
 // when N is even, guarded where the tile is partial, row-major or through
 // the transposes and reshapes that follow the matmul (its store layout);
 // a slice of the result (Q, K or V of a QKV projection) is stored where
-// the element lies inside it.
+// the element lies inside it. Where every output is 16-bit and its rows
+// and slices are 8-element aligned, the four threads that share a row of
+// four n8 tiles trade their pairs (a 4x4 transpose in two butterfly
+// shuffles) so that each stores 16 bytes, a quarter of the store
+// instructions: an output-heavy GEMM (QK^T with K = 128) is otherwise
+// bound by the store queue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +48,9 @@ constexpr int64_t kEpilogueChunk = 8;
 /// The epilogue of one GEMM kernel: what every store needs, computed once.
 class Epilogue {
 public:
-  Epilogue(GemmKernelEmission &k, const MainLoop &loop)
-      : k(k), b(k.b), loc(k.loc), gb(k.gb), kb(k.kb), group(k.group),
-        problem(k.problem), shape(problem.shape),
+  Epilogue(GemmKernelEmission &k, const MainLoop &loop, bool vectorStores)
+      : vectorStores(vectorStores), k(k), b(k.b), loc(k.loc), gb(k.gb),
+        kb(k.kb), group(k.group), problem(k.problem), shape(problem.shape),
         contraction(problem.contraction), output(problem.output),
         body(group.getBody().front()), loop(loop),
         yield(cast<YieldOp>(body.getTerminator())),
@@ -60,14 +65,31 @@ private:
   /// The epilogue inputs of `count` consecutive outputs at (row, col).
   Inputs loadInputs(Value row, Value col, int64_t count);
   SmallVector<Value> indicesOf(Value row, Value col);
-  /// Computes the group's ops on `lanes` (1 or 2 consecutive
-  /// accumulators) and the loaded `values`, and stores the results at
-  /// (row, col).
+  /// The group's ops on `lanes` (1 or 2 consecutive accumulators) and
+  /// the loaded `values`: each output's lanes.
+  FailureOr<SmallVector<GroupEvaluator::Lanes>>
+  evaluateAt(ArrayRef<Value> lanes, const Inputs &values);
+  /// Where output `index` stores element (row, col), and whether it lies
+  /// inside the output's slice (null: no slice cuts it).
+  std::pair<Value, Value> storeOffset(unsigned index, Value row, Value col);
+  /// Computes the group's ops on `lanes` and `values` and stores the
+  /// results at (row, col).
   LogicalResult storeAt(Value row, Value col, ArrayRef<Value> lanes,
                         const Inputs &values);
   /// The outputs of m16 tile `i` against n8 tiles from `j0` (a chunk).
   SmallVector<Output> chunkOutputs(int64_t i, int64_t j0);
+  /// Whether every output can be stored 16 bytes at a time: 16-bit
+  /// elements, rows and slices of multiples of 8, four n8 tiles a warp.
+  bool canStoreVectors();
+  /// The element type of output `index`.
+  Type elementTypeOf(unsigned index) {
+    return cast<RankedTensorType>(group.getResultTypes()[index])
+        .getElementType();
+  }
+  /// The epilogue with 16-byte stores (canStoreVectors).
+  LogicalResult emitVectorStores();
 
+  bool vectorStores;
   GemmKernelEmission &k;
   OpBuilder &b;
   Location loc;
@@ -132,8 +154,8 @@ Inputs Epilogue::loadInputs(Value row, Value col, int64_t count) {
   return values;
 }
 
-LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
-                                const Inputs &values) {
+FailureOr<SmallVector<GroupEvaluator::Lanes>>
+Epilogue::evaluateAt(ArrayRef<Value> lanes, const Inputs &values) {
   GroupEvaluator::Memo memo;
   GroupEvaluator evaluator(b, lanes.size(), memo);
   for (const auto &[argument, loaded] : values)
@@ -143,57 +165,75 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
     if (op != contraction && !fuse::isStridedViewOp(op) &&
         failed(evaluator.evaluate(op->getResult(0), 0)))
       return failure();
-  // In the index type: the output may hold more than 2^31 elements.
-  Value rowMajor;
-  const unsigned numInputs = group.getNumOperands();
-  for (auto [index, layout] : llvm::enumerate(storeLayouts)) {
+  SmallVector<GroupEvaluator::Lanes> results;
+  for (const StridedView &layout : storeLayouts) {
     FailureOr<GroupEvaluator::Lanes> result =
         evaluator.evaluate(layout.base, 0);
     if (failed(result))
       return failure();
-    Value offset;
-    SmallVector<Value> indices;
-    if (!layout.strides.empty())
-      indices = indicesOf(row, col);
-    if (layout.strides.empty()) {
-      if (!rowMajor)
-        rowMajor = gb.add(
-            batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
-                              gb.toIndexType(col)));
-      offset = rowMajor;
-    } else {
-      // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
-      offset = kb.constant(layout.offset);
-      for (auto [d, index] : llvm::enumerate(indices))
-        offset =
-            gb.add(offset, layout.strides[d] == 1
-                               ? index
-                               : gb.mul(index, kb.constant(layout.strides[d])));
-    }
-    // Inside the slice's box, on the dimensions it cuts.
-    Value inside;
-    for (auto [d, bounds] :
-         llvm::enumerate(llvm::zip(layout.lower, layout.upper))) {
-      auto [lower, upper] = bounds;
-      if (lower == 0 && upper == output.getDimSize(d))
-        continue;
-      Value within = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, indices[d],
-                                kb.constant(lower)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, indices[d],
-                                kb.constant(upper)));
-      inside = inside ? arith::AndIOp::create(b, loc, inside, within) : within;
-    }
+    results.push_back(std::move(*result));
+  }
+  return results;
+}
+
+std::pair<Value, Value> Epilogue::storeOffset(unsigned index, Value row,
+                                              Value col) {
+  const StridedView &layout = storeLayouts[index];
+  // In the index type: the output may hold more than 2^31 elements.
+  if (layout.strides.empty())
+    return {gb.add(batchBase,
+                   gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
+                          gb.toIndexType(col))),
+            Value()};
+  // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
+  SmallVector<Value> indices = indicesOf(row, col);
+  Value offset = kb.constant(layout.offset);
+  for (auto [d, index] : llvm::enumerate(indices))
+    offset =
+        gb.add(offset, layout.strides[d] == 1
+                           ? index
+                           : gb.mul(index, kb.constant(layout.strides[d])));
+  // Inside the slice's box, on the dimensions it cuts.
+  Value inside;
+  for (auto [d, bounds] :
+       llvm::enumerate(llvm::zip(layout.lower, layout.upper))) {
+    auto [lower, upper] = bounds;
+    if (lower == 0 && upper == output.getDimSize(d))
+      continue;
+    Value within = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, indices[d],
+                              kb.constant(lower)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, indices[d],
+                              kb.constant(upper)));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, within) : within;
+  }
+  return {offset, inside};
+}
+
+LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
+                                const Inputs &values) {
+  FailureOr<SmallVector<GroupEvaluator::Lanes>> results =
+      evaluateAt(lanes, values);
+  if (failed(results))
+    return failure();
+  const unsigned numInputs = group.getNumOperands();
+  // Row-major outputs share one offset.
+  Value rowMajorOffset;
+  for (auto [index, result] : llvm::enumerate(*results)) {
+    auto [offset, inside] =
+        storeLayouts[index].strides.empty() && rowMajorOffset
+            ? std::pair<Value, Value>{rowMajorOffset, Value()}
+            : storeOffset(index, row, col);
+    if (storeLayouts[index].strides.empty())
+      rowMajorOffset = offset;
     OpBuilder::InsertionGuard guard(b);
     if (inside) {
       auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
       b.setInsertionPointToStart(&ifInside.getThenRegion().front());
     }
-    kb.store(
-        k.entry.getArgument(numInputs + index),
-        cast<RankedTensorType>(group.getResultTypes()[index]).getElementType(),
-        offset, *result);
+    kb.store(k.entry.getArgument(numInputs + index), elementTypeOf(index),
+             offset, result);
   }
   return success();
 }
@@ -229,6 +269,132 @@ SmallVector<Output> Epilogue::chunkOutputs(int64_t i, int64_t j0) {
       chunk.push_back({row, nextCol, {second}, validAt(nextCol)});
     }
   return chunk;
+}
+
+bool Epilogue::canStoreVectors() {
+  if (k.nTiles % 4 != 0 || shape.n % 8 != 0)
+    return false;
+  const unsigned rank = output.getRank();
+  for (auto [index, layout] : llvm::enumerate(storeLayouts)) {
+    if (getElementByteSize(getStorageType(elementTypeOf(index))) != 2)
+      return false;
+    if (layout.strides.empty())
+      continue;
+    // Eight consecutive columns at an address of a multiple of 8, and a
+    // slice that takes all or none of them.
+    if (layout.offset % 8 != 0 ||
+        llvm::any_of(ArrayRef(layout.strides).drop_back(),
+                     [](int64_t stride) { return stride % 8 != 0; }) ||
+        layout.lower[rank - 1] % 8 != 0 || layout.upper[rank - 1] % 8 != 0)
+      return false;
+  }
+  return true;
+}
+
+/// Lane q of each quad holds `words[t]`, the pair of columns 2q, 2q + 1 of
+/// n8 tile t; afterwards it holds tile q's eight columns, from lane 0's
+/// pair to lane 3's: the 4x4 transpose in two butterfly rounds, each
+/// trading the half of the tiles the partner keeps.
+static SmallVector<Value> transposeQuad(GemmBuilder &gb, ArrayRef<Value> words,
+                                        Value quad) {
+  OpBuilder &b = gb.b;
+  Location loc = gb.loc;
+  SmallVector<Value> held(words);
+  for (int64_t bit : {1, 2}) {
+    Value upper = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, quad, gb.i32(bit)), gb.i32(0));
+    SmallVector<Value> next(4);
+    // Tiles t and t + bit: the lower lane keeps t and gets the partner's
+    // t; the upper keeps t + bit and gets the partner's t + bit.
+    for (int64_t t = 0; t < 4; ++t) {
+      if (t & bit)
+        continue;
+      Value low = held[t], high = held[t + bit];
+      Value send = arith::SelectOp::create(b, loc, upper, low, high);
+      Value got = NVVM::ShflOp::create(b, loc, b.getI32Type(), gb.i32(-1), send,
+                                       gb.i32(bit), gb.i32(0x1f),
+                                       NVVM::ShflKind::bfly, UnitAttr());
+      next[t] = arith::SelectOp::create(b, loc, upper, got, low);
+      next[t + bit] = arith::SelectOp::create(b, loc, upper, high, got);
+    }
+    held = std::move(next);
+  }
+  return held;
+}
+
+LogicalResult Epilogue::emitVectorStores() {
+  const SmallVector<Value> &acc = loop.acc;
+  Value tileM = loop.current.tileM, tileN = loop.current.tileN;
+  const unsigned numInputs = group.getNumOperands();
+  // Each lane stores n8 tile (first + quad) of four: its first column.
+  Value laneTile = gb.mul(quad, gb.i32(8));
+  // A chunk's inputs are all loaded before its first store, as in the
+  // pair epilogue (loadInputs): 16 loads in flight, not 4.
+  constexpr int64_t kTilesPerChunk = 8;
+  for (int64_t i = 0; i < k.accMTiles; ++i)
+    for (int64_t j0 = 0; j0 < k.nTiles; j0 += kTilesPerChunk) {
+      const int64_t tiles = std::min(kTilesPerChunk, k.nTiles - j0);
+      Value rows[2];
+      SmallVector<Inputs> inputs[2];
+      for (int64_t half = 0; half < 2; ++half) {
+        rows[half] = gb.add(gb.add(tileM, k.warpRow),
+                            gb.add(gb.i32(i * k.mTileRows + half * 8), group8));
+        for (int64_t t = 0; t < tiles; ++t) {
+          Value col =
+              gb.add(gb.add(tileN, k.warpCol),
+                     gb.add(gb.i32((j0 + t) * 8), gb.mul(quad, gb.i32(2))));
+          inputs[half].push_back(loadInputs(rows[half], col, 2));
+        }
+      }
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t t0 = 0; t0 < tiles; t0 += 4) {
+          Value row = rows[half];
+          // Every output's pairs of the four tiles, packed.
+          SmallVector<SmallVector<Value>> words(storeLayouts.size());
+          for (int64_t t = t0; t < t0 + 4; ++t) {
+            const int64_t first = (i * k.nTiles + j0 + t) * 4 + half * 2;
+            FailureOr<SmallVector<GroupEvaluator::Lanes>> results =
+                evaluateAt({acc[first], acc[first + 1]}, inputs[half][t]);
+            if (failed(results))
+              return failure();
+            for (auto [index, result] : llvm::enumerate(*results))
+              words[index].push_back(
+                  kb.packLanes(result, elementTypeOf(index)));
+          }
+          // The shuffles are the whole warp's; only the stores are guarded.
+          Value col = gb.add(gb.add(tileN, k.warpCol),
+                             gb.add(gb.i32((j0 + t0) * 8), laneTile));
+          Value valid;
+          if (!fullTiles)
+            valid = arith::AndIOp::create(b, loc, gb.lt(row, gb.i32(shape.m)),
+                                          gb.lt(col, gb.i32(shape.n)));
+          Value rowMajorOffset;
+          for (auto [index, packed] : llvm::enumerate(words)) {
+            SmallVector<Value> vector = transposeQuad(gb, packed, quad);
+            auto [offset, inside] =
+                storeLayouts[index].strides.empty() && rowMajorOffset
+                    ? std::pair<Value, Value>{rowMajorOffset, Value()}
+                    : storeOffset(index, row, col);
+            if (storeLayouts[index].strides.empty())
+              rowMajorOffset = offset;
+            Value condition = valid;
+            if (inside)
+              condition = condition
+                              ? arith::AndIOp::create(b, loc, condition, inside)
+                              : inside;
+            OpBuilder::InsertionGuard guard(b);
+            if (condition) {
+              auto store = scf::IfOp::create(b, loc, condition,
+                                             /*withElse=*/false);
+              b.setInsertionPointToStart(&store.getThenRegion().front());
+            }
+            kb.storePacked(k.entry.getArgument(numInputs + index),
+                           elementTypeOf(index), offset, vector);
+          }
+        }
+    }
+  return success();
 }
 
 LogicalResult Epilogue::emit() {
@@ -267,6 +433,8 @@ LogicalResult Epilogue::emit() {
   quad = gb.remu(k.lane, 4);
   batchBase = arith::MulIOp::create(b, loc, gb.toIndexType(loop.current.batch),
                                     kb.constant(shape.m * shape.n));
+  if (vectorStores && canStoreVectors())
+    return emitVectorStores();
 
   auto guarded = [&](Value condition, auto emit) -> LogicalResult {
     if (!condition)
@@ -298,8 +466,9 @@ LogicalResult Epilogue::emit() {
 
 } // namespace
 
-LogicalResult emitGemmEpilogue(GemmKernelEmission &k, const MainLoop &loop) {
-  return Epilogue(k, loop).emit();
+LogicalResult emitGemmEpilogue(GemmKernelEmission &k, const MainLoop &loop,
+                               bool vectorStores) {
+  return Epilogue(k, loop, vectorStores).emit();
 }
 
 } // namespace opfuse::gemm

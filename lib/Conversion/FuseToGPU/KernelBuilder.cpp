@@ -180,6 +180,29 @@ void KernelBuilder::store(Value base, Type elementType, Value index,
   LLVM::StoreOp::create(b, loc, vector, pointer, bytes * stored.size());
 }
 
+Value KernelBuilder::packLanes(ArrayRef<Value> lanes, Type elementType) {
+  Type storage = getStorageType(elementType);
+  auto vectorType = VectorType::get({(int64_t)lanes.size()}, storage);
+  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+  for (auto [index, lane] : llvm::enumerate(lanes))
+    vector = LLVM::InsertElementOp::create(
+        b, loc, vector, toStorage(lane, elementType), i32(index));
+  const unsigned bits = getElementByteSize(storage) * 8 * lanes.size();
+  return LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), vector);
+}
+
+void KernelBuilder::storePacked(Value base, Type elementType, Value index,
+                                ArrayRef<Value> words) {
+  Value pointer = pointerAt(base, getStorageType(elementType), index);
+  Type word = words.front().getType();
+  auto vectorType = VectorType::get({(int64_t)words.size()}, word);
+  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+  for (auto [lane, value] : llvm::enumerate(words))
+    vector = LLVM::InsertElementOp::create(b, loc, vector, value, i32(lane));
+  LLVM::StoreOp::create(b, loc, vector, pointer,
+                        word.getIntOrFloatBitWidth() / 8 * words.size());
+}
+
 SmallVector<Value> KernelBuilder::decompose(Value linear,
                                             ArrayRef<int64_t> shape) {
   SmallVector<Value> indices(shape.size());

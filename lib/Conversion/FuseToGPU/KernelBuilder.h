@@ -87,6 +87,15 @@ public:
   void store(mlir::Value base, mlir::Type elementType, mlir::Value index,
              llvm::ArrayRef<mlir::Value> lanes);
 
+  /// Compute-type `lanes` converted to `elementType`'s storage and packed
+  /// into one integer, lane 0 in the low bits (two bf16 make an i32).
+  mlir::Value packLanes(llvm::ArrayRef<mlir::Value> lanes,
+                        mlir::Type elementType);
+  /// Stores `words` (integers of one width, from packLanes) as one vector
+  /// at element `index` of `base`, aligned to their total size.
+  void storePacked(mlir::Value base, mlir::Type elementType, mlir::Value index,
+                   llvm::ArrayRef<mlir::Value> words);
+
   /// The index of `linear` along each dimension of `shape` (row-major),
   /// with compile-time divisors.
   llvm::SmallVector<mlir::Value> decompose(mlir::Value linear,

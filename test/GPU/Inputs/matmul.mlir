@@ -173,6 +173,16 @@ func.func @tma_gqa(%q: tensor<2x4x100x64xbf16>, %k: tensor<2x1x100x64xbf16>) -> 
   return %s : tensor<2x4x100x100xbf16>
 }
 
+// Two 16-bit outputs stored 16 bytes a thread: the biased projection and
+// its GELU, 300 rows and 136 columns (the last column tile holds one n8
+// tile of the lane quad's four: the other three are guarded off).
+func.func @two_outputs_wide(%a: tensor<300x96xbf16>, %b: tensor<96x136xbf16>, %bias: tensor<136xbf16>) -> (tensor<300x136xbf16>, tensor<300x136xbf16>) {
+  %0 = fuse.matmul %a, %b : (tensor<300x96xbf16>, tensor<96x136xbf16>) -> tensor<300x136xbf16>
+  %1 = fuse.add %0, %bias : (tensor<300x136xbf16>, tensor<136xbf16>) -> tensor<300x136xbf16>
+  %2 = fuse.gelu %1 approximate = none : tensor<300x136xbf16>
+  return %1, %2 : tensor<300x136xbf16>, tensor<300x136xbf16>
+}
+
 // The merge of heads as the GEMM's store layout: P.V per head, stored at
 // [B, S, H, D] and read as [B, S, H*D]; ragged rows.
 func.func @store_merge_heads(%p: tensor<2x3x70x70xbf16>, %v: tensor<2x3x70x40xbf16>) -> tensor<2x70x120xbf16> {

@@ -61,6 +61,8 @@ struct EmitterOptions {
   bool useTma = true;
   bool warpSpecialize = true;
   bool pingPong = false;
+  /// 16-byte epilogue stores in GEMM kernels where the outputs allow.
+  bool vectorStores = true;
 };
 
 /// Why `options` cannot be used, naming the option as the pass spells it,

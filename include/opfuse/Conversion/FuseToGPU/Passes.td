@@ -75,6 +75,11 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "and at most 128 columns (warp-specialised even with "
            "warp-specialize=false): each warpgroup owns every other tile, "
            "so one's epilogue runs under the other's MMAs">,
+    Option<"vectorStores", "gemm-vector-stores", "bool", /*default=*/"true",
+           "Store GEMM epilogue results 16 bytes a thread where every "
+           "output is 16-bit and its rows and slices are 8-element aligned "
+           "(the four threads sharing a row trade their pairs with "
+           "shuffles); false stores each thread's pairs (4 bytes)">,
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
            "Run f32 matmuls and convolutions on tensor cores as TF32 "
            "(inputs rounded to 10-bit mantissas); otherwise with f32 FMAs">,
