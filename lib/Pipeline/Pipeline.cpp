@@ -82,6 +82,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.emitter.warpSpecialize = warpSpecialize;
   options.emitter.pingPong = pingPong;
   options.emitter.vectorStores = vectorStores;
+  options.emitter.maxGridBlocks = maxGridBlocks;
   options.binary = binary;
   return options;
 }
@@ -126,6 +127,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.warpSpecialize = emitter.warpSpecialize;
   emission.pingPong = emitter.pingPong;
   emission.vectorStores = emitter.vectorStores;
+  emission.maxGridBlocks = emitter.maxGridBlocks;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

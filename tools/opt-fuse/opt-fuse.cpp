@@ -146,6 +146,13 @@ cl::opt<bool> gemmVectorStores(
              "pairs with shuffles); --gemm-vector-stores=false stores 4-byte "
              "pairs, for comparisons"),
     cl::init(true), cl::cat(category));
+cl::opt<int64_t> maxGridBlocks(
+    "max-grid-blocks",
+    cl::desc("The most blocks a loop, view, transpose or row kernel "
+             "launches (1 to 2^31-1, CUDA's limit and the default); a "
+             "kernel with more blocks of work walks them in a grid-stride "
+             "loop. Smaller values test those loops on small tensors"),
+    cl::init((int64_t(1) << 31) - 1), cl::cat(category));
 cl::opt<std::string> toolkit(
     "cuda-toolkit",
     cl::desc("CUDA root for libdevice: auto (CUDA_ROOT, CUDA_HOME, CUDA_PATH, "
@@ -254,6 +261,7 @@ int main(int argc, char **argv) {
   compile.emitter.warpSpecialize = warpSpecialize;
   compile.emitter.pingPong = pingPong;
   compile.emitter.vectorStores = gemmVectorStores;
+  compile.emitter.maxGridBlocks = maxGridBlocks;
   options.calibrate = calibrate;
   options.printTarget = printTarget;
   options.autotune = autotune;

@@ -109,6 +109,11 @@ struct FusePipelineOptions
       *this, "gemm-vector-stores",
       llvm::cl::desc("16-byte GEMM epilogue stores where the outputs allow"),
       llvm::cl::init(true)};
+  Option<int64_t> maxGridBlocks{
+      *this, "max-grid-blocks",
+      llvm::cl::desc("The most blocks a loop, view, transpose or row "
+                     "kernel launches (grid-stride beyond)"),
+      llvm::cl::init((int64_t(1) << 31) - 1)};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

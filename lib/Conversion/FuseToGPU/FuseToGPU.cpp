@@ -70,6 +70,7 @@ LogicalResult ConvertFuseToGPUPass::initialize(MLIRContext *context) {
   options.warpSpecialize = warpSpecialize;
   options.pingPong = pingPong;
   options.vectorStores = vectorStores;
+  options.maxGridBlocks = maxGridBlocks;
   if (std::optional<std::string> error = checkEmitterOptions(options))
     return emitError(UnknownLoc::get(context))
            << "convert-fuse-to-gpu: " << *error;

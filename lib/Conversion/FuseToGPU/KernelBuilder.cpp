@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace opfuse::fuse;
@@ -122,9 +123,24 @@ Value KernelBuilder::blockId() {
       b, loc, indexType, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
 }
 
-Value KernelBuilder::firstVector(int64_t vectorsPerBlock) {
-  Value thread = threadId();
+Value KernelBuilder::logicalBlock(int64_t blocks, int64_t grid) {
   Value block = blockId();
+  if (grid >= blocks)
+    return block;
+  auto loop =
+      scf::ForOp::create(b, loc, block, constant(blocks), constant(grid));
+  // A block's threads finish with its shared memory (a transpose's tile,
+  // a row kernel's partial sums) before the next logical block reuses it.
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  auto barrier = gpu::BarrierOp::create(b, loc);
+  b.setInsertionPoint(barrier);
+  return loop.getInductionVar();
+}
+
+Value KernelBuilder::firstVector(int64_t vectorsPerBlock, int64_t blocks,
+                                 int64_t grid) {
+  Value thread = threadId();
+  Value block = logicalBlock(blocks, grid);
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, constant(vectorsPerBlock)),
       thread);

@@ -73,8 +73,19 @@ public:
   mlir::Value threadId();
   mlir::Value blockId();
   /// The first vector this thread owns when each block owns
-  /// `vectorsPerBlock` consecutive ones: block * vectorsPerBlock + thread.
-  mlir::Value firstVector(int64_t vectorsPerBlock);
+  /// `vectorsPerBlock` consecutive ones: block * vectorsPerBlock + thread,
+  /// for the block's index, or with `blocks` of work on a grid of `grid`,
+  /// its logical block (logicalBlock).
+  mlir::Value firstVector(int64_t vectorsPerBlock, int64_t blocks = 0,
+                          int64_t grid = 0);
+  /// The logical block (index-typed) this block computes, of `blocks`,
+  /// on a grid of `grid` blocks: its index when the grid has one block per
+  /// logical block; otherwise (a grid capped at CUDA's 2^31-1 blocks, or at
+  /// --max-grid-blocks) the induction variable of a grid-stride loop over
+  /// them, which the builder is left inside (before the block barrier that
+  /// ends each iteration). The loop's trip count is the same for every
+  /// thread of a block, so barriers and shuffles in it stay uniform.
+  mlir::Value logicalBlock(int64_t blocks, int64_t grid);
 
   mlir::Value pointerAt(mlir::Value base, mlir::Type elementType,
                         mlir::Value index);

@@ -66,6 +66,10 @@ std::optional<std::string> checkEmitterOptions(const EmitterOptions &options) {
   if (row != 8 && row != 16 && row != 32 && row != 64)
     return "row-elements-per-thread=" + std::to_string(row) +
            ": must be 8, 16, 32 or 64";
+  if (options.maxGridBlocks < 1 ||
+      options.maxGridBlocks > EmitterOptions::kMaxGridBlocks)
+    return "max-grid-blocks=" + std::to_string(options.maxGridBlocks) +
+           ": must be from 1 to 2^31-1 (CUDA's grid)";
   std::string error;
   if (options.matmulTiling != "auto" &&
       !parseMatmulTiling(options.matmulTiling, error))

@@ -200,8 +200,9 @@ public:
       return failure();
     LaunchConfig config;
     config.block = blockSize;
-    config.grid = (layout->vectors + blockSize * layout->unroll - 1) /
-                  (blockSize * layout->unroll);
+    config.grid = context.options.gridFor(
+        (layout->vectors + blockSize * layout->unroll - 1) /
+        (blockSize * layout->unroll));
     return config;
   }
 
@@ -230,7 +231,9 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
 
-  Value firstVector = kb.firstVector(blockSize * unroll);
+  const int64_t perBlock = blockSize * unroll;
+  Value firstVector = kb.firstVector(
+      perBlock, (layout.vectors + perBlock - 1) / perBlock, config.grid);
   if (unroll == 1) {
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,

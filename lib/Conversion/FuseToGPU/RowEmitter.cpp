@@ -82,9 +82,9 @@ class RowKernelEmitter {
 
 public:
   RowKernelEmitter(GroupOp group, RowKernelInfo info, RowLayout layout,
-                   OpBuilder &b, Location loc, Type indexType)
+                   OpBuilder &b, Location loc, Type indexType, int64_t grid)
       : group(group), body(group.getBody().front()), info(std::move(info)),
-        layout(layout), b(b), loc(loc), kb(b, loc, indexType) {}
+        layout(layout), b(b), loc(loc), kb(b, loc, indexType), grid(grid) {}
 
   LogicalResult emit(gpu::GPUFuncOp func);
 
@@ -155,6 +155,8 @@ private:
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
+  /// The blocks launched (fewer than the rows need: a grid-stride loop).
+  int64_t grid;
   gpu::GPUFuncOp func;
 
   Value thread, laneInRow, rowInBlock, row, rowValid;
@@ -178,7 +180,8 @@ int RowKernelEmitter::intern(ArrayRef<int64_t> shape) {
 void RowKernelEmitter::emitRowIndices() {
   Type indexType = kb.getIndexType();
   thread = kb.threadId();
-  Value block = kb.blockId();
+  Value block = kb.logicalBlock(
+      (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock, grid);
   const int64_t segment = layout.threadsPerRow;
   if (layout.strided) {
     rowInBlock = arith::RemUIOp::create(b, loc, thread,
@@ -917,7 +920,8 @@ public:
     const RowLayout &layout = plan->layout;
     LaunchConfig config;
     config.block = layout.threadsPerRow * layout.rowsPerBlock;
-    config.grid = (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock;
+    config.grid = context.options.gridFor(
+        (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock);
     return config;
   }
 
@@ -936,7 +940,7 @@ public:
     b.setInsertionPoint(func.getBody().front().getTerminator());
 
     RowKernelEmitter emitter(group, std::move(plan->info), layout, b, loc,
-                             indexType);
+                             indexType, config.grid);
     if (failed(emitter.emit(func))) {
       func.erase();
       return failure();

@@ -205,13 +205,14 @@ public:
   }
 
   FailureOr<LaunchConfig> configure(GroupOp group,
-                                    const EmitContext &) const override {
+                                    const EmitContext &context) const override {
     std::optional<TransposeShape> shape = analyzeGroup(group);
     if (!shape)
       return group.emitError("internal error: not a transpose kernel");
     LaunchConfig config;
     config.block = kThreads;
-    config.grid = shape->batch() * shape->tilesAcross() * shape->tilesInner();
+    config.grid = context.options.gridFor(
+        shape->batch() * shape->tilesAcross() * shape->tilesInner());
     return config;
   }
 
@@ -248,7 +249,8 @@ LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
 
   // The block's tile: (batch, tile across, tile inner), inner fastest.
   Value thread = kb.threadId();
-  Value blockId = kb.blockId();
+  Value blockId = kb.logicalBlock(s.batch() * s.tilesAcross() * s.tilesInner(),
+                                  config.grid);
   SmallVector<Value> coordinates =
       kb.decompose(blockId, {s.batch(), s.tilesAcross(), s.tilesInner()});
   SmallVector<int64_t> batchShape;

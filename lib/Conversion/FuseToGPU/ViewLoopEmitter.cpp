@@ -67,11 +67,12 @@ private:
                ? vectorsPerThread
                : 1;
   }
-  /// The kernel with `vec` lanes per vector; null (the function erased)
-  /// when the lanes cannot be followed and `vec` > 1.
+  /// The kernel with `vec` lanes per vector on a grid of at most `grid`
+  /// blocks; null (the function erased) when the lanes cannot be followed
+  /// and `vec` > 1.
   FailureOr<gpu::GPUFuncOp> emitWith(GroupOp group, int64_t vec,
                                      int64_t blockSize, int64_t unroll,
-                                     gpu::GPUModuleOp module,
+                                     int64_t grid, gpu::GPUModuleOp module,
                                      StringRef name) const;
   /// The widest vector the outputs allow.
   static int64_t chooseVec(GroupOp group) {
@@ -107,8 +108,8 @@ ViewLoopEmitter::configure(GroupOp group, const EmitContext &context) const {
       unrollFor(vectors, blockSize, context.options.vectorsPerThread);
   LaunchConfig config;
   config.block = blockSize;
-  config.grid = std::max<int64_t>(1, (vectors + blockSize * unroll - 1) /
-                                         (blockSize * unroll));
+  config.grid = context.options.gridFor((vectors + blockSize * unroll - 1) /
+                                        (blockSize * unroll));
   return config;
 }
 
@@ -124,7 +125,7 @@ FailureOr<int64_t> ViewLoopEmitter::settleVec(GroupOp group, int64_t blockSize,
   const int64_t vectors = getNumElements(group.getResultTypes()[0]) / vec;
   FailureOr<gpu::GPUFuncOp> func = ViewLoopEmitter().emitWith(
       group, vec, blockSize, unrollFor(vectors, blockSize, vectorsPerThread),
-      scratch, "scratch");
+      EmitterOptions::kMaxGridBlocks, scratch, "scratch");
   const bool followed = succeeded(func) && *func;
   scratch.erase();
   if (failed(func))
@@ -143,7 +144,7 @@ LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   FailureOr<gpu::GPUFuncOp> func = emitWith(
       group, *vec, config.block,
       unrollFor(vectors, config.block, context.options.vectorsPerThread),
-      module, name);
+      config.grid, module, name);
   if (failed(func))
     return failure();
   if (!*func)
@@ -152,11 +153,10 @@ LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   return success();
 }
 
-FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
-                                                    int64_t blockSize,
-                                                    int64_t unroll,
-                                                    gpu::GPUModuleOp module,
-                                                    StringRef name) const {
+FailureOr<gpu::GPUFuncOp>
+ViewLoopEmitter::emitWith(GroupOp group, int64_t vec, int64_t blockSize,
+                          int64_t unroll, int64_t grid, gpu::GPUModuleOp module,
+                          StringRef name) const {
   auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
   const int64_t elements = getNumElements(outputType);
   const int64_t vectors = elements / vec;
@@ -172,7 +172,10 @@ FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
   KernelBuilder kb(b, loc, indexType);
   ViewKernel kernel(group, b, kb, func, vec);
 
-  Value firstVector = kb.firstVector(blockSize * unroll);
+  const int64_t perBlock = blockSize * unroll;
+  Value firstVector = kb.firstVector(
+      perBlock, std::max<int64_t>(1, (vectors + perBlock - 1) / perBlock),
+      grid);
   if (unroll == 1) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           firstVector, kb.constant(vectors));

@@ -63,6 +63,15 @@ struct EmitterOptions {
   bool pingPong = false;
   /// 16-byte epilogue stores in GEMM kernels where the outputs allow.
   bool vectorStores = true;
+  /// The most blocks a loop, view, transpose or row kernel launches; more
+  /// blocks of work are walked by a grid-stride loop.
+  int64_t maxGridBlocks = kMaxGridBlocks;
+  static constexpr int64_t kMaxGridBlocks = (int64_t(1) << 31) - 1;
+
+  /// The grid for `blocks` blocks of work.
+  int64_t gridFor(int64_t blocks) const {
+    return std::max<int64_t>(1, std::min(blocks, maxGridBlocks));
+  }
 };
 
 /// Why `options` cannot be used, naming the option as the pass spells it,

@@ -80,6 +80,11 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "output is 16-bit and its rows and slices are 8-element aligned "
            "(the four threads sharing a row trade their pairs with "
            "shuffles); false stores each thread's pairs (4 bytes)">,
+    Option<"maxGridBlocks", "max-grid-blocks", "int64_t",
+           /*default=*/"2147483647",
+           "The most blocks a loop, view, transpose or row kernel's grid "
+           "gets (1 to 2^31-1, CUDA's limit): a kernel with more blocks of "
+           "work walks them in a grid-stride loop">,
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
            "Run f32 matmuls and convolutions on tensor cores as TF32 "
            "(inputs rounded to 10-bit mantissas); otherwise with f32 FMAs">,
