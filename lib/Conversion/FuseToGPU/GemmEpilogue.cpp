@@ -70,8 +70,10 @@ private:
   FailureOr<SmallVector<GroupEvaluator::Lanes>>
   evaluateAt(ArrayRef<Value> lanes, const Inputs &values);
   /// Where output `index` stores element (row, col), and whether it lies
-  /// inside the output's slice (null: no slice cuts it).
-  std::pair<Value, Value> storeOffset(unsigned index, Value row, Value col);
+  /// inside the output's slice (null: no slice cuts it). Row-major outputs
+  /// share `rowMajor`, computed by the first of them.
+  std::pair<Value, Value> storeOffset(unsigned index, Value row, Value col,
+                                      Value &rowMajor);
   /// Computes the group's ops on `lanes` and `values` and stores the
   /// results at (row, col).
   LogicalResult storeAt(Value row, Value col, ArrayRef<Value> lanes,
@@ -177,14 +179,16 @@ Epilogue::evaluateAt(ArrayRef<Value> lanes, const Inputs &values) {
 }
 
 std::pair<Value, Value> Epilogue::storeOffset(unsigned index, Value row,
-                                              Value col) {
+                                              Value col, Value &rowMajor) {
   const StridedView &layout = storeLayouts[index];
   // In the index type: the output may hold more than 2^31 elements.
-  if (layout.strides.empty())
-    return {gb.add(batchBase,
-                   gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
-                          gb.toIndexType(col))),
-            Value()};
+  if (layout.strides.empty()) {
+    if (!rowMajor)
+      rowMajor = gb.add(
+          batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
+                            gb.toIndexType(col)));
+    return {rowMajor, Value()};
+  }
   // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
   SmallVector<Value> indices = indicesOf(row, col);
   Value offset = kb.constant(layout.offset);
@@ -218,15 +222,9 @@ LogicalResult Epilogue::storeAt(Value row, Value col, ArrayRef<Value> lanes,
   if (failed(results))
     return failure();
   const unsigned numInputs = group.getNumOperands();
-  // Row-major outputs share one offset.
-  Value rowMajorOffset;
+  Value rowMajor;
   for (auto [index, result] : llvm::enumerate(*results)) {
-    auto [offset, inside] =
-        storeLayouts[index].strides.empty() && rowMajorOffset
-            ? std::pair<Value, Value>{rowMajorOffset, Value()}
-            : storeOffset(index, row, col);
-    if (storeLayouts[index].strides.empty())
-      rowMajorOffset = offset;
+    auto [offset, inside] = storeOffset(index, row, col, rowMajor);
     OpBuilder::InsertionGuard guard(b);
     if (inside) {
       auto ifInside = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
@@ -369,15 +367,10 @@ LogicalResult Epilogue::emitVectorStores() {
           if (!fullTiles)
             valid = arith::AndIOp::create(b, loc, gb.lt(row, gb.i32(shape.m)),
                                           gb.lt(col, gb.i32(shape.n)));
-          Value rowMajorOffset;
+          Value rowMajor;
           for (auto [index, packed] : llvm::enumerate(words)) {
             SmallVector<Value> vector = transposeQuad(gb, packed, quad);
-            auto [offset, inside] =
-                storeLayouts[index].strides.empty() && rowMajorOffset
-                    ? std::pair<Value, Value>{rowMajorOffset, Value()}
-                    : storeOffset(index, row, col);
-            if (storeLayouts[index].strides.empty())
-              rowMajorOffset = offset;
+            auto [offset, inside] = storeOffset(index, row, col, rowMajor);
             Value condition = valid;
             if (inside)
               condition = condition
