@@ -138,15 +138,15 @@ func.func @matmul_store_sliced_odd(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16
   return %s : tensor<64x15xbf16>
 }
 
-// A result read only through slices: each slice's kernel first finds that
-// it cannot take the matmul; then the GEMM's kernel stores both slices.
+// Read only through slices: each slice's kernel cannot take the matmul (at
+// the matmul); the slices move into the GEMM's kernel instead (at each).
 func.func @matmul_store_two_slices(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16>) -> (tensor<64x16xbf16>, tensor<64x16xbf16>) {
   // expected-remark@+2 {{fuse-elementwise: not fused: its shape [64, 32] differs from the kernel's [64, 16], so it cannot be an extra output, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.slice' at 148:8)}}
   // expected-remark@+1 {{fuse-elementwise: not fused: its shape [64, 32] differs from the kernel's [64, 16], so it cannot be an extra output, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.slice' at 150:8)}}
   %o = fuse.matmul %a, %b : (tensor<64x64xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
-  // expected-remark@+1 {{fuse-elementwise: stored as an output of its own by 'fuse.matmul' at 146:8's kernel: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 146:8)}}
+  // expected-remark@+1 {{fuse-elementwise: moved into 'fuse.matmul' at 146:8's kernel instead, which stores it as an output of its own: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 146:8)}}
   %s = fuse.slice %o offsets = [0, 0] sizes = [64, 16] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x16xbf16>
-  // expected-remark@+1 {{fuse-elementwise: stored as an output of its own by 'fuse.matmul' at 146:8's kernel: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 146:8)}}
+  // expected-remark@+1 {{fuse-elementwise: moved into 'fuse.matmul' at 146:8's kernel instead, which stores it as an output of its own: the result is read only through slices, which then die with their last readers (kernel of 'fuse.matmul' at 146:8)}}
   %t = fuse.slice %o offsets = [0, 16] sizes = [64, 16] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x16xbf16>
   return %s, %t : tensor<64x16xbf16>, tensor<64x16xbf16>
 }

@@ -430,10 +430,10 @@ private:
       add(slice, g);
       if (explain)
         slice->emitRemark()
-            << "fuse-elementwise: stored as an output of its own by "
-            << describeOp(matmul)
-            << "'s kernel: the result is read only through slices, which "
-               "then die with their last readers (kernel of "
+            << "fuse-elementwise: moved into " << describeOp(matmul)
+            << "'s kernel instead, which stores it as an output of its "
+               "own: the result is read only through slices, which then "
+               "die with their last readers (kernel of "
             << describeOp(clusters[g].root) << ")";
     }
   }
