@@ -39,6 +39,22 @@ def matmul_bias(a, b, bias):
     return a @ b + bias
 
 
+def relu_matmul(x, w):
+    return F.relu(x) @ w
+
+
+def softmax_matmul(s, v):
+    return torch.softmax(s, dim=-1) @ v
+
+
+def rms_norm_matmul(x, g, w):
+    return F.rms_norm(x, (x.shape[-1],), g, 1e-6) @ w
+
+
+def scaled_rows_matmul(x, r, c, w):
+    return (x.float() * r.float() * c.float()).to(x.dtype) @ w
+
+
 def conv_nhwc(x, w):
     # x: [N, H, W, C] and w: [F, KH, KW, C] as stored; PyTorch's NCHW view of
     # channels-last memory, so cuDNN reads the same bytes opfuse does.
@@ -73,6 +89,29 @@ GRAPHS = {
     "ragged_bias_bf16": ("bench/graphs/ragged_bias_bf16.mlir", matmul_bias,
                          [(3000, 1000), (1000, 4104), (4104,)],
                          torch.bfloat16, 2 * 3000 * 4104 * 1000),
+    # GEMM prologues (A computed from elementwise ops in shared memory):
+    # the softmax feeding P.V of the Llama block, and four held out, written
+    # down before the first run: relu before a square GEMM (16 column tiles)
+    # and before a narrow one (2), rows scaled by per-row and per-column
+    # factors, and a decode step's RMSNorm before a 4096x4096 projection.
+    "prologue_softmax_pv": ("bench/graphs/prologue_softmax_pv.mlir",
+                            softmax_matmul,
+                            [(1, 16, 2048, 2048), (1, 16, 2048, 128)],
+                            torch.bfloat16, 2 * 16 * 2048 * 2048 * 128),
+    "prologue_relu_wide": ("bench/graphs/prologue_relu_wide.mlir",
+                           relu_matmul, [(4096, 4096), (4096, 4096)],
+                           torch.bfloat16, 2 * 4096 ** 3),
+    "prologue_relu_narrow": ("bench/graphs/prologue_relu_narrow.mlir",
+                             relu_matmul, [(8192, 4096), (4096, 512)],
+                             torch.bfloat16, 2 * 8192 * 4096 * 512),
+    "prologue_scaled_rows": ("bench/graphs/prologue_scaled_rows.mlir",
+                             scaled_rows_matmul,
+                             [(4096, 4096), (4096, 1), (4096,), (4096, 1024)],
+                             torch.bfloat16, 2 * 4096 * 4096 * 1024),
+    "prologue_decode_norm": ("bench/graphs/prologue_decode_norm.mlir",
+                             rms_norm_matmul,
+                             [(8, 4096), (4096,), (4096, 4096)],
+                             torch.bfloat16, 2 * 8 * 4096 * 4096),
 }
 
 

@@ -69,6 +69,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   CompileOptions options;
   options.fuse = fuse;
   options.explain = explain;
+  options.gemmPrologues = gemmPrologues;
   options.planOutputs = planOutputs;
   options.target = target;
   options.chip = chip;
@@ -88,6 +89,9 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
 }
 
 std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
+  if (!fuse::isGemmPrologueMode(options.gemmPrologues))
+    return "--gemm-prologues=" + options.gemmPrologues +
+           ": expected auto, always or never";
   if (std::optional<std::string> error = checkCudaToolkit(options.cudaToolkit))
     return error;
   return checkEmitterOptions(options.emitter);
@@ -105,6 +109,7 @@ void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
   if (options.fuse) {
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
+    fusion.gemmPrologues = options.gemmPrologues;
     pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
   }
   pm.addNestedPass<func::FuncOp>(fuse::createFuseOutlineKernels());

@@ -21,7 +21,7 @@ func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor
   // expected-remark@+1 {{fuse-elementwise: kept as an extra output of the kernel: 'fuse.matmul' at 24:8 needs it in memory (kernel of 'fuse.silu' at 23:8)}}
   %g = fuse.gelu %x approximate = tanh : tensor<64x64xf32>
   %h = fuse.silu %g : tensor<64x64xf32>
-  %m = fuse.matmul %g, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = fuse.matmul %g, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32> // expected-remark@-2 {{fuse-elementwise: not fused as the prologue of 'fuse.matmul' at 24:8: A is also read by 'fuse.silu' at 23:8, so it is written anyway (kernel of 'fuse.matmul' at 24:8)}}
   return %h, %m : tensor<64x64xf32>, tensor<64x64xf32>
 }
 
@@ -52,11 +52,11 @@ func.func @shape(%x: tensor<16x64xf32>, %b: tensor<64xf32>) -> (tensor<16x64xf32
 
 // -----
 
-// Kernels stop at a matmul's operands (no prologue fusion); remarks say so.
+// A relu read only as a matmul's A becomes the GEMM's prologue.
 func.func @boundaries(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %b: tensor<32xbf16>) -> tensor<256xbf16> {
-  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.matmul' at 60:8: a GEMM kernel reads its operands from memory (no prologue fusion), so this kernel writes its result (kernel of 'fuse.relu' at 58:8)}}
+  // expected-remark@+1 {{fuse-elementwise: fused as the prologue of 'fuse.matmul' at 60:8: its kernel no longer running saves 2000.05 ns, recomputing it per column tile (1 tiles, 5 units an element) adds 0.01 ns on h200 (kernel of 'fuse.gelu' at 62:8)}}
   %r = fuse.relu %x : tensor<8x16xbf16>
-  // expected-remark@-1 {{fuse-elementwise: not fused: 'fuse.relu' at 58:8 produces an operand of 'fuse.matmul' at 60:8; a GEMM kernel reads its operands from memory, through transposes, slices and reshapes only (no prologue fusion) (kernel of 'fuse.gelu' at 62:8)}}
+  // Its kernel is gone: the GEMM reads %x and applies the relu per K slice.
   %m = fuse.matmul %r, %w : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
   %a = fuse.add %m, %b : (tensor<8x32xbf16>, tensor<32xbf16>) -> tensor<8x32xbf16>
   %g = fuse.gelu %a approximate = tanh : tensor<8x32xbf16>
@@ -101,12 +101,12 @@ func.func @siblings(%x: tensor<16x256xf32>) -> (tensor<16xf32>, tensor<16xf32>) 
 // A matmul joins its elementwise consumers only; a reduction after it, or
 // a second matmul, keeps its own kernel.
 func.func @matmul_refusals(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %v: tensor<32x32xbf16>) -> (tensor<8xbf16>, tensor<8x32xbf16>) {
-  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.matmul' at 105:8 produces an operand of 'fuse.matmul' at 109:8; a GEMM kernel reads its operands from memory (no prologue fusion), and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.relu' at 110:8)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.matmul' at 105:8 produces an operand of 'fuse.matmul' at 109:8; a GEMM kernel holds one GEMM, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.relu' at 110:8)}}
   %m = fuse.matmul %x, %w : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
   // expected-remark@-1 {{fuse-elementwise: not fused: 'fuse.matmul' at 105:8 is neither elementwise nor a row reduction, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.reduce_sum' at 108:8)}}
   %e = fuse.exp %m : tensor<8x32xbf16>
   %s = fuse.reduce_sum %e axes = [1] : tensor<8x32xbf16> -> tensor<8xbf16>
-  %n = fuse.matmul %m, %v : (tensor<8x32xbf16>, tensor<32x32xbf16>) -> tensor<8x32xbf16>
+  %n = fuse.matmul %m, %v : (tensor<8x32xbf16>, tensor<32x32xbf16>) -> tensor<8x32xbf16> // expected-remark@-4 {{fuse-elementwise: not fused into 'fuse.matmul' at 109:8: a GEMM kernel reads its operands from memory unless it computes A in a prologue, so this kernel writes its result (kernel of 'fuse.matmul' at 105:8)}}
   %r = fuse.relu %n : tensor<8x32xbf16>
   return %s, %r : tensor<8xbf16>, tensor<8x32xbf16>
 }

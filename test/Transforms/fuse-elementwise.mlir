@@ -178,7 +178,9 @@ func.func @two_row_shapes(%x: tensor<8x16xf32>) -> tensor<4xf32> {
 // CHECK: %[[GELU:.*]] = fuse.gelu
 // CHECK: %[[SILU:.*]] = fuse.silu %[[GELU]]
 // CHECK: fuse.yield %[[GELU]], %[[SILU]]
-// CHECK: fuse.matmul %[[G]]#0
+// CHECK: fuse.group(%[[G]]#0, %{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.matmul
 func.func @multi_output(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
   %g = fuse.gelu %x approximate = tanh : tensor<64x64xf32>
   %h = fuse.silu %g : tensor<64x64xf32>
@@ -215,7 +217,10 @@ func.func @recompute(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64x
 // CHECK: %[[G:.*]]:2 = fuse.group(%{{.*}}) : (tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>)
 // CHECK: fuse.exp
 // CHECK: fuse.mul
-// CHECK: fuse.matmul %[[G]]#0
+// CHECK: fuse.group(%[[G]]#0, %{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.matmul
+// CHECK-NEXT: fuse.yield
 // CHECK-NOT: fuse.group
 func.func @needed_in_memory(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
   %e = fuse.exp %x : tensor<64x64xf32>
@@ -245,7 +250,8 @@ func.func @broadcast_producer(%x: tensor<16x64xbf16>, %b: tensor<64xbf16>) -> te
 
 // Each matmul takes the elementwise ops after it as its epilogue: the
 // bias+GELU and the bias+residual. The GELU feeding the second matmul stays
-// in the first kernel (no prologue fusion).
+// in the first kernel: as the second's prologue it would only trade writing
+// its result for writing the first matmul's.
 // CHECK-LABEL: func.func @mlp
 // CHECK: %[[H:.*]] = fuse.group(%arg0, %arg1, %arg2)
 // CHECK-NEXT: ^bb0
@@ -410,6 +416,8 @@ func.func @matmul_extra_output(%a: tensor<32x64xbf16>, %b: tensor<64x48xbf16>) -
 // element. The elementwise kernel keeps the ops, with the smaller bias op.
 // CHECK-LABEL: func.func @matmul_other_shapes
 // CHECK: fuse.matmul
+// CHECK-NEXT: fuse.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: fuse.group
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: fuse.neg
@@ -497,7 +505,9 @@ func.func @qkv_split(%x: tensor<64x32xbf16>, %w: tensor<32x96xbf16>, %b: tensor<
 // A result also read whole is stored whole: the slice stays a view of it,
 // read by the next GEMM's kernel.
 // CHECK-LABEL: func.func @qkv_also_read_whole
-// CHECK: %[[M:.*]] = fuse.matmul
+// CHECK: %[[M:.*]] = fuse.group
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.matmul
 // CHECK: fuse.group(%[[M]],
 // CHECK: fuse.slice
 // CHECK-NEXT: fuse.matmul

@@ -45,6 +45,14 @@ cl::opt<bool> explain("fuse-explain",
                       cl::desc("Remark on every fusion decision and every "
                                "edge where a kernel stops, with its reason"),
                       cl::cat(category));
+cl::opt<std::string> gemmPrologues(
+    "gemm-prologues",
+    cl::desc("When a matmul computes its A operand from the elementwise ops "
+             "that produce it (a prologue on each K slice in shared memory): "
+             "auto (default: where the cost model predicts it pays), always "
+             "(wherever the GEMM kernel can) or never (they stay a kernel "
+             "of their own)"),
+    cl::value_desc("auto|always|never"), cl::init("auto"), cl::cat(category));
 cl::opt<bool> planOutputs(
     "plan-outputs",
     cl::desc("Plan the function's results into the arena too (by default "
@@ -249,6 +257,7 @@ int main(int argc, char **argv) {
   opfuse::CompileOptions &compile = options.compile;
   compile.fuse = !noFuse;
   compile.explain = explain;
+  compile.gemmPrologues = gemmPrologues;
   compile.planOutputs = planOutputs;
   compile.target = target;
   compile.chip = chip;

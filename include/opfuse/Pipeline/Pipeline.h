@@ -25,6 +25,9 @@ struct CompileOptions {
   bool fuse = true;
   /// Remark on every fusion and planning decision.
   bool explain = false;
+  /// When GEMMs compute A in a prologue: auto (where the cost model says
+  /// it pays), always or never.
+  std::string gemmPrologues = "auto";
   /// Plan the function's results into the arena too.
   bool planOutputs = false;
   /// A built-in target (a100, h100, h200) or a target file.
@@ -50,6 +53,12 @@ struct FusePipelineOptions
   Option<bool> explain{*this, "fuse-explain",
                        llvm::cl::desc("Remark on every fusion decision"),
                        llvm::cl::init(false)};
+  Option<std::string> gemmPrologues{
+      *this, "gemm-prologues",
+      llvm::cl::desc("When GEMMs compute A from elementwise ops in a "
+                     "prologue: auto (where the cost model says it pays), "
+                     "always or never"),
+      llvm::cl::init("auto")};
   Option<bool> planOutputs{
       *this, "plan-outputs",
       llvm::cl::desc("Plan the function's results into the arena too"),

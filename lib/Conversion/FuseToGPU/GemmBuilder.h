@@ -367,6 +367,10 @@ struct SliceFeed {
   int64_t barrierOffset = 0;
 };
 
+/// Rewrites the A slice `slice` (i32) at ring position `ring` (i32) in
+/// shared memory before its MMAs: a GEMM prologue (GemmPrologue.cpp).
+using SliceRewrite = llvm::function_ref<void(mlir::Value, mlir::Value)>;
+
 /// The K loop of the warpgroup-MMA kernel; returns the accumulators in the
 /// m16n8 order of the mma.sync kernel (nTiles tiles of 4 per thread).
 /// Copies run `stages - 2` slices ahead: one more stage than mma.sync
@@ -375,12 +379,13 @@ struct SliceFeed {
 /// (issueWarpgroupPrologue); the loop ends with every copy and MMA done.
 /// Slice s sits at ring position `ringBase + s`: a persistent kernel
 /// counts positions across its tiles, so that TMA barrier phases stay in
-/// step when the slice count is not a multiple of the stages.
+/// step when the slice count is not a multiple of the stages. With
+/// `rewrite`, the block's threads rewrite each slice before its MMAs.
 llvm::SmallVector<mlir::Value>
 emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                   const Operand &bOp, int64_t slices, int64_t nTiles,
-                  mlir::Value smem, const SliceFeed &feed,
-                  mlir::Value ringBase);
+                  mlir::Value smem, const SliceFeed &feed, mlir::Value ringBase,
+                  SliceRewrite rewrite = nullptr);
 
 /// Copies of a tile's first `stages - 2` slices, at ring positions from
 /// `ringBase` (one commit group each with cp.async).
@@ -490,13 +495,15 @@ void emitTmaProducer(
 /// With a `pingPongWarpgroup` (the calling warpgroup's index, 0 or 1, as
 /// i32) the warpgroup multiplies both 64-row blocks of the tile itself,
 /// into two accumulator sets returned one after the other, and takes its
-/// turn with the other warpgroup.
+/// turn with the other warpgroup. With `rewrite`, the warpgroup rewrites
+/// the A rows it multiplies in each slice before its MMAs (`warpgroup`,
+/// i32, names its barrier).
 llvm::SmallVector<mlir::Value>
 emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t, const Operand &a,
                  const Operand &bOp, int64_t slices, int64_t nTiles,
                  mlir::Value smem, int64_t fullOffset, int64_t emptyOffset,
-                 mlir::Value ringBase,
-                 mlir::Value pingPongWarpgroup = mlir::Value());
+                 mlir::Value ringBase, mlir::Value pingPongWarpgroup,
+                 SliceRewrite rewrite, mlir::Value warpgroup);
 
 /// Waits until the TMA copies into ring position `ring` have landed.
 void waitForTmaSlice(GemmBuilder &gb, const MatmulTiling &t, mlir::Value smem,

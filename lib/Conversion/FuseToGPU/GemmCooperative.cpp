@@ -35,7 +35,8 @@ void issueWarpgroupPrologue(GemmBuilder &gb, const MatmulTiling &t,
 SmallVector<Value> emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t,
                                      const Operand &a, const Operand &bOp,
                                      int64_t slices, int64_t nTiles, Value smem,
-                                     const SliceFeed &feed, Value ringBase) {
+                                     const SliceFeed &feed, Value ringBase,
+                                     SliceRewrite rewrite) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
@@ -84,6 +85,15 @@ SmallVector<Value> emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t,
     // past the last.
     if (!feed.tma)
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    if (rewrite) {
+      // The prologue's stores reach the tensor cores through the async
+      // proxy: a proxy fence, then a barrier before any warpgroup's MMAs.
+      rewrite(slice, ring);
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+      gpu::BarrierOp::create(b, loc);
+    }
 
     SmallVector<Value> acc =
         issueWgmmaBatch(gb, t, a, bOp, smem, ring, body->getArgument(1));
@@ -132,8 +142,14 @@ MainLoop emitCooperativeMainLoop(GemmKernelEmission &k) {
   SliceFeed feed{issueCurrent, k.tma, k.barrierOffset};
   if (!k.persistent)
     issueWarpgroupPrologue(gb, k.t, k.slices, feed, ringBase);
-  result.acc = emitWarpgroupLoop(gb, k.t, k.problem.a, k.problem.b, k.slices,
-                                 k.nTiles, k.smem, feed, ringBase);
+  auto rewrite = [&](Value slice, Value ring) {
+    result.failed |=
+        failed(emitPrologueSlice(k, current, slice, gb.remu(ring, k.t.stages),
+                                 gb.i32(0), k.t.blockM, k.thread, k.threads));
+  };
+  result.acc = emitWarpgroupLoop(
+      gb, k.t, k.problem.a, k.problem.b, k.slices, k.nTiles, k.smem, feed,
+      ringBase, k.problem.prologue.ops.empty() ? SliceRewrite() : rewrite);
   if (k.persistent) {
     // Every warpgroup is done reading the stages the next copies fill.
     gpu::BarrierOp::create(b, loc);

@@ -37,6 +37,10 @@ struct GemmProblem {
   Operand a, b;
   /// Bytes of one stage: a K slice of A and of B.
   int64_t stageBytes = 0;
+  /// Elementwise ops computing A from the input `a` copies, applied to
+  /// each K slice in shared memory before the MMAs read it (none: A is
+  /// read as it is).
+  fuse::GemmPrologue prologue;
   /// The tensor maps TMA can copy A and B through (warpgroup MMA with TMA
   /// asked for, and each operand allowing one).
   std::optional<TmaOperand> tmaA, tmaB;
@@ -146,6 +150,8 @@ public:
 struct MainLoop {
   TileCoordinates current;
   SmallVector<Value> acc;
+  /// An error was reported while emitting it (the prologue's inputs).
+  bool failed = false;
 };
 
 /// mma.sync (bf16/f16 m16n8k16; f32 as TF32 or FMAs): one tile per block,
@@ -161,6 +167,16 @@ MainLoop emitCooperativeMainLoop(GemmKernelEmission &k);
 /// warpgroups only multiply; with ping-pong they take alternate tiles
 /// (GemmWarpSpecialized.cpp, GemmPingPong.cpp).
 MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k);
+
+/// The group's prologue (GemmProblem::prologue) applied in place to rows
+/// [firstRow, firstRow + rows) of the A slice `slice` of tile `c` in
+/// `stage` (i32): `member` is the thread's index among the `members`
+/// threads that share the work. The caller orders it after the slice's
+/// arrival and before its MMAs (GemmPrologue.cpp).
+mlir::LogicalResult emitPrologueSlice(GemmKernelEmission &k,
+                                      const TileCoordinates &c, Value slice,
+                                      Value stage, Value firstRow, int64_t rows,
+                                      Value member, int64_t members);
 
 /// The group's elementwise ops on the accumulators, each output stored
 /// once (GemmEpilogue.cpp): 16 bytes a thread with `vectorStores` where

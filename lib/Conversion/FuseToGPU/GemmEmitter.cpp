@@ -278,6 +278,8 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
     loop = emitWarpSpecializedMainLoop(kernel);
     break;
   }
+  if (loop.failed)
+    return failure();
   return emitGemmEpilogue(kernel, loop, context.options.vectorStores);
 }
 

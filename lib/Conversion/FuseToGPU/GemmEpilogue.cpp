@@ -55,8 +55,12 @@ public:
         body(group.getBody().front()), loop(loop),
         yield(cast<YieldOp>(body.getTerminator())),
         batchIndices(loop.current.batchIndices) {
+    // The prologue's ops ran on A in shared memory (GemmPrologue.cpp).
+    DenseSet<Operation *> prologue(problem.prologue.ops.begin(),
+                                   problem.prologue.ops.end());
     for (Operation &op : body.without_terminator())
-      ops.push_back(&op);
+      if (!prologue.contains(&op))
+        ops.push_back(&op);
   }
 
   LogicalResult emit();
@@ -279,11 +283,13 @@ bool Epilogue::canStoreVectors() {
     if (layout.strides.empty())
       continue;
     // Eight consecutive columns at an address of a multiple of 8, and a
-    // slice that takes all or none of them.
+    // slice (where one cuts the output) that takes all or none of them.
     if (layout.offset % 8 != 0 ||
         llvm::any_of(ArrayRef(layout.strides).drop_back(),
-                     [](int64_t stride) { return stride % 8 != 0; }) ||
-        layout.lower[rank - 1] % 8 != 0 || layout.upper[rank - 1] % 8 != 0)
+                     [](int64_t stride) { return stride % 8 != 0; }))
+      return false;
+    if (!layout.lower.empty() &&
+        (layout.lower[rank - 1] % 8 != 0 || layout.upper[rank - 1] % 8 != 0))
       return false;
   }
   return true;
@@ -397,9 +403,11 @@ LogicalResult Epilogue::emit() {
   // (not a DenseMap's pointer order): the loads, and so the PTX, are the
   // same from one compile to the next.
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
-    // Views feeding the contraction are its operands' layouts.
+    // Views feeding the contraction are its operands' layouts, and the
+    // prologue's inputs were read into A.
     bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
-      return user != contraction && !fuse::isStridedViewOp(user);
+      return user != contraction && !fuse::isStridedViewOp(user) &&
+             !llvm::is_contained(problem.prologue.ops, user);
     });
     if (!used)
       continue;

@@ -158,6 +158,13 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
     gpu::BarrierOp::create(b, loc);
     gb.prefetch(slice, t.stages - 1, slices, copyStage);
+    if (!k.problem.prologue.ops.empty()) {
+      // The prologue rewrites the slice; a second barrier publishes it.
+      result.failed |=
+          failed(emitPrologueSlice(k, current, slice, gb.remu(slice, t.stages),
+                                   gb.i32(0), t.blockM, k.thread, k.threads));
+      gpu::BarrierOp::create(b, loc);
+    }
 
     Value stageBase = gb.mul(gb.remu(slice, t.stages), gb.i32(stageBytes));
     Value aBase = gb.add(stageBase, gb.i32(a.stageOffset));

@@ -113,6 +113,14 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
   auto isInside = [&](Operation *op) {
     return op->getBlock() == &body && isStridedViewOp(op);
   };
+  std::optional<GemmPrologue> prologue = getGemmPrologue(
+      contraction, [&](Operation *op) { return op->getBlock() == &body; }, why);
+  if (!prologue)
+    return contraction->emitError("not one GEMM kernel: ") << why;
+  if (!prologue->ops.empty()) {
+    p.prologue = *prologue;
+    lhs = prologue->source;
+  }
   std::optional<StridedView> lhsView, rhsView;
   for (auto [value, view] :
        {std::pair{lhs, &lhsView}, std::pair{rhs, &rhsView}})

@@ -66,7 +66,9 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
                                     const Operand &a, const Operand &bOp,
                                     int64_t slices, int64_t nTiles, Value smem,
                                     int64_t fullOffset, int64_t emptyOffset,
-                                    Value ringBase, Value pingPongWarpgroup) {
+                                    Value ringBase, Value pingPongWarpgroup,
+                                    SliceRewrite rewrite,
+                                    Value warpgroupIndex) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   MLIRContext *context = b.getContext();
@@ -106,6 +108,19 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
     Value slice = gb.toI32(loop.getInductionVar());
     Value ring = gb.add(ringBase, slice);
     waitForTmaSlice(gb, t, smem, fullOffset, ring);
+    if (rewrite) {
+      // The warpgroup rewrites the rows it multiplies; its stores reach
+      // the tensor cores through the async proxy once all 128 threads
+      // have fenced (named barrier 3 + warpgroup: 1 and 2 pass the
+      // ping-pong turns).
+      rewrite(slice, ring);
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+      NVVM::BarrierOp::create(b, loc, TypeRange{},
+                              gb.add(gb.i32(3), warpgroupIndex), gb.i32(128),
+                              {}, Value());
+    }
     SmallVector<Value> acc =
         issueWgmmaBatch(gb, t, a, bOp, smem, ring,
                         SmallVector<Value>(body->getArguments().drop_front()),
@@ -188,9 +203,20 @@ MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k) {
   else
     tiles = openTileLoop(gb, k.totalTiles, k.slices);
   result.current = k.coordinatesOf(tiles.tile);
-  result.acc = emitConsumerLoop(gb, t, k.problem.a, k.problem.b, k.slices,
-                                k.nTiles, smem, k.barrierOffset, k.emptyOffset,
-                                tiles.ringBase, pingPongWarpgroup);
+  // A ping-pong warpgroup multiplies all the tile's rows, a cooperative
+  // one its own 64.
+  Value warpgroup = gb.divu(uniformWarp, 4);
+  Value firstRow = k.pingPonged ? gb.i32(0) : gb.mul(warpgroup, gb.i32(64));
+  const int64_t rows = k.pingPonged ? t.blockM : 64;
+  auto rewrite = [&](Value slice, Value ring) {
+    result.failed |= failed(emitPrologueSlice(k, result.current, slice,
+                                              gb.remu(ring, t.stages), firstRow,
+                                              rows, gb.remu(thread, 128), 128));
+  };
+  result.acc = emitConsumerLoop(
+      gb, t, k.problem.a, k.problem.b, k.slices, k.nTiles, smem,
+      k.barrierOffset, k.emptyOffset, tiles.ringBase, pingPongWarpgroup,
+      k.problem.prologue.ops.empty() ? SliceRewrite() : rewrite, warpgroup);
   return result;
 }
 

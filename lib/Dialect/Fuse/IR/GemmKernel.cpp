@@ -2,7 +2,10 @@
 //
 // The epilogue is evaluated on each thread's accumulators, element by
 // element, so every value in it must be one per output element; smaller
-// values (a bias) enter only as kernel inputs read by broadcast.
+// values (a bias) enter only as kernel inputs read by broadcast. The
+// prologue is evaluated on each element of an A slice in shared memory:
+// one full-size input is what the kernel copies, and every other value
+// is evaluated at the element's broadcast index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,8 @@
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -41,6 +46,110 @@ GemmShape getGemmShape(Operation *op) {
   return shape;
 }
 
+/// Whether `shape` broadcasts to `full` (NumPy rules, aligned right).
+static bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> full) {
+  if (shape.size() > full.size())
+    return false;
+  const size_t lead = full.size() - shape.size();
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (size != 1 && size != full[lead + d])
+      return false;
+  return true;
+}
+
+std::optional<GemmPrologue>
+getGemmPrologue(Operation *contraction,
+                llvm::function_ref<bool(Operation *)> isMember,
+                std::string &why) {
+  GemmPrologue prologue;
+  auto matmul = dyn_cast<MatmulOp>(contraction);
+  Value lhs = contraction->getOperand(0);
+  Operation *def = lhs.getDefiningOp();
+  if (!def || !isMember(def) || isStridedViewOp(def))
+    return prologue;
+  auto noPrologue = [&](const std::string &reason) {
+    why = describeOp(def) + " computes the A operand of " +
+          describeOp(contraction) + "; " + reason;
+    return std::nullopt;
+  };
+  if (!matmul)
+    return noPrologue("a conv2d reads its input from memory (no prologue)");
+  if (matmul.getTransposeA())
+    return noPrologue("a prologue needs A row-major (transpose_a is set)");
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  ArrayRef<int64_t> full = lhsType.getShape();
+  llvm::SetVector<Operation *> ops;
+  SmallVector<Value> fullLeaves;
+  SmallVector<Operation *> stack = {def};
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!ops.insert(op))
+      continue;
+    if (!isElementwise(op) && !isSplatConstant(op)) {
+      why = describeOp(op) + " is on the way to the A operand of " +
+            describeOp(contraction) +
+            "; a GEMM prologue holds elementwise ops only";
+      return std::nullopt;
+    }
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!broadcastsTo(type.getShape(), full)) {
+      why = describeOp(op) + " does not broadcast to the A operand of " +
+            describeOp(contraction);
+      return std::nullopt;
+    }
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && isMember(producer)) {
+        if (isStridedViewOp(producer)) {
+          why = describeOp(producer) + " feeds the prologue of " +
+                describeOp(contraction) +
+                "; a prologue reads its inputs as they are";
+          return std::nullopt;
+        }
+        stack.push_back(producer);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (type.getShape() == full && !llvm::is_contained(fullLeaves, operand))
+        fullLeaves.push_back(operand);
+    }
+  }
+  // Each prologue value exists only on the way to A: it is computed per
+  // K slice of a tile, never as a whole tensor to store.
+  // (A splat constant is a scalar wherever it is read.)
+  for (Operation *op : ops)
+    for (Operation *user : op->getUsers())
+      if (user != contraction && !ops.contains(user) && !isSplatConstant(op)) {
+        why = describeOp(op) + " is on the way to the A operand of " +
+              describeOp(contraction) + " and also read by " +
+              describeOp(user) +
+              "; a prologue value is computed per K slice, never stored";
+        return std::nullopt;
+      }
+  if (fullLeaves.size() != 1) {
+    why = "the prologue of " + describeOp(contraction) + " reads " +
+          std::to_string(fullLeaves.size()) + " inputs of A's shape " +
+          formatShape(full) + "; the kernel copies exactly one";
+    return std::nullopt;
+  }
+  if (cast<RankedTensorType>(fullLeaves.front().getType()).getElementType() !=
+      lhsType.getElementType()) {
+    why = "the prologue of " + describeOp(contraction) +
+          " reads its A-shaped input as " +
+          llvm::formatv("{0}",
+                        cast<RankedTensorType>(fullLeaves.front().getType())
+                            .getElementType())
+              .str() +
+          ", not A's element type; the kernel copies it into A's stages";
+    return std::nullopt;
+  }
+  prologue.source = fullLeaves.front();
+  prologue.ops.assign(ops.begin(), ops.end());
+  llvm::sort(prologue.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return prologue;
+}
+
 /// Whether `view` (a view op of a GEMM kernel) only feeds, through other
 /// views, an operand of `contraction`.
 static bool feedsOnlyOperands(Operation *view, Operation *contraction,
@@ -68,9 +177,7 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
             producer && members.contains(producer) &&
             !isStridedViewOp(producer)) {
           why = describeOp(producer) + " produces an operand of " +
-                describeOp(op) +
-                "; a GEMM kernel reads its operands from memory (no "
-                "prologue fusion)";
+                describeOp(op) + "; a GEMM kernel holds one GEMM";
           return nullptr;
         }
       why = "a kernel holds one matmul or conv2d; " + describeOp(op) +
@@ -83,11 +190,19 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
     why = "the kernel holds no matmul or conv2d";
     return nullptr;
   }
+  std::optional<GemmPrologue> prologue = getGemmPrologue(
+      contraction, [&](Operation *op) { return members.contains(op); }, why);
+  if (!prologue)
+    return nullptr;
+  llvm::DenseSet<Operation *> prologueOps(prologue->ops.begin(),
+                                          prologue->ops.end());
   // Operands are read from memory, through a strided layout when views
-  // inside the kernel produce them (a matmul's only).
+  // inside the kernel produce them (a matmul's only), or A through its
+  // prologue.
   for (Value operand : contraction->getOperands()) {
     Operation *producer = operand.getDefiningOp();
-    if (!producer || !members.contains(producer))
+    if (!producer || !members.contains(producer) ||
+        prologueOps.contains(producer))
       continue;
     auto isView = [&](Operation *op) {
       return members.contains(op) && isStridedViewOp(op);
@@ -96,7 +211,8 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
       why = describeOp(producer) + " produces an operand of " +
             describeOp(contraction) +
             "; a GEMM kernel reads its operands from memory, through "
-            "transposes, slices and reshapes only (no prologue fusion)";
+            "transposes, slices and reshapes (and A through elementwise "
+            "ops)";
       return nullptr;
     }
     std::optional<StridedView> view = getStridedView(operand, isView, why);
@@ -105,8 +221,8 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
     if (Operation *def = view->base.getDefiningOp();
         def && members.contains(def)) {
       why = describeOp(def) + " computes what " + describeOp(contraction) +
-            " reads through views; a GEMM kernel reads its operands from "
-            "memory (no prologue fusion)";
+            " reads through views; a GEMM kernel reads what it views from "
+            "memory";
       return nullptr;
     }
     const size_t rank = view->strides.size();
@@ -182,7 +298,8 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   }
   auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
   for (Operation *op : ops) {
-    if (op == contraction || isSplatConstant(op) || isStridedViewOp(op))
+    if (op == contraction || isSplatConstant(op) || isStridedViewOp(op) ||
+        prologueOps.contains(op))
       continue;
     if (!isElementwise(op)) {
       why = describeOp(op) + " cannot run in a GEMM epilogue (only "

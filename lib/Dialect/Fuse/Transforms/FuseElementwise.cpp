@@ -12,6 +12,8 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "PrologueFusion.h"
+
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
@@ -22,6 +24,7 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -51,15 +54,12 @@ bool isFusibleProducer(Operation *op) {
 
 /// Ops that start a kernel of their own when no later kernel takes them:
 /// data movement too, so that what feeds a transpose or a concat is
-/// computed where it is read, and a matmul that reads a view, so that the
-/// views it reads its operands through join its kernel.
+/// computed where it is read, and a matmul, so that the views it reads its
+/// operands through, and the prologue it may compute A with, join its
+/// kernel.
 bool isRoot(Operation *op) {
-  if (isa<MatmulOp>(op))
-    return llvm::any_of(op->getOperands(), [](Value operand) {
-      Operation *def = operand.getDefiningOp();
-      return def && isStridedViewOp(def);
-    });
-  return isElementwise(op) || getRowShape(op).has_value() || isDataMovement(op);
+  return isa<MatmulOp>(op) || isElementwise(op) ||
+         getRowShape(op).has_value() || isDataMovement(op);
 }
 
 struct Cluster {
@@ -77,15 +77,16 @@ struct Cluster {
 /// Builds the clusters of one block.
 class Clustering {
 public:
-  Clustering(Block &block, const opfuse::CostModel &model, bool explain)
-      : block(block), model(model), explain(explain) {}
+  Clustering(Block &block, const opfuse::CostModel &model, bool explain,
+             StringRef prologues)
+      : block(block), model(model), explain(explain), prologues(prologues) {}
 
   void run() {
     SmallVector<Operation *> order;
     for (Operation &op : llvm::reverse(block.without_terminator()))
       order.push_back(&op);
     for (Operation *op : order) {
-      if (!isRoot(op) || clusterOf.count(op))
+      if (erased.contains(op) || !isRoot(op) || clusterOf.count(op))
         continue;
       int k = clusters.size();
       clusters.push_back({op,
@@ -111,6 +112,8 @@ public:
           continue;
         consider(producer, k, candidates);
       }
+      // Once no worklist holds them: what the GEMM prologues replaced.
+      eraseReplacedChains();
     }
     mergeSiblings();
     storeSlicesOfGemms();
@@ -534,8 +537,9 @@ private:
       if (user->getBlock() == &block && isContraction(user))
         remark(op, k,
                "not fused into " + describeOp(user) +
-                   ": a GEMM kernel reads its operands from memory (no "
-                   "prologue fusion), so this kernel writes its result");
+                   ": a GEMM kernel reads its operands from memory unless "
+                   "it computes A in a prologue, so this kernel writes its "
+                   "result");
       else if (user->getBlock() == &block && !isFusibleProducer(user) &&
                !user->hasTrait<OpTrait::IsTerminator>())
         remark(op, k,
@@ -563,9 +567,92 @@ private:
                getNumElements(cluster.shape);
   }
 
+  /// The matmul of cluster `k` whose A operand `producer` computes, if
+  /// `producer` is elementwise.
+  MatmulOp prologueConsumer(Operation *producer, int k) {
+    if (!clusters[k].hasContraction || !isElementwise(producer))
+      return nullptr;
+    for (Operation *user : producer->getUsers())
+      if (auto matmul = dyn_cast<MatmulOp>(user);
+          matmul && inCluster(matmul, k) &&
+          matmul.getLhs() == producer->getResult(0))
+        return matmul;
+    return nullptr;
+  }
+
+  /// Computes the A operand of `matmul` (cluster `k`) inside its kernel
+  /// when the cost model says it pays (PrologueFusion.h): a copy of the
+  /// chain joins the kernel, and the originals nothing else reads go.
+  void tryPrologue(MatmulOp matmul, int k) {
+    Operation *def = matmul.getLhs().getDefiningOp();
+    std::string why;
+    FailureOr<PrologueChain> chain = findPrologueChain(
+        matmul, [&](Operation *op) { return clusterOf.count(op) != 0; }, why);
+    std::string as = "as the prologue of " + describeOp(matmul) + ": ";
+    if (prologues == "never") {
+      remark(def, k, "not fused " + as + "--gemm-prologues=never");
+      return;
+    }
+    if (failed(chain)) {
+      remark(def, k, "not fused " + as + why);
+      return;
+    }
+    PrologueVerdict verdict = judgePrologue(*chain, model);
+    if (prologues == "always")
+      verdict.reason = "--gemm-prologues=always (" + verdict.reason + ")";
+    else if (!verdict.pays) {
+      remark(def, k, "not fused " + as + verdict.reason);
+      return;
+    }
+    SmallVector<Operation *> leafDefs;
+    for (Value leaf : chain->leaves)
+      if (Operation *leafDef = leaf.getDefiningOp();
+          leafDef && leafDef->getBlock() == &block)
+        leafDefs.push_back(leafDef);
+    if (reaches(leafDefs, k, /*forward=*/false)) {
+      remark(def, k, "not fused " + as + "it reads what the kernel computes");
+      return;
+    }
+    IRMapping mapping;
+    OpBuilder builder(matmul);
+    SmallVector<Operation *> copies;
+    for (Operation *op : chain->ops)
+      copies.push_back(builder.clone(*op, mapping));
+    Value original = matmul.getLhs();
+    matmul->setOperand(0, mapping.lookup(original));
+    if (!emittable(copies, k, why)) {
+      matmul->setOperand(0, original);
+      for (Operation *copy : llvm::reverse(copies))
+        copy->erase();
+      remark(def, k, "not fused " + as + why);
+      return;
+    }
+    for (Operation *copy : copies)
+      add(copy, k);
+    remark(def, k, "fused " + as + verdict.reason);
+    llvm::append_range(replaced, chain->ops);
+  }
+
+  /// Erases the prologue chains' originals that nothing reads any more.
+  void eraseReplacedChains() {
+    llvm::sort(replaced, [](Operation *a, Operation *b) {
+      return b->isBeforeInBlock(a);
+    });
+    for (Operation *op : replaced)
+      if (!erased.contains(op) && op->use_empty()) {
+        erased.insert(op);
+        op->erase();
+      }
+    replaced.clear();
+  }
+
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
   void consider(Operation *producer, int k, Worklist &worklist) {
     Cluster &cluster = clusters[k];
+    if (MatmulOp matmul = prologueConsumer(producer, k)) {
+      tryPrologue(matmul, k);
+      return;
+    }
     if (Operation *reduction = foreignReductionFeeding(producer, k)) {
       remark(producer, k,
              "not fused: it is the epilogue of " + describeOp(reduction) +
@@ -718,7 +805,12 @@ private:
   Block &block;
   const opfuse::CostModel &model;
   bool explain;
+  /// --gemm-prologues: auto, always or never.
+  StringRef prologues;
   DenseSet<std::pair<Operation *, int>> explained;
+  /// Ops copied into GEMM prologues, and the ones erased since.
+  SmallVector<Operation *> replaced;
+  DenseSet<Operation *> erased;
 };
 
 struct FuseElementwisePass
@@ -730,9 +822,14 @@ struct FuseElementwisePass
 } // namespace
 
 void FuseElementwisePass::runOnOperation() {
+  if (!isGemmPrologueMode(gemmPrologues)) {
+    getOperation().emitError("gemm-prologues=")
+        << gemmPrologues << ": expected auto, always or never";
+    return signalPassFailure();
+  }
   const opfuse::CostModel model(opfuse::fuse::getTarget(getOperation()));
   for (Block &block : getOperation().getBody()) {
-    Clustering clustering(block, model, explain);
+    Clustering clustering(block, model, explain, gemmPrologues);
     clustering.run();
     for (Cluster &cluster : clustering.clusters)
       outlineIntoGroup(cluster.ops.getArrayRef());

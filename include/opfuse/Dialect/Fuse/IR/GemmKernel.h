@@ -3,9 +3,11 @@
 // The structure shared by the fusion pass (which groups only what the
 // emitter accepts) and the GEMM emitter: one fuse.matmul or fuse.conv2d
 // (an implicit GEMM), reading its operands from memory (a matmul's through
-// strided views), with elementwise ops over its output shape applied to the
-// accumulators before the one store (the epilogue), which may write a
-// result through transposes and reshapes (a matmul's store layout).
+// strided views, or its A operand through elementwise ops applied to each
+// K slice in shared memory: the prologue), with elementwise ops over its
+// output shape applied to the accumulators before the one store (the
+// epilogue), which may write a result through transposes and reshapes (a
+// matmul's store layout).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,8 @@
 #define OPFUSE_DIALECT_FUSE_IR_GEMMKERNEL_H
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <string>
@@ -33,11 +37,30 @@ struct GemmShape {
 /// The GEMM shape of the contraction `op`.
 GemmShape getGemmShape(mlir::Operation *op);
 
+/// The prologue of a matmul kernel: the elementwise ops (in block order)
+/// that compute its A operand from `source`, the one input of A's shape and
+/// element type (which the kernel copies K slice by K slice, row-major),
+/// and from inputs that broadcast to A's shape (a norm's per-row statistic,
+/// its per-column scale), read at each element's broadcast index.
+struct GemmPrologue {
+  mlir::Value source;
+  llvm::SmallVector<mlir::Operation *> ops;
+};
+
+/// The prologue of `contraction` among `members`: empty ops when its A
+/// operand is not computed inside them; nullopt with the reason in `why`
+/// when it is, but not as a prologue the GEMM kernel runs.
+std::optional<GemmPrologue>
+getGemmPrologue(mlir::Operation *contraction,
+                llvm::function_ref<bool(mlir::Operation *)> isMember,
+                std::string &why);
+
 /// Whether `ops` (in block order) form one GEMM kernel: exactly one
-/// contraction, whose operands come from outside `ops` (no prologue) or,
-/// for a matmul, through transposes, slices and reshapes inside `ops` that
-/// form a strided layout with one of its two minor dimensions contiguous
-/// (StridedView.h), and otherwise only elementwise ops and splat constants
+/// contraction, whose operands come from outside `ops` or, for a matmul,
+/// through transposes, slices and reshapes inside `ops` that form a
+/// strided layout with one of its two minor dimensions contiguous
+/// (StridedView.h), or, for a matmul's A, through a prologue
+/// (getGemmPrologue), and otherwise only elementwise ops and splat constants
 /// whose results have the contraction's output shape; transposes and
 /// reshapes after them, for a matmul, when the chain keeps the output's
 /// columns consecutive (getStoreLayout in StridedView.h). Returns the

@@ -18,6 +18,12 @@ namespace opfuse::fuse {
 #define GEN_PASS_REGISTRATION
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h.inc"
 
+/// Whether `mode` is a value of fuse-elementwise's gemm-prologues option:
+/// auto, always or never.
+inline bool isGemmPrologueMode(llvm::StringRef mode) {
+  return mode == "auto" || mode == "always" || mode == "never";
+}
+
 } // namespace opfuse::fuse
 
 #endif // OPFUSE_DIALECT_FUSE_TRANSFORMS_PASSES_H

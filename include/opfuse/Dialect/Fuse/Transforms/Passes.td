@@ -55,6 +55,12 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     grouped graph stays acyclic. A producer with users outside the group
     is recomputed inside it, kept as an extra output or read, as the
     roofline cost model of the module's `fuse.target` predicts is fastest.
+    A matmul's A operand computed by elementwise ops from one input of its
+    shape (and broadcast inputs: a norm's statistics, a bias) becomes the
+    GEMM's prologue, evaluated on each K slice in shared memory, when the
+    cost model predicts that what the ops' own kernel stops writing (or
+    the whole kernel, where nothing else reads its values) outweighs
+    recomputing them for every column tile of the GEMM.
     With `fuse-explain` every decision and every refusal is a remark with
     its reason. docs/architecture.md gives the whole algorithm.
 
@@ -75,6 +81,12 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     Option<"explain", "fuse-explain", "bool", /*default=*/"false",
            "Emit a remark, with its reason, for every fusion decision about "
            "a shared producer and every edge where a kernel stops">,
+    Option<"gemmPrologues", "gemm-prologues", "std::string",
+           /*default=*/"\"auto\"",
+           "When a matmul computes its A operand from elementwise ops in a "
+           "prologue (each K slice rewritten in shared memory): auto (where "
+           "the cost model predicts it pays), always (wherever the GEMM "
+           "kernel can) or never">,
   ];
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }
