@@ -64,6 +64,16 @@ std::string describeOp(Operation *op) {
   return text;
 }
 
+bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> full) {
+  if (shape.size() > full.size())
+    return false;
+  const size_t lead = full.size() - shape.size();
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (size != 1 && size != full[lead + d])
+      return false;
+  return true;
+}
+
 FailureOr<SmallVector<int64_t>>
 broadcastShapes(std::optional<Location> loc, StringRef opName,
                 ArrayRef<ArrayRef<int64_t>> shapes, ArrayRef<StringRef> names) {

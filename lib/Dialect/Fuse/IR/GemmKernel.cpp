@@ -46,17 +46,6 @@ GemmShape getGemmShape(Operation *op) {
   return shape;
 }
 
-/// Whether `shape` broadcasts to `full` (NumPy rules, aligned right).
-static bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> full) {
-  if (shape.size() > full.size())
-    return false;
-  const size_t lead = full.size() - shape.size();
-  for (auto [d, size] : llvm::enumerate(shape))
-    if (size != 1 && size != full[lead + d])
-      return false;
-  return true;
-}
-
 std::optional<GemmPrologue>
 getGemmPrologue(Operation *contraction,
                 llvm::function_ref<bool(Operation *)> isMember,

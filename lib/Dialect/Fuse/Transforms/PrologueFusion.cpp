@@ -21,17 +21,6 @@ namespace opfuse::fuse {
 
 namespace {
 
-/// Whether `shape` broadcasts to `full` (NumPy rules, aligned right).
-bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> full) {
-  if (shape.size() > full.size())
-    return false;
-  const size_t lead = full.size() - shape.size();
-  for (auto [d, size] : llvm::enumerate(shape))
-    if (size != 1 && size != full[lead + d])
-      return false;
-  return true;
-}
-
 /// Whether `value` is computed from the function's arguments and
 /// constants by elementwise ops alone (memoised in `pure`).
 bool isArgumentsOnly(Value value, DenseMap<Operation *, bool> &pure) {

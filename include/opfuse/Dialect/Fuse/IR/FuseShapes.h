@@ -34,6 +34,10 @@ mlir::LogicalResult emitShapeError(std::optional<mlir::Location> loc,
                                    llvm::StringRef opName,
                                    const llvm::Twine &message);
 
+/// Whether `shape` broadcasts to `full` alone (NumPy rules, aligned right):
+/// every dimension is 1 or `full`'s.
+bool broadcastsTo(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> full);
+
 /// NumPy broadcast of `shapes`; `names` label each shape in the error.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 broadcastShapes(std::optional<mlir::Location> loc, llvm::StringRef opName,
