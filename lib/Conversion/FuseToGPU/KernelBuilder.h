@@ -9,6 +9,7 @@
 #ifndef OPFUSE_LIB_CONVERSION_FUSETOGPU_KERNELBUILDER_H
 #define OPFUSE_LIB_CONVERSION_FUSETOGPU_KERNELBUILDER_H
 
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -78,6 +79,10 @@ public:
   /// its logical block (logicalBlock).
   mlir::Value firstVector(int64_t vectorsPerBlock, int64_t blocks = 0,
                           int64_t grid = 0);
+  /// The same for the blocks of work and grid of `launch`.
+  mlir::Value firstVector(int64_t vectorsPerBlock, const LaunchConfig &launch) {
+    return firstVector(vectorsPerBlock, launch.blocks, launch.grid);
+  }
   /// The logical block (index-typed) this block computes, of `blocks`,
   /// on a grid of `grid` blocks: its index when the grid has one block per
   /// logical block; otherwise (a grid capped at CUDA's 2^31-1 blocks, or at
@@ -86,6 +91,9 @@ public:
   /// ends each iteration). The loop's trip count is the same for every
   /// thread of a block, so barriers and shuffles in it stay uniform.
   mlir::Value logicalBlock(int64_t blocks, int64_t grid);
+  mlir::Value logicalBlock(const LaunchConfig &launch) {
+    return logicalBlock(launch.blocks, launch.grid);
+  }
 
   mlir::Value pointerAt(mlir::Value base, mlir::Type elementType,
                         mlir::Value index);

@@ -198,12 +198,9 @@ public:
         planLoopKernel(group, blockSize, context.options.vectorsPerThread);
     if (failed(layout))
       return failure();
-    LaunchConfig config;
-    config.block = blockSize;
-    config.grid = context.options.gridFor(
-        (layout->vectors + blockSize * layout->unroll - 1) /
-        (blockSize * layout->unroll));
-    return config;
+    return context.options.launchFor(
+        blockSize, (layout->vectors + blockSize * layout->unroll - 1) /
+                       (blockSize * layout->unroll));
   }
 
   LogicalResult emit(GroupOp group, const LaunchConfig &config,
@@ -232,8 +229,7 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   KernelBuilder kb(b, loc, indexType);
 
   const int64_t perBlock = blockSize * unroll;
-  Value firstVector = kb.firstVector(
-      perBlock, (layout.vectors + perBlock - 1) / perBlock, config.grid);
+  Value firstVector = kb.firstVector(perBlock, config);
   if (unroll == 1) {
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,

@@ -82,9 +82,10 @@ class RowKernelEmitter {
 
 public:
   RowKernelEmitter(GroupOp group, RowKernelInfo info, RowLayout layout,
-                   OpBuilder &b, Location loc, Type indexType, int64_t grid)
+                   OpBuilder &b, Location loc, Type indexType,
+                   const LaunchConfig &launch)
       : group(group), body(group.getBody().front()), info(std::move(info)),
-        layout(layout), b(b), loc(loc), kb(b, loc, indexType), grid(grid) {}
+        layout(layout), b(b), loc(loc), kb(b, loc, indexType), launch(launch) {}
 
   LogicalResult emit(gpu::GPUFuncOp func);
 
@@ -155,8 +156,8 @@ private:
   OpBuilder &b;
   Location loc;
   KernelBuilder kb;
-  /// The blocks launched (fewer than the rows need: a grid-stride loop).
-  int64_t grid;
+  /// The grid and the blocks of rows it walks (more: a grid-stride loop).
+  LaunchConfig launch;
   gpu::GPUFuncOp func;
 
   Value thread, laneInRow, rowInBlock, row, rowValid;
@@ -180,8 +181,7 @@ int RowKernelEmitter::intern(ArrayRef<int64_t> shape) {
 void RowKernelEmitter::emitRowIndices() {
   Type indexType = kb.getIndexType();
   thread = kb.threadId();
-  Value block = kb.logicalBlock(
-      (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock, grid);
+  Value block = kb.logicalBlock(launch);
   const int64_t segment = layout.threadsPerRow;
   if (layout.strided) {
     rowInBlock = arith::RemUIOp::create(b, loc, thread,
@@ -918,11 +918,9 @@ public:
     if (failed(plan))
       return failure();
     const RowLayout &layout = plan->layout;
-    LaunchConfig config;
-    config.block = layout.threadsPerRow * layout.rowsPerBlock;
-    config.grid = context.options.gridFor(
-        (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock);
-    return config;
+    return context.options.launchFor(layout.threadsPerRow * layout.rowsPerBlock,
+                                     (layout.rows + layout.rowsPerBlock - 1) /
+                                         layout.rowsPerBlock);
   }
 
   LogicalResult emit(GroupOp group, const LaunchConfig &config,
@@ -940,7 +938,7 @@ public:
     b.setInsertionPoint(func.getBody().front().getTerminator());
 
     RowKernelEmitter emitter(group, std::move(plan->info), layout, b, loc,
-                             indexType, config.grid);
+                             indexType, config);
     if (failed(emitter.emit(func))) {
       func.erase();
       return failure();

@@ -209,11 +209,8 @@ public:
     std::optional<TransposeShape> shape = analyzeGroup(group);
     if (!shape)
       return group.emitError("internal error: not a transpose kernel");
-    LaunchConfig config;
-    config.block = kThreads;
-    config.grid = context.options.gridFor(
-        shape->batch() * shape->tilesAcross() * shape->tilesInner());
-    return config;
+    return context.options.launchFor(
+        kThreads, shape->batch() * shape->tilesAcross() * shape->tilesInner());
   }
 
   LogicalResult emit(GroupOp group, const LaunchConfig &config,
@@ -249,8 +246,7 @@ LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
 
   // The block's tile: (batch, tile across, tile inner), inner fastest.
   Value thread = kb.threadId();
-  Value blockId = kb.logicalBlock(s.batch() * s.tilesAcross() * s.tilesInner(),
-                                  config.grid);
+  Value blockId = kb.logicalBlock(config);
   SmallVector<Value> coordinates =
       kb.decompose(blockId, {s.batch(), s.tilesAcross(), s.tilesInner()});
   SmallVector<int64_t> batchShape;

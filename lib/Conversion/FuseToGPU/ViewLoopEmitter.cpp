@@ -67,12 +67,12 @@ private:
                ? vectorsPerThread
                : 1;
   }
-  /// The kernel with `vec` lanes per vector on a grid of at most `grid`
-  /// blocks; null (the function erased) when the lanes cannot be followed
+  /// The kernel with `vec` lanes per vector on `launch`'s grid and blocks
+  /// of work; null (the function erased) when the lanes cannot be followed
   /// and `vec` > 1.
-  FailureOr<gpu::GPUFuncOp> emitWith(GroupOp group, int64_t vec,
-                                     int64_t blockSize, int64_t unroll,
-                                     int64_t grid, gpu::GPUModuleOp module,
+  FailureOr<gpu::GPUFuncOp> emitWith(GroupOp group, int64_t vec, int64_t unroll,
+                                     const LaunchConfig &launch,
+                                     gpu::GPUModuleOp module,
                                      StringRef name) const;
   /// The widest vector the outputs allow.
   static int64_t chooseVec(GroupOp group) {
@@ -106,11 +106,8 @@ ViewLoopEmitter::configure(GroupOp group, const EmitContext &context) const {
   const int64_t vectors = getNumElements(group.getResultTypes()[0]) / *vec;
   const int64_t unroll =
       unrollFor(vectors, blockSize, context.options.vectorsPerThread);
-  LaunchConfig config;
-  config.block = blockSize;
-  config.grid = context.options.gridFor((vectors + blockSize * unroll - 1) /
-                                        (blockSize * unroll));
-  return config;
+  return context.options.launchFor(
+      blockSize, (vectors + blockSize * unroll - 1) / (blockSize * unroll));
 }
 
 FailureOr<int64_t> ViewLoopEmitter::settleVec(GroupOp group, int64_t blockSize,
@@ -123,9 +120,13 @@ FailureOr<int64_t> ViewLoopEmitter::settleVec(GroupOp group, int64_t blockSize,
   OpBuilder b(group.getContext());
   auto scratch = gpu::GPUModuleOp::create(b, group.getLoc(), "scratch");
   const int64_t vectors = getNumElements(group.getResultTypes()[0]) / vec;
+  // One grid block per block of work: no loop to build here.
+  LaunchConfig launch;
+  launch.block = blockSize;
+  launch.grid = EmitterOptions::kMaxGridBlocks;
   FailureOr<gpu::GPUFuncOp> func = ViewLoopEmitter().emitWith(
-      group, vec, blockSize, unrollFor(vectors, blockSize, vectorsPerThread),
-      EmitterOptions::kMaxGridBlocks, scratch, "scratch");
+      group, vec, unrollFor(vectors, blockSize, vectorsPerThread), launch,
+      scratch, "scratch");
   const bool followed = succeeded(func) && *func;
   scratch.erase();
   if (failed(func))
@@ -142,9 +143,9 @@ LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
     return failure();
   const int64_t vectors = getNumElements(group.getResultTypes()[0]) / *vec;
   FailureOr<gpu::GPUFuncOp> func = emitWith(
-      group, *vec, config.block,
+      group, *vec,
       unrollFor(vectors, config.block, context.options.vectorsPerThread),
-      config.grid, module, name);
+      config, module, name);
   if (failed(func))
     return failure();
   if (!*func)
@@ -153,10 +154,12 @@ LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   return success();
 }
 
-FailureOr<gpu::GPUFuncOp>
-ViewLoopEmitter::emitWith(GroupOp group, int64_t vec, int64_t blockSize,
-                          int64_t unroll, int64_t grid, gpu::GPUModuleOp module,
-                          StringRef name) const {
+FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
+                                                    int64_t unroll,
+                                                    const LaunchConfig &launch,
+                                                    gpu::GPUModuleOp module,
+                                                    StringRef name) const {
+  const int64_t blockSize = launch.block;
   auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
   const int64_t elements = getNumElements(outputType);
   const int64_t vectors = elements / vec;
@@ -173,9 +176,7 @@ ViewLoopEmitter::emitWith(GroupOp group, int64_t vec, int64_t blockSize,
   ViewKernel kernel(group, b, kb, func, vec);
 
   const int64_t perBlock = blockSize * unroll;
-  Value firstVector = kb.firstVector(
-      perBlock, std::max<int64_t>(1, (vectors + perBlock - 1) / perBlock),
-      grid);
+  Value firstVector = kb.firstVector(perBlock, launch);
   if (unroll == 1) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           firstVector, kb.constant(vectors));

@@ -43,6 +43,10 @@ struct TensorMapSpec {
 struct LaunchConfig {
   int64_t grid = 1;
   int64_t block = 1;
+  /// The blocks of work the kernel walks: `grid` blocks take them in a
+  /// grid-stride loop when there are more (KernelBuilder::logicalBlock).
+  /// 0 for a kernel whose blocks find their own work (a persistent GEMM).
+  int64_t blocks = 0;
   int64_t sharedBytes = 0;
   llvm::SmallVector<TensorMapSpec, 2> tensorMaps;
 };
@@ -71,6 +75,15 @@ struct EmitterOptions {
   /// The grid for `blocks` blocks of work.
   int64_t gridFor(int64_t blocks) const {
     return std::max<int64_t>(1, std::min(blocks, maxGridBlocks));
+  }
+  /// The launch of `block` threads for `blocks` blocks of work (at least
+  /// one), on a grid capped by maxGridBlocks.
+  LaunchConfig launchFor(int64_t block, int64_t blocks) const {
+    LaunchConfig config;
+    config.block = block;
+    config.blocks = std::max<int64_t>(1, blocks);
+    config.grid = gridFor(config.blocks);
+    return config;
   }
 };
 
