@@ -84,14 +84,62 @@ TEST_F(GemmKernelTest, ConvIsAnImplicitGemm) {
   EXPECT_EQ(shape.k, 3 * 3 * 16);
 }
 
+TEST_F(GemmKernelTest, PrologueComputesA) {
+  // A norm's second half: the copied input, a per-row statistic and a
+  // per-column scale cast to f32 inside the prologue.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
+    func.func @f(%x: tensor<64x32xbf16>, %r: tensor<64x1xf32>, %g: tensor<32xbf16>, %b: tensor<32x48xbf16>) -> tensor<64x48xbf16> {
+      %c = fuse.cast %x : tensor<64x32xbf16> to tensor<64x32xf32>
+      %n = fuse.mul %c, %r : (tensor<64x32xf32>, tensor<64x1xf32>) -> tensor<64x32xf32>
+      %g32 = fuse.cast %g : tensor<32xbf16> to tensor<32xf32>
+      %s = fuse.mul %n, %g32 : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
+      %y = fuse.cast %s : tensor<64x32xf32> to tensor<64x32xbf16>
+      %m = fuse.matmul %y, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      return %m : tensor<64x48xbf16>
+    })mlir");
+  ASSERT_TRUE(func);
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front().without_terminator())
+    ops.push_back(&op);
+  Operation *matmul = analyzeGemmKernel(ops, why);
+  ASSERT_TRUE(matmul) << why;
+  std::optional<GemmPrologue> prologue = getGemmPrologue(
+      matmul, [&](Operation *op) { return llvm::is_contained(ops, op); }, why);
+  ASSERT_TRUE(prologue) << why;
+  EXPECT_EQ(prologue->source, func.getArgument(0));
+  EXPECT_EQ(prologue->ops.size(), 5u);
+}
+
 TEST_F(GemmKernelTest, RefusesPrologue) {
+  // Two inputs of A's shape: the kernel copies one.
   EXPECT_FALSE(analyze(R"mlir(
-    func.func @f(%a: tensor<64x32xbf16>, %b: tensor<32x48xbf16>) -> tensor<64x48xbf16> {
-      %r = fuse.relu %a : tensor<64x32xbf16>
-      %m = fuse.matmul %r, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+    func.func @f(%a: tensor<64x32xbf16>, %z: tensor<64x32xbf16>, %b: tensor<32x48xbf16>) -> tensor<64x48xbf16> {
+      %s = fuse.add %a, %z : (tensor<64x32xbf16>, tensor<64x32xbf16>) -> tensor<64x32xbf16>
+      %m = fuse.matmul %s, %b : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
       return %m : tensor<64x48xbf16>
     })mlir"));
-  EXPECT_NE(why.find("produces an operand of 'fuse.matmul'"), std::string::npos)
+  EXPECT_NE(why.find("reads 2 inputs of A's shape [64, 32]; the kernel copies "
+                     "exactly one"),
+            std::string::npos)
+      << why;
+  // A stored as K x M: the slice's rows are not A's rows.
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<32x64xbf16>, %b: tensor<32x48xbf16>) -> tensor<64x48xbf16> {
+      %r = fuse.relu %a : tensor<32x64xbf16>
+      %m = fuse.matmul %r, %b transpose_a : (tensor<32x64xbf16>, tensor<32x48xbf16>) -> tensor<64x48xbf16>
+      return %m : tensor<64x48xbf16>
+    })mlir"));
+  EXPECT_NE(why.find("a prologue needs A row-major"), std::string::npos) << why;
+  // A prologue value is never stored.
+  EXPECT_FALSE(analyze(R"mlir(
+    func.func @f(%a: tensor<64x48xbf16>, %b: tensor<48x48xbf16>) -> tensor<64x48xbf16> {
+      %r = fuse.relu %a : tensor<64x48xbf16>
+      %m = fuse.matmul %r, %b : (tensor<64x48xbf16>, tensor<48x48xbf16>) -> tensor<64x48xbf16>
+      %s = fuse.add %m, %r : (tensor<64x48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16>
+      return %s : tensor<64x48xbf16>
+    })mlir"));
+  EXPECT_NE(why.find("a prologue value is computed per K slice, never stored"),
+            std::string::npos)
       << why;
 }
 
