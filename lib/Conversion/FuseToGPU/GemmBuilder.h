@@ -150,6 +150,16 @@ public:
                swizzled(row, remu(col, 64), 64));
   }
 
+  /// Orders this thread's shared-memory writes (cp.async copies landed, a
+  /// prologue's stores) before the tensor cores' reads through the async
+  /// proxy (wgmma); a barrier then publishes them to the other threads.
+  void fenceAsyncProxy() {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+
   Value sharedPointer(Value base, Value byteOffset) {
     return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                                ValueRange{byteOffset});

@@ -68,9 +68,7 @@ SmallVector<Value> emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t,
       // warpgroup has also finished the wgmma batch of slice - 2, whose
       // stage is refilled.
       NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 3);
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+      gb.fenceAsyncProxy();
     }
     gpu::BarrierOp::create(b, loc);
     {
@@ -89,9 +87,7 @@ SmallVector<Value> emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t,
       // The prologue's stores reach the tensor cores through the async
       // proxy: a proxy fence, then a barrier before any warpgroup's MMAs.
       rewrite(slice, ring);
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+      gb.fenceAsyncProxy();
       gpu::BarrierOp::create(b, loc);
     }
 

@@ -114,9 +114,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
       // have fenced (named barrier 3 + warpgroup: 1 and 2 pass the
       // ping-pong turns).
       rewrite(slice, ring);
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+      gb.fenceAsyncProxy();
       NVVM::BarrierOp::create(b, loc, TypeRange{},
                               gb.add(gb.i32(3), warpgroupIndex), gb.i32(128),
                               {}, Value());

@@ -110,7 +110,11 @@ public:
         candidates.pop();
         if (clusterOf.count(producer) || !considered.insert(producer).second)
           continue;
-        consider(producer, k, candidates);
+        // A matmul's A producer: its prologue, or nothing.
+        if (MatmulOp matmul = prologueConsumer(producer, k))
+          tryPrologue(matmul, k);
+        else
+          consider(producer, k, candidates);
       }
       // Once no worklist holds them: what the GEMM prologues replaced.
       eraseReplacedChains();
@@ -649,10 +653,6 @@ private:
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
   void consider(Operation *producer, int k, Worklist &worklist) {
     Cluster &cluster = clusters[k];
-    if (MatmulOp matmul = prologueConsumer(producer, k)) {
-      tryPrologue(matmul, k);
-      return;
-    }
     if (Operation *reduction = foreignReductionFeeding(producer, k)) {
       remark(producer, k,
              "not fused: it is the epilogue of " + describeOp(reduction) +
