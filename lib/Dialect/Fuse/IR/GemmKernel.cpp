@@ -153,8 +153,11 @@ static bool feedsOnlyOperands(Operation *view, Operation *contraction,
   return true;
 }
 
-Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
-  llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
+/// The one contraction of `ops`, or null with the reason in `why`.
+static Operation *
+findOnlyContraction(ArrayRef<Operation *> ops,
+                    const llvm::DenseSet<Operation *> &members,
+                    std::string &why) {
   Operation *contraction = nullptr;
   for (Operation *op : ops) {
     if (!isContraction(op))
@@ -175,10 +178,16 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
     }
     contraction = op;
   }
-  if (!contraction) {
+  if (!contraction)
     why = "the kernel holds no matmul or conv2d";
+  return contraction;
+}
+
+Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
+  llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
+  Operation *contraction = findOnlyContraction(ops, members, why);
+  if (!contraction)
     return nullptr;
-  }
   std::optional<GemmPrologue> prologue = getGemmPrologue(
       contraction, [&](Operation *op) { return members.contains(op); }, why);
   if (!prologue)
