@@ -92,37 +92,29 @@
 // WS-LABEL: func.func @bias_gelu
 // WS: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<warp_specialized, tma>, fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
 // WS: gpu.func @bias_gelu_k0({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
-// WS: llvm.mlir.constant(1 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(1 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(1 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(1 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(1 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(1 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(1 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(1 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(256 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(256 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(256 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(256 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(256 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(256 : i32)
 // WS-NEXT: nvvm.mbarrier.init
-// WS: llvm.mlir.constant(256 : i32)
-// WS-NEXT: llvm.mlir.constant
-// WS-NEXT: llvm.getelementptr
+// WS: llvm.getelementptr
+// WS-NEXT: llvm.mlir.constant(256 : i32)
 // WS-NEXT: nvvm.mbarrier.init
 // WS-NEXT: nvvm.fence.mbarrier.init
 // WS: gpu.barrier
@@ -160,37 +152,29 @@
 // then stores its epilogue while the other multiplies.
 // PINGPONG-LABEL: func.func @bias_gelu
 // PINGPONG: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<ping_pong, tma>
-// PINGPONG: llvm.mlir.constant(1 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(1 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(1 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(1 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(1 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(1 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(1 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(1 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(128 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(128 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(128 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(128 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(128 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(128 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
-// PINGPONG: llvm.mlir.constant(128 : i32)
-// PINGPONG-NEXT: llvm.mlir.constant
-// PINGPONG-NEXT: llvm.getelementptr
+// PINGPONG: llvm.getelementptr
+// PINGPONG-NEXT: llvm.mlir.constant(128 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
 // PINGPONG-NEXT: nvvm.fence.mbarrier.init
 // PINGPONG: } else {

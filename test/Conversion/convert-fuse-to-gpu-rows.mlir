@@ -70,11 +70,11 @@ func.func @softmax_streamed(%x: tensor<4x65536xf32>) -> tensor<4x65536xf32> {
 // and store nothing.
 // CHECK-LABEL: func.func @masked
 // CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 2, 1, 1>
-// CHECK: %[[ROWOK:.*]] = arith.cmpi ult, %[[ROW:.*]], %c9_i32
-// CHECK: arith.minui %[[ROW]], %c8_i32
-// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %c125_i32
-// CHECK: arith.minui %{{.*}}, %c124_i32
+// CHECK: arith.minui %[[ROW:.*]], %c8_i32
+// CHECK: arith.minui %[[SLOT:.*]], %c124_i32
 // CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: %[[ROWOK:.*]] = arith.cmpi ult, %[[ROW]], %c9_i32
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[SLOT]], %c125_i32
 // CHECK: arith.select %[[OK]]
 // CHECK: %[[STORE:.*]] = arith.andi %[[OK]], %[[ROWOK]]
 // CHECK: scf.if %[[STORE]]
@@ -142,9 +142,9 @@ func.func @softmax_columns(%x: tensor<20000x64xf32>) -> tensor<20000x64xf32> {
 // A per-row output is stored by the first thread of its row; an i64 sum
 // crosses the shuffles as two 32-bit halves.
 // CHECK-LABEL: func.func @row_sum_i64
-// CHECK: gpu.shuffle  xor {{.*}} : i32
-// CHECK: gpu.shuffle  xor {{.*}} : i32
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// CHECK: gpu.shuffle  xor {{.*}} : i32
+// CHECK: gpu.shuffle  xor {{.*}} : i32
 // CHECK: scf.if %[[FIRST]]
 // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
 func.func @row_sum_i64(%x: tensor<32x256xi64>) -> tensor<32xi64> {

@@ -10,6 +10,7 @@
 
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 
+#include "opfuse/Conversion/FuseToGPU/CanonicalOrder.h"
 #include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
@@ -121,6 +122,9 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
   if (failed(config) ||
       failed(emitter.emit(group, *config, kernels, name, context)))
     return false;
+  // The PTX must not depend on the C++ compiler that built opfuse.
+  if (Operation *kernel = kernels.lookupSymbol(name))
+    sortIntoCanonicalOrder(kernel);
 
   Builder builder(&getContext());
   dialect.getKernelAttrHelper().setAttr(
