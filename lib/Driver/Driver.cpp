@@ -246,6 +246,11 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   buildFusionPasses(fusion, compile);
   if (failed(fusion.run(module)))
     return ExitUnsupported;
+  if (options.testInternalError) {
+    module.emitError("internal error: raised by --test-internal-error after "
+                     "the fusion passes");
+    return ExitUnsupported;
+  }
   // --check interprets the kernels as formed here; emission rewrites them.
   OwningOpRef<ModuleOp> fused = options.check ? module.clone() : nullptr;
   CostModel model(target);

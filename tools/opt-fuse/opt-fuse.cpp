@@ -191,6 +191,12 @@ cl::opt<bool> json("json",
 cl::opt<unsigned long long> seed("seed",
                                  cl::desc("Seed of the generated inputs (1)"),
                                  cl::init(1), cl::cat(category));
+// Not in --help: lets the test suite see a compiler bug end to end (its
+// exit code and message) without keeping a bug in the compiler for it.
+cl::opt<bool> testInternalError(
+    "test-internal-error",
+    cl::desc("Testing only: fail as a compiler bug would, after fusion"),
+    cl::Hidden, cl::cat(category));
 
 const char *overview =
     "opt-fuse: the opfuse operator-fusion compiler\n\n"
@@ -283,5 +289,6 @@ int main(int argc, char **argv) {
   options.iterations = iterations;
   options.json = json;
   options.seed = seed;
+  options.testInternalError = testInternalError;
   return opfuse::runDriver(options);
 }

@@ -86,6 +86,8 @@ struct DriverOptions {
   bool calibrate = false;
   /// Write the --target description as a target file instead of compiling.
   bool printTarget = false;
+  /// Testing only: report an internal error after fusion (exit code 8).
+  bool testInternalError = false;
 };
 
 /// Reads `path` and parses it as a fuse model: the module verifies, holds at
