@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential fuzzing of opt-fuse on random valid fuse graphs (CPU only).
+"""Differential fuzzing of opt-fuse on random valid fuse graphs.
 
 Writes random, valid functions of the fuse dialect (elementwise ops with
 NumPy broadcasting, reductions, softmax and the norms, matmuls, transposes,
@@ -10,6 +10,11 @@ through
   opt-fuse G --check-fusion        the reference interpreter before and
                                    after fusion must agree bit for bit
   opt-fuse G --emit=ptx -o ...     compiling to PTX must succeed
+
+or, with --modes=gpu on a machine with a GPU,
+
+  opt-fuse G --check               the GPU's outputs within tolerance of
+  opt-fuse G --check --numerics=strict    the reference of each mode
 
 A run passes when every graph exits 0, or 4 (valid, but an op has no
 emitter: counted and reported by message). Anything else (another exit
@@ -34,8 +39,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 DIMS = (1, 2, 3, 5, 8, 17, 32, 64)
 FLOATS = ("f32", "f16", "bf16")
-UNARY = ("exp", "neg", "relu", "tanh", "sigmoid", "silu", "abs", "gelu")
-BINARY = ("add", "sub", "mul", "max", "min")
+UNARY = ("exp", "neg", "relu", "tanh", "sigmoid", "silu", "abs", "gelu",
+         "log", "sqrt", "rsqrt", "reciprocal", "erf")
+BINARY = ("add", "sub", "mul", "max", "min", "div", "pow")
+INT_BINARY = ("add", "sub", "mul", "max", "min", "div")
 INT_UNARY = ("neg", "abs", "relu")
 COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -96,7 +103,7 @@ def binary(g):
     if g.rng.random() < 0.5:
         x, y = y, x
     out = broadcast(x[1], y[1])
-    op = g.rng.choice(BINARY)
+    op = g.rng.choice(BINARY if x[2] in FLOATS else INT_BINARY)
     return g.emit(f"fuse.{op} {x[0]}, {y[0]} : ({type_of(x[1], x[2])}, "
                   f"{type_of(y[1], y[2])}) -> {type_of(out, x[2])}",
                   out, x[2])
@@ -198,9 +205,12 @@ def data_movement(g):
         out[axis] *= 2
         return g.emit(f"fuse.concat {x[0]}, {x[0]} axis = {axis} : ({t}, {t}) "
                       f"-> {type_of(out, dtype)}", out, dtype)
-    # Casts between the float types, and from integers and booleans to
-    # floats (float to integer is left out: out of range it is undefined).
-    other = g.rng.choice([f for f in FLOATS if f != dtype])
+    # Casts between the float types, from integers and booleans to floats,
+    # and from floats to i32 (truncated, saturated, NaN to 0).
+    choices = [f for f in FLOATS if f != dtype]
+    if dtype in FLOATS:
+        choices.append("i32")
+    other = g.rng.choice(choices)
     return g.emit(f"fuse.cast {x[0]} : {t} to {type_of(shape, other)}",
                   shape, other)
 
@@ -216,7 +226,7 @@ def integer(g):
         op = g.rng.choice(INT_UNARY)
         return g.emit(f"fuse.{op} {x[0]} : {t}", x[1], "i32")
     y = g.pick(lambda v: v[1] == x[1] and v[2] == "i32")
-    op = g.rng.choice(BINARY)
+    op = g.rng.choice(INT_BINARY)
     return g.emit(f"fuse.{op} {x[0]}, {y[0]} : ({t}, {t}) -> {t}", x[1], "i32")
 
 
@@ -267,7 +277,12 @@ def generate(seed):
 
 
 MODES = {"--check-fusion": ["--check-fusion"],
-         "--emit=ptx": ["--emit=ptx", "-o", os.devnull]}
+         "--emit=ptx": ["--emit=ptx", "-o", os.devnull],
+         "--check": ["--check"],
+         "--check-strict": ["--check", "--numerics=strict"]}
+# The CPU pair runs anywhere; the GPU pair needs the device machine.
+MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
+             "gpu": ("--check", "--check-strict")}
 
 
 def outcome(opt_fuse, path, mode):
@@ -285,15 +300,17 @@ def outcome(opt_fuse, path, mode):
         return "pass", 0, ""
     if done.returncode == 4:
         return "unsupported", 4, text
+    if done.returncode == 5:
+        sys.exit("fuzz-graphs: --check needs a GPU: " + text.strip())
     return "failure", done.returncode, text
 
 
-def run_one(opt_fuse, seed, directory):
+def run_one(opt_fuse, seed, directory, modes):
     path = os.path.join(directory, f"seed{seed}.mlir")
     with open(path, "w") as f:
         f.write(generate(seed))
     outcomes = []
-    for mode in MODES:
+    for mode in modes:
         kind, code, text = outcome(opt_fuse, path, mode)
         outcomes.append((kind, mode, code, text))
     return seed, path, outcomes
@@ -413,6 +430,10 @@ def main():
                              "(with --mode) and exit")
     parser.add_argument("--mode", choices=list(MODES), default="--emit=ptx",
                         help="the run --reduce repeats")
+    parser.add_argument("--modes", choices=list(MODE_SETS), default="cpu",
+                        help="cpu: --check-fusion and --emit=ptx; gpu: "
+                             "--check in the default and the strict "
+                             "numerics (needs a GPU)")
     args = parser.parse_args()
     if args.print is not None:
         sys.stdout.write(generate(args.print))
@@ -434,7 +455,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, \
             ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for seed, path, outcomes in pool.map(
-                lambda s: run_one(args.opt_fuse, s, tmp), seeds):
+                lambda s: run_one(args.opt_fuse, s, tmp,
+                                  MODE_SETS[args.modes]), seeds):
             for kind, mode, code, text in outcomes:
                 counts[kind] += 1
                 if kind == "unsupported":

@@ -84,6 +84,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.emitter.pingPong = pingPong;
   options.emitter.vectorStores = vectorStores;
   options.emitter.maxGridBlocks = maxGridBlocks;
+  options.emitter.numerics = numerics;
   options.binary = binary;
   return options;
 }
@@ -133,6 +134,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.pingPong = emitter.pingPong;
   emission.vectorStores = emitter.vectorStores;
   emission.maxGridBlocks = emitter.maxGridBlocks;
+  emission.numerics = emitter.numerics;
   pm.addPass(createConvertFuseToGPU(emission));
   if (!options.binary)
     return;

@@ -38,9 +38,17 @@ double roundTo(Type type, double v) {
     return v != 0 ? 1 : 0;
   if (std::isnan(v))
     return 0;
+  // Integer results are exact below 2^53 and wrap to their width; beyond
+  // 2^63 a double cannot say which i64 it meant (and converting it would
+  // be undefined), so it stays at the end of the range: 2^63 reads back
+  // as INT64_MAX, as the GPU's saturated conversions store it.
+  const double limit = std::ldexp(1.0, 63);
+  if (v >= limit || v < -limit)
+    return type.isInteger(64) ? std::copysign(limit, v) : 0.0;
+  const int64_t whole = static_cast<int64_t>(std::trunc(v));
   if (type.isInteger(32))
-    return static_cast<int32_t>(static_cast<int64_t>(std::trunc(v)));
-  return static_cast<double>(static_cast<int64_t>(std::trunc(v)));
+    return static_cast<int32_t>(static_cast<uint32_t>(whole));
+  return static_cast<double>(whole);
 }
 
 namespace {
@@ -318,6 +326,39 @@ bool compare(CompareDirection d, double a, double b) {
   return false;
 }
 
+unsigned elementWidth(Value value) {
+  return cast<RankedTensorType>(value.getType())
+      .getElementType()
+      .getIntOrFloatBitWidth();
+}
+
+/// An integer the interpreter holds as a double (exact within 2^53).
+int64_t toInt64(double v) { return static_cast<int64_t>(v); }
+
+/// The two's-complement value of the low `width` bits of `bits`.
+double wrapToWidth(uint64_t bits, unsigned width) {
+  if (width >= 64)
+    return static_cast<double>(static_cast<int64_t>(bits));
+  const uint64_t mask = (uint64_t(1) << width) - 1;
+  const uint64_t sign = uint64_t(1) << (width - 1);
+  const uint64_t low = bits & mask;
+  return low & sign ? -static_cast<double>((~low & mask) + 1)
+                    : static_cast<double>(low);
+}
+
+/// `v` truncated toward zero and clamped to a signed `width`-bit range;
+/// NaN is 0.
+double saturateToWidth(double v, unsigned width) {
+  if (std::isnan(v))
+    return 0;
+  const double limit = std::ldexp(1.0, static_cast<int>(width) - 1);
+  if (v >= limit)
+    return limit - 1;
+  if (v < -limit)
+    return -limit;
+  return std::trunc(v);
+}
+
 double fmaxNaN(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
 }
@@ -386,7 +427,16 @@ std::optional<LogicalResult> Interpreter::evalUnary(Operation &op) {
         elementwise(op, [kind](Args a) { return gelu(a[0], kind); });
         return success();
       })
-      .Case([&](CastOp) {
+      .Case([&](CastOp cast) {
+        Type from = cast.getInput().getType().getElementType();
+        Type to = cast.getType().getElementType();
+        if (isa<FloatType>(from) && isa<IntegerType>(to) && !to.isInteger(1)) {
+          // Truncated toward zero, saturated at the type's range, NaN 0.
+          const unsigned width = to.getIntOrFloatBitWidth();
+          elementwise(op,
+                      [width](Args a) { return saturateToWidth(a[0], width); });
+          return success();
+        }
         elementwise(op, [](Args a) { return a[0]; });
         return success();
       })
@@ -411,15 +461,35 @@ std::optional<LogicalResult> Interpreter::evalBinary(Operation &op) {
         return success();
       })
       .Case([&](MulOp) {
+        if (isInt) {
+          // A product of two i32 needs 62 bits, more than a double holds:
+          // multiply the integers and wrap to the result's width.
+          const unsigned width = elementWidth(op.getResult(0));
+          elementwise(op, [width](Args a) {
+            uint64_t product = static_cast<uint64_t>(toInt64(a[0])) *
+                               static_cast<uint64_t>(toInt64(a[1]));
+            return wrapToWidth(product, width);
+          });
+          return success();
+        }
         elementwise(op, [](Args a) { return a[0] * a[1]; });
         return success();
       })
       .Case([&](DivOp) {
-        elementwise(op, [isInt](Args a) {
-          if (isInt)
-            return a[1] == 0 ? 0.0 : std::trunc(a[0] / a[1]);
-          return a[0] / a[1];
-        });
+        if (isInt) {
+          // Truncated toward zero; x / 0 = -1; MIN / -1 wraps to MIN.
+          const unsigned width = elementWidth(op.getResult(0));
+          elementwise(op, [width](Args a) {
+            const int64_t x = toInt64(a[0]), d = toInt64(a[1]);
+            if (d == 0)
+              return -1.0;
+            if (d == -1)
+              return wrapToWidth(0 - static_cast<uint64_t>(x), width);
+            return static_cast<double>(x / d);
+          });
+          return success();
+        }
+        elementwise(op, [](Args a) { return a[0] / a[1]; });
         return success();
       })
       .Case([&](MaxOp) {

@@ -1,5 +1,8 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu=vectors-per-thread=1 | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TWO
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=vectors-per-thread=1 numerics=strict" | FileCheck %s --check-prefix=STRICT
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=numerics=exact" 2>&1 | FileCheck %s --check-prefix=BADMODE
+// BADMODE: error: convert-fuse-to-gpu: numerics=exact: expected default or strict
 
 // An f32 kernel moves 16-byte vectors: 4 lanes. The full-shape input is
 // loaded at the vector's index, the row-vector bias contiguously at the
@@ -54,6 +57,18 @@ func.func @bias_tanh(%x: tensor<8192x64xf32>, %b: tensor<64xf32>) -> tensor<8192
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<8xbf16>
 // CHECK: arith.extui %{{.*}} : i1 to i8
 // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<8xi8>
+// With numerics=strict every bf16 result rounds where it is computed: the
+// product before the add (loaded values are exact already), the sum before
+// it is compared and stored.
+// STRICT-LABEL: gpu.func @column_k0
+// STRICT: %[[X:.*]] = arith.extf %{{.*}} : bf16 to f32
+// STRICT-NEXT: %[[C:.*]] = arith.extf %{{.*}} : bf16 to f32
+// STRICT-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[C]] : f32
+// STRICT-NEXT: %[[PR:.*]] = arith.truncf %[[P]] : f32 to bf16
+// STRICT-NEXT: %[[PE:.*]] = arith.extf %[[PR]] : bf16 to f32
+// STRICT-NEXT: arith.constant 2.000000e+00 : f32
+// STRICT-NEXT: %[[S:.*]] = arith.addf %[[PE]], %{{.*}} : f32
+// STRICT-NEXT: arith.truncf %[[S]] : f32 to bf16
 func.func @column(%x: tensor<4x16xbf16>, %c: tensor<4x1xbf16>) -> (tensor<4x16xbf16>, tensor<4x16xi1>) {
   %two = fuse.constant dense<2.0> : tensor<bf16>
   %0 = fuse.mul %x, %c : (tensor<4x16xbf16>, tensor<4x1xbf16>) -> tensor<4x16xbf16>

@@ -123,6 +123,15 @@ cl::opt<bool> allowTF32(
              "(the report says so, and --check uses TF32 tolerances); "
              "without it they run as f32 FMAs"),
     cl::cat(category));
+cl::opt<std::string> numerics(
+    "numerics",
+    cl::desc("default: f16 and bf16 values inside a fused kernel stay in "
+             "f32 and round once, where the kernel stores them (more "
+             "accurate than the unfused model); strict: every op's f16 or "
+             "bf16 result rounds to its type, so the fused model computes "
+             "what the unfused one does (parity with eager frameworks). "
+             "--check compares each mode with its own reference"),
+    cl::value_desc("default|strict"), cl::init("default"), cl::cat(category));
 cl::opt<bool> noTma(
     "no-tma",
     cl::desc("Feed the sm_90 GEMM kernels' warpgroup MMAs with every "
@@ -272,6 +281,7 @@ int main(int argc, char **argv) {
   compile.emitter.rowElementsPerThread = rowElementsPerThread;
   compile.emitter.matmulTiling = matmulTiling;
   compile.emitter.allowTF32 = allowTF32;
+  compile.emitter.numerics = numerics;
   compile.emitter.useTma = !noTma;
   compile.emitter.warpSpecialize = warpSpecialize;
   compile.emitter.pingPong = pingPong;

@@ -125,6 +125,62 @@ TEST_F(InterpreterTest, CastsRoundAndTruncate) {
   expectNear(out[2], {1, 1, 1});
 }
 
+TEST_F(InterpreterTest, EdgeCasesFollowTheWrittenSemantics) {
+  // docs/numerics.md, "What each op means at the edges".
+  const double nan = std::nan(""), inf = INFINITY;
+  auto out = run(R"(
+    func.func @f(%n: tensor<6xi32>, %d: tensor<6xi32>, %x: tensor<6xf32>,
+                 %b: tensor<6xf32>, %e: tensor<6xf32>, %l: tensor<3xf32>)
+        -> (tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xf32>,
+            tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+      %q = fuse.div %n, %d : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+      %p = fuse.mul %n, %n : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+      %c = fuse.cast %x : tensor<6xf32> to tensor<6xi32>
+      %w = fuse.pow %b, %e : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+      %g = fuse.log %l : tensor<3xf32>
+      %s = fuse.sqrt %l : tensor<3xf32>
+      %r = fuse.rsqrt %l : tensor<3xf32>
+      return %q, %p, %c, %w, %g, %s, %r : tensor<6xi32>, tensor<6xi32>,
+          tensor<6xi32>, tensor<6xf32>, tensor<3xf32>, tensor<3xf32>,
+          tensor<3xf32>
+    })",
+                 {{7, -7, -2147483648.0, 2147483647, -9, 65537},
+                  {0, 2, -1, -1, 4, 3},
+                  {nan, inf, -inf, 3e9, -2.9, 2147483520.0},
+                  {-2, -2, 0, nan, 1, 0},
+                  {3, 0.5, 0, 0, nan, -1},
+                  {0.0, -0.0, -1}});
+  ASSERT_EQ(out.size(), 7u);
+  // x / 0 = -1; -7 / 2 truncates to -3; MIN / -1 wraps to MIN.
+  EXPECT_EQ(out[0], (std::vector<double>{-1, -3, -2147483648.0, -2147483647, -2,
+                                         21845}));
+  // i32 products wrap: 65537^2 = 2^32 + 2^17 + 1 keeps 131073; MIN^2 = 0;
+  // MAX^2 = 1 (mod 2^32).
+  EXPECT_EQ(out[1][0], 49);
+  EXPECT_EQ(out[1][2], 0);
+  EXPECT_EQ(out[1][3], 1);
+  EXPECT_EQ(out[1][5], 131073);
+  // NaN -> 0; saturated at the ends; truncated toward zero inside.
+  EXPECT_EQ(out[2], (std::vector<double>{0, 2147483647, -2147483648.0,
+                                         2147483647, -2, 2147483520.0}));
+  // (-2)^3 = -8, (-2)^0.5 = NaN, 0^0 = 1, NaN^0 = 1, 1^NaN = 1, 0^-1 = inf.
+  EXPECT_EQ(out[3][0], -8);
+  EXPECT_TRUE(std::isnan(out[3][1]));
+  EXPECT_EQ(out[3][2], 1);
+  EXPECT_EQ(out[3][3], 1);
+  EXPECT_EQ(out[3][4], 1);
+  EXPECT_EQ(out[3][5], inf);
+  // log(+-0) = -inf, log(-1) NaN; sqrt(-0) = -0; rsqrt(+-0) = +-inf.
+  EXPECT_EQ(out[4][0], -inf);
+  EXPECT_EQ(out[4][1], -inf);
+  EXPECT_TRUE(std::isnan(out[4][2]));
+  EXPECT_EQ(out[5][1], 0.0);
+  EXPECT_TRUE(std::signbit(out[5][1]));
+  EXPECT_TRUE(std::isnan(out[5][2]));
+  EXPECT_EQ(out[6][0], inf);
+  EXPECT_EQ(out[6][1], -inf);
+}
+
 TEST_F(InterpreterTest, CompareSelectConstants) {
   auto out = run(R"(
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -123,6 +123,11 @@ struct FusePipelineOptions
       llvm::cl::desc("The most blocks a loop, view, transpose or row "
                      "kernel launches (grid-stride beyond)"),
       llvm::cl::init((int64_t(1) << 31) - 1)};
+  Option<std::string> numerics{
+      *this, "numerics",
+      llvm::cl::desc("default (f16/bf16 intermediates of a kernel in f32) "
+                     "or strict (every op rounds to its type)"),
+      llvm::cl::init("default")};
   Option<bool> binary{*this, "emit-binary",
                       llvm::cl::desc("Serialise the kernels to PTX "
                                      "(gpu.binary)"),

@@ -72,6 +72,7 @@ LogicalResult ConvertFuseToGPUPass::initialize(MLIRContext *context) {
   options.pingPong = pingPong;
   options.vectorStores = vectorStores;
   options.maxGridBlocks = maxGridBlocks;
+  options.numerics = numerics;
   if (std::optional<std::string> error = checkEmitterOptions(options))
     return emitError(UnknownLoc::get(context))
            << "convert-fuse-to-gpu: " << *error;

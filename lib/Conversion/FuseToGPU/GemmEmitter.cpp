@@ -251,6 +251,7 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
+  kb.setStrictNumerics(context.options.strictNumerics());
   GemmBuilder gb(b, loc, kb, t, problem.elementType);
   problem.a.pointer = entry.getArgument(problem.lhsArg.getArgNumber());
   problem.b.pointer = entry.getArgument(problem.rhsArg.getArgNumber());

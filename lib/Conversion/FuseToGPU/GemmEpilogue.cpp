@@ -163,7 +163,7 @@ Inputs Epilogue::loadInputs(Value row, Value col, int64_t count) {
 FailureOr<SmallVector<GroupEvaluator::Lanes>>
 Epilogue::evaluateAt(ArrayRef<Value> lanes, const Inputs &values) {
   GroupEvaluator::Memo memo;
-  GroupEvaluator evaluator(b, lanes.size(), memo);
+  GroupEvaluator evaluator(b, lanes.size(), memo, kb.strictNumerics());
   for (const auto &[argument, loaded] : values)
     evaluator.seed(argument, 0, loaded);
   evaluator.seed(contraction->getResult(0), 0, SmallVector<Value>(lanes));

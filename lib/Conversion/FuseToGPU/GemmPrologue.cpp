@@ -125,7 +125,7 @@ LogicalResult emitPrologueSlice(GemmKernelEmission &k, const TileCoordinates &c,
       return indices;
     };
     GroupEvaluator::Memo memo;
-    GroupEvaluator evaluator(b, perChunk, memo);
+    GroupEvaluator evaluator(b, perChunk, memo, kb.strictNumerics());
     evaluator.seed(prologue.source, 0, source);
     for (const PrologueInput &input : inputs) {
       Value base = k.entry.getArgument(input.argument.getArgNumber());

@@ -5,6 +5,9 @@
 #include "KernelBuilder.h"
 #include "ScalarOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+
 using namespace mlir;
 using namespace opfuse::fuse;
 
@@ -22,7 +25,7 @@ FailureOr<GroupEvaluator::Lanes> GroupEvaluator::evaluate(Value value,
     return failure();
   Lanes lanes;
   if (*provided) {
-    lanes = std::move(**provided);
+    lanes = roundToDeclared(value, std::move(**provided));
   } else if (auto constant = value.getDefiningOp<ConstantOp>()) {
     lanes.assign(width, splatScalar(b, constant));
   } else {
@@ -47,8 +50,31 @@ FailureOr<GroupEvaluator::Lanes> GroupEvaluator::evaluate(Value value,
         return failure();
       lanes.push_back(*scalar);
     }
+    lanes = roundToDeclared(value, std::move(lanes));
   }
   memo[key] = lanes;
+  return lanes;
+}
+
+GroupEvaluator::Lanes GroupEvaluator::roundToDeclared(Value value,
+                                                      Lanes lanes) {
+  if (!strict)
+    return lanes;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  Type element = type ? type.getElementType() : value.getType();
+  if (!isa<BFloat16Type, Float16Type>(element))
+    return lanes;
+  for (Value &lane : lanes) {
+    if (!lane.getType().isF32())
+      continue;
+    // Widened from the type (a load): already exact.
+    if (auto widened = lane.getDefiningOp<arith::ExtFOp>())
+      if (widened.getIn().getType() == element)
+        continue;
+    Location loc = value.getLoc();
+    Value narrow = arith::TruncFOp::create(b, loc, element, lane);
+    lane = arith::ExtFOp::create(b, loc, lane.getType(), narrow);
+  }
   return lanes;
 }
 

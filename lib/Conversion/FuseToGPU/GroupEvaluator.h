@@ -27,9 +27,12 @@ public:
   using Memo = llvm::DenseMap<Key, Lanes>;
 
   /// Evaluates into `memo`, which the caller owns so that it outlives the
-  /// evaluator (one memo per vector position, say).
-  GroupEvaluator(mlir::OpBuilder &b, int64_t width, Memo &memo)
-      : b(b), width(width), memo(memo) {}
+  /// evaluator (one memo per vector position, say). With `strict`
+  /// (--numerics=strict) every f16 or bf16 op result, and every seeded
+  /// value of those types, is rounded to its type as it is computed;
+  /// otherwise it stays in f32 until it is stored.
+  GroupEvaluator(mlir::OpBuilder &b, int64_t width, Memo &memo, bool strict)
+      : b(b), width(width), strict(strict), memo(memo) {}
   virtual ~GroupEvaluator() = default;
 
   /// The lanes of `value` in `context`: memoised, else provided by the
@@ -40,7 +43,8 @@ public:
   /// Records lanes the emitter computed itself (loaded inputs, a GEMM's
   /// accumulators).
   void seed(mlir::Value value, int context, Lanes lanes) {
-    memo[{value, keyContext(value, context)}] = std::move(lanes);
+    memo[{value, keyContext(value, context)}] =
+        roundToDeclared(value, std::move(lanes));
   }
 
 protected:
@@ -64,8 +68,13 @@ protected:
 
   mlir::OpBuilder &b;
   int64_t width;
+  const bool strict;
 
 private:
+  /// `lanes` of `value` rounded to its f16 or bf16 element type in strict
+  /// mode (a no-op otherwise, and for other types).
+  Lanes roundToDeclared(mlir::Value value, Lanes lanes);
+
   Memo &memo;
 };
 

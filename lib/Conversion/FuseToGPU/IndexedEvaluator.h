@@ -109,8 +109,8 @@ using ConversionCache =
 class ViewEvaluator : public GroupEvaluator {
 public:
   ViewEvaluator(ViewKernel &kernel, Memo &memo, ConversionCache &conversions)
-      : GroupEvaluator(kernel.b, kernel.vec, memo), kernel(kernel),
-        conversions(conversions) {}
+      : GroupEvaluator(kernel.b, kernel.vec, memo, kernel.kb.strictNumerics()),
+        kernel(kernel), conversions(conversions) {}
 
   /// Evaluates `value` at `index`.
   mlir::FailureOr<Lanes> evaluateAt(mlir::Value value, Index index) {

@@ -67,6 +67,11 @@ public:
 
   mlir::Type getIndexType() const { return indexType; }
 
+  /// Whether the kernel rounds every f16/bf16 op result to its type
+  /// (--numerics=strict); the group evaluators read it.
+  bool strictNumerics() const { return strict; }
+  void setStrictNumerics(bool value) { strict = value; }
+
   /// An index-typed constant.
   mlir::Value constant(int64_t value);
   /// The thread's index in its block and the block's in the grid, x only
@@ -134,6 +139,7 @@ private:
   mlir::OpBuilder &b;
   mlir::Location loc;
   mlir::Type indexType;
+  bool strict = false;
 };
 
 } // namespace opfuse

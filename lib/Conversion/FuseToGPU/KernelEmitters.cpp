@@ -70,6 +70,8 @@ std::optional<std::string> checkEmitterOptions(const EmitterOptions &options) {
       options.maxGridBlocks > EmitterOptions::kMaxGridBlocks)
     return "max-grid-blocks=" + std::to_string(options.maxGridBlocks) +
            ": must be from 1 to 2^31-1 (CUDA's grid)";
+  if (options.numerics != "default" && options.numerics != "strict")
+    return "numerics=" + options.numerics + ": expected default or strict";
   std::string error;
   if (options.matmulTiling != "auto" &&
       !parseMatmulTiling(options.matmulTiling, error))

@@ -156,8 +156,9 @@ FailureOr<LoopLayout> planLoopKernel(GroupOp group, int64_t blockSize,
 /// full-size op broadcasts its smaller operands in its own shape.
 class LaneEvaluator : public GroupEvaluator {
 public:
-  LaneEvaluator(OpBuilder &b, Memo &memo, LoopLayout &layout)
-      : GroupEvaluator(b, /*width=*/1, memo), layout(layout) {}
+  LaneEvaluator(KernelBuilder &kb, OpBuilder &b, Memo &memo, LoopLayout &layout)
+      : GroupEvaluator(b, /*width=*/1, memo, kb.strictNumerics()),
+        layout(layout) {}
 
 protected:
   int keyContext(Value value, int context) override {
@@ -227,6 +228,7 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
+  kb.setStrictNumerics(context.options.strictNumerics());
 
   const int64_t perBlock = blockSize * unroll;
   Value firstVector = kb.firstVector(perBlock, config);
@@ -295,7 +297,7 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
     SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
     for (int64_t lane = 0; lane < vec; ++lane) {
       GroupEvaluator::Memo memo;
-      LaneEvaluator evaluator(b, memo, layout);
+      LaneEvaluator evaluator(kb, b, memo, layout);
       for (auto &[key, lanes] : v.loaded)
         evaluator.seed(key.first, key.second, {lanes[lane]});
       for (Operation &op : body.without_terminator()) {

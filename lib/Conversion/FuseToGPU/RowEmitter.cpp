@@ -83,9 +83,11 @@ class RowKernelEmitter {
 public:
   RowKernelEmitter(GroupOp group, RowKernelInfo info, RowLayout layout,
                    OpBuilder &b, Location loc, Type indexType,
-                   const LaunchConfig &launch)
+                   const LaunchConfig &launch, bool strictNumerics)
       : group(group), body(group.getBody().front()), info(std::move(info)),
-        layout(layout), b(b), loc(loc), kb(b, loc, indexType), launch(launch) {}
+        layout(layout), b(b), loc(loc), kb(b, loc, indexType), launch(launch) {
+    kb.setStrictNumerics(strictNumerics);
+  }
 
   LogicalResult emit(gpu::GPUFuncOp func);
 
@@ -179,7 +181,6 @@ int RowKernelEmitter::intern(ArrayRef<int64_t> shape) {
 }
 
 void RowKernelEmitter::emitRowIndices() {
-  Type indexType = kb.getIndexType();
   thread = kb.threadId();
   Value block = kb.logicalBlock(launch);
   const int64_t segment = layout.threadsPerRow;
@@ -284,7 +285,8 @@ RowKernelEmitter::loadBroadcast(BlockArgument argument, Position &position,
 class PositionEvaluator : public GroupEvaluator {
 public:
   PositionEvaluator(RowKernelEmitter &emitter, Position &position)
-      : GroupEvaluator(emitter.b, emitter.layout.vec, position.values),
+      : GroupEvaluator(emitter.b, emitter.layout.vec, position.values,
+                       emitter.kb.strictNumerics()),
         emitter(emitter), position(position) {}
 
 protected:
@@ -334,7 +336,8 @@ private:
 class RowScalarEvaluator : public GroupEvaluator {
 public:
   explicit RowScalarEvaluator(RowKernelEmitter &emitter)
-      : GroupEvaluator(emitter.b, /*width=*/1, emitter.rowScalars),
+      : GroupEvaluator(emitter.b, /*width=*/1, emitter.rowScalars,
+                       emitter.kb.strictNumerics()),
         emitter(emitter) {}
 
 protected:
@@ -938,7 +941,8 @@ public:
     b.setInsertionPoint(func.getBody().front().getTerminator());
 
     RowKernelEmitter emitter(group, std::move(plan->info), layout, b, loc,
-                             indexType, config);
+                             indexType, config,
+                             context.options.strictNumerics());
     if (failed(emitter.emit(func))) {
       func.erase();
       return failure();

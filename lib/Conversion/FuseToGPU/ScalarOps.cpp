@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace opfuse::fuse;
 
@@ -102,6 +104,58 @@ Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind,
   return math::FmaOp::create(b, loc, half, t, half);
 }
 
+Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+/// x / d on signed integers as the dialect defines it (docs/numerics.md):
+/// truncated toward zero, x / 0 = -1 (what the GPU's division gives, and
+/// XLA's choice) and MIN / -1 = MIN (the negation wraps). LLVM's sdiv is
+/// undefined for both, so the division itself sees a divisor of 1 there.
+Value divideIntegers(OpBuilder &b, Location loc, Value x, Value d) {
+  Type type = x.getType();
+  Value zero = zeroOf(b, loc, type);
+  Value minusOne = intConstant(b, loc, type, -1);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
+  Value byMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, minusOne);
+  Value special = arith::OrIOp::create(b, loc, byZero, byMinusOne);
+  Value one = intConstant(b, loc, type, 1);
+  Value safe = arith::SelectOp::create(b, loc, special, one, d);
+  Value quotient = arith::DivSIOp::create(b, loc, x, safe);
+  Value negated = arith::SubIOp::create(b, loc, zero, x);
+  quotient = arith::SelectOp::create(b, loc, byMinusOne, negated, quotient);
+  return arith::SelectOp::create(b, loc, byZero, minusOne, quotient);
+}
+
+/// An f32 `x` to the signed integer type `target` as the dialect defines
+/// it: truncated toward zero, saturated at the type's range, NaN to 0
+/// (PTX's cvt.rzi.sat and Rust's `as`). LLVM's fptosi is poison out of
+/// range; a select never passes on the poison of the arm it does not take.
+Value floatToInteger(OpBuilder &b, Location loc, Value x, Type target) {
+  const unsigned width = target.getIntOrFloatBitWidth();
+  // -2^(w-1) and 2^(w-1) are exact in f32; every f32 between them
+  // truncates into range.
+  const double limit = std::ldexp(1.0, static_cast<int>(width) - 1);
+  Value truncated = arith::FPToSIOp::create(b, loc, target, x);
+  Value tooHigh = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                        f32(b, loc, limit));
+  Value tooLow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                       f32(b, loc, -limit));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  const llvm::APInt max = llvm::APInt::getSignedMaxValue(width);
+  const llvm::APInt min = llvm::APInt::getSignedMinValue(width);
+  Value result = arith::SelectOp::create(
+      b, loc, tooHigh,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(target, max)),
+      truncated);
+  result = arith::SelectOp::create(
+      b, loc, tooLow,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(target, min)), result);
+  return arith::SelectOp::create(b, loc, isNaN, zeroOf(b, loc, target), result);
+}
+
 /// Converts `x` (compute type of `from`) to the compute type of `to`, with
 /// the rounding a cast to `to` implies.
 Value convert(OpBuilder &b, Location loc, Value x, Type from, Type to) {
@@ -133,7 +187,7 @@ Value convert(OpBuilder &b, Location loc, Value x, Type from, Type to) {
     return y;
   }
   if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, target, x);
+    return floatToInteger(b, loc, x, target);
   if (fromBool)
     return arith::ExtUIOp::create(b, loc, target, x);
   unsigned fromWidth = from.getIntOrFloatBitWidth();
@@ -250,8 +304,10 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
       .Case([&](MulOp) {
         return binary<arith::MulFOp, arith::MulIOp>(b, loc, operands);
       })
-      .Case([&](DivOp) {
-        return binary<arith::DivFOp, arith::DivSIOp>(b, loc, operands);
+      .Case([&](DivOp) -> Value {
+        if (isFloat)
+          return arith::DivFOp::create(b, loc, operands[0], operands[1]);
+        return divideIntegers(b, loc, operands[0], operands[1]);
       })
       .Case([&](MaxOp) {
         return binary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, operands);

@@ -220,7 +220,7 @@ public:
 
 LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
                                      gpu::GPUModuleOp module, StringRef name,
-                                     const EmitContext &) const {
+                                     const EmitContext &context) const {
   std::optional<TransposeShape> analyzed = analyzeGroup(group);
   if (!analyzed)
     return group.emitError("internal error: not a transpose kernel");
@@ -237,6 +237,7 @@ LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
   gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
   b.setInsertionPoint(func.getBody().front().getTerminator());
   KernelBuilder kb(b, loc, indexType);
+  kb.setStrictNumerics(context.options.strictNumerics());
   Type tileType = getComputeType(input.getElementType());
   Value tile = func.addWorkgroupAttribution(
       MemRefType::get({t, t + 1}, tileType, AffineMap(),

@@ -69,11 +69,11 @@ private:
   }
   /// The kernel with `vec` lanes per vector on `launch`'s grid and blocks
   /// of work; null (the function erased) when the lanes cannot be followed
-  /// and `vec` > 1.
+  /// and `vec` > 1. `strict`: --numerics=strict.
   FailureOr<gpu::GPUFuncOp> emitWith(GroupOp group, int64_t vec, int64_t unroll,
                                      const LaunchConfig &launch,
-                                     gpu::GPUModuleOp module,
-                                     StringRef name) const;
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     bool strict) const;
   /// The widest vector the outputs allow.
   static int64_t chooseVec(GroupOp group) {
     auto type = cast<RankedTensorType>(group.getResultTypes()[0]);
@@ -126,7 +126,7 @@ FailureOr<int64_t> ViewLoopEmitter::settleVec(GroupOp group, int64_t blockSize,
   launch.grid = EmitterOptions::kMaxGridBlocks;
   FailureOr<gpu::GPUFuncOp> func = ViewLoopEmitter().emitWith(
       group, vec, unrollFor(vectors, blockSize, vectorsPerThread), launch,
-      scratch, "scratch");
+      scratch, "scratch", /*strict=*/false);
   const bool followed = succeeded(func) && *func;
   scratch.erase();
   if (failed(func))
@@ -145,7 +145,7 @@ LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   FailureOr<gpu::GPUFuncOp> func = emitWith(
       group, *vec,
       unrollFor(vectors, config.block, context.options.vectorsPerThread),
-      config, module, name);
+      config, module, name, context.options.strictNumerics());
   if (failed(func))
     return failure();
   if (!*func)
@@ -154,11 +154,10 @@ LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
   return success();
 }
 
-FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
-                                                    int64_t unroll,
-                                                    const LaunchConfig &launch,
-                                                    gpu::GPUModuleOp module,
-                                                    StringRef name) const {
+FailureOr<gpu::GPUFuncOp>
+ViewLoopEmitter::emitWith(GroupOp group, int64_t vec, int64_t unroll,
+                          const LaunchConfig &launch, gpu::GPUModuleOp module,
+                          StringRef name, bool strict) const {
   const int64_t blockSize = launch.block;
   auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
   const int64_t elements = getNumElements(outputType);
@@ -173,6 +172,7 @@ FailureOr<gpu::GPUFuncOp> ViewLoopEmitter::emitWith(GroupOp group, int64_t vec,
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
+  kb.setStrictNumerics(strict);
   ViewKernel kernel(group, b, kb, func, vec);
 
   const int64_t perBlock = blockSize * unroll;

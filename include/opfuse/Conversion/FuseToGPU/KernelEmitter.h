@@ -71,6 +71,11 @@ struct EmitterOptions {
   /// blocks of work are walked by a grid-stride loop.
   int64_t maxGridBlocks = kMaxGridBlocks;
   static constexpr int64_t kMaxGridBlocks = (int64_t(1) << 31) - 1;
+  /// default: f16/bf16 values inside a kernel stay in f32 and round where
+  /// they are stored or cast; strict: every op's result rounds to its type
+  /// (the unfused model's arithmetic, docs/numerics.md).
+  std::string numerics = "default";
+  bool strictNumerics() const { return numerics == "strict"; }
 
   /// The grid for `blocks` blocks of work.
   int64_t gridFor(int64_t blocks) const {

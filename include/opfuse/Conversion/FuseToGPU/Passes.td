@@ -88,6 +88,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
            "Run f32 matmuls and convolutions on tensor cores as TF32 "
            "(inputs rounded to 10-bit mantissas); otherwise with f32 FMAs">,
+    Option<"numerics", "numerics", "std::string", /*default=*/"\"default\"",
+           "default: f16 and bf16 values inside a kernel stay in f32 and "
+           "round where they are stored or cast; strict: every op's f16 or "
+           "bf16 result rounds to its type, as the unfused model computes">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -86,7 +86,8 @@ class Fuse_UnaryOp<string mnemonic, Type tensorType, int flops,
 def Fuse_NegOp : Fuse_UnaryOp<"neg", Fuse_NumericTensor, 1> {
   let summary = "elementwise negation";
   let description = [{
-    `-x` for every element. One operation per element.
+    `-x` for every element; integers wrap (the most negative value is its
+    own negation). One operation per element.
 
     ```mlir
     %y = fuse.neg %x : tensor<4x8xf32>
@@ -96,7 +97,8 @@ def Fuse_NegOp : Fuse_UnaryOp<"neg", Fuse_NumericTensor, 1> {
 def Fuse_AbsOp : Fuse_UnaryOp<"abs", Fuse_NumericTensor, 1> {
   let summary = "elementwise absolute value";
   let description = [{
-    `|x|` for every element. One operation per element.
+    `|x|` for every element; integers wrap (the most negative value stays
+    negative). One operation per element.
 
     ```mlir
     %y = fuse.abs %x : tensor<16xi32>
@@ -116,7 +118,8 @@ def Fuse_ExpOp : Fuse_UnaryOp<"exp", Fuse_FloatTensor, 1> {
 def Fuse_LogOp : Fuse_UnaryOp<"log", Fuse_FloatTensor, 1> {
   let summary = "elementwise natural logarithm";
   let description = [{
-    `ln x` for every element. One operation per element.
+    `ln x` for every element: `ln 0` (either sign) is -infinity, a negative
+    argument gives NaN. One operation per element.
 
     ```mlir
     %y = fuse.log %x : tensor<4x8xbf16>
@@ -126,7 +129,8 @@ def Fuse_LogOp : Fuse_UnaryOp<"log", Fuse_FloatTensor, 1> {
 def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", Fuse_FloatTensor, 1> {
   let summary = "elementwise square root";
   let description = [{
-    `sqrt(x)` for every element. One operation per element.
+    `sqrt(x)` for every element: `sqrt(-0) = -0`, a negative argument gives
+    NaN. One operation per element.
 
     ```mlir
     %y = fuse.sqrt %x : tensor<8xf16>
@@ -136,7 +140,8 @@ def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", Fuse_FloatTensor, 1> {
 def Fuse_RsqrtOp : Fuse_UnaryOp<"rsqrt", Fuse_FloatTensor, 1> {
   let summary = "elementwise reciprocal square root";
   let description = [{
-    `1 / sqrt(x)` for every element. One operation per element.
+    `1 / sqrt(x)` for every element: +infinity at +0, -infinity at -0, NaN
+    for a negative argument. One operation per element.
 
     ```mlir
     %y = fuse.rsqrt %x : tensor<8xf32>
@@ -219,7 +224,8 @@ def Fuse_ErfOp : Fuse_UnaryOp<"erf", Fuse_FloatTensor, 1> {
 def Fuse_ReciprocalOp : Fuse_UnaryOp<"reciprocal", Fuse_FloatTensor, 1> {
   let summary = "elementwise reciprocal";
   let description = [{
-    `1 / x` for every element. One operation per element.
+    `1 / x` for every element (IEEE 754: an infinity of `x`'s sign at zero).
+    One operation per element.
 
     ```mlir
     %y = fuse.reciprocal %x : tensor<4x8xf32>
@@ -232,9 +238,11 @@ def Fuse_CastOp : Fuse_Op<"cast", [Pure, Fuse_MemoryBound,
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts every element to the result's element type with the shape kept.
-    Floats round to nearest even; float to integer truncates toward zero;
-    integer or float to i1 is `x != 0`. Conversions are not counted as
-    arithmetic (0 FLOPs). A cast to the same type folds away.
+    Floats round to nearest even; float to integer truncates toward zero
+    and saturates at the integer type's range (NaN becomes 0); integers
+    narrow by keeping their low bits; integer or float to i1 is `x != 0`
+    (true for NaN). Conversions are not counted as arithmetic (0 FLOPs). A
+    cast to the same type folds away.
 
     ```mlir
     %y = fuse.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
@@ -277,7 +285,8 @@ def Fuse_AddOp : Fuse_BinaryOp<"add", Fuse_NumericTensor, [Commutative]> {
   let summary = "elementwise addition with broadcasting";
   let description = [{
     `lhs + rhs` after NumPy broadcasting of both operands to a common shape;
-    both operands have the same element type. One operation per result
+    both operands have the same element type; integers wrap at their width
+    (two's complement), as in `sub` and `mul`. One operation per result
     element. `x + 0` folds to `x` when no broadcast changes the shape (a
     `-0.0` input then stays `-0.0`, which compares equal to `+0.0`).
 
@@ -314,9 +323,12 @@ def Fuse_MulOp : Fuse_BinaryOp<"mul", Fuse_NumericTensor, [Commutative]> {
 def Fuse_DivOp : Fuse_BinaryOp<"div", Fuse_NumericTensor> {
   let summary = "elementwise division with broadcasting";
   let description = [{
-    `lhs / rhs` after NumPy broadcasting; integer division truncates toward
-    zero. One operation per result element. `x / 1` folds to `x` when no
-    broadcast changes the shape.
+    `lhs / rhs` after NumPy broadcasting. Floats divide as IEEE 754 does
+    (`x / 0` is an infinity of the signs' product, `0 / 0` NaN). Integer
+    division truncates toward zero, `x / 0` is -1 for every `x` (all bits
+    set, what the GPU's division gives) and the most negative value divided
+    by -1 wraps to itself. One operation per result element. `x / 1` folds
+    to `x` when no broadcast changes the shape.
 
     ```mlir
     %y = fuse.div %x, %n : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
@@ -349,8 +361,11 @@ def Fuse_MinOp : Fuse_BinaryOp<"min", Fuse_NumericTensor, [Commutative]> {
 def Fuse_PowOp : Fuse_BinaryOp<"pow", Fuse_FloatTensor> {
   let summary = "elementwise power with broadcasting";
   let description = [{
-    `lhs ^ rhs` after NumPy broadcasting, on floats. One operation per result
-    element.
+    `lhs ^ rhs` after NumPy broadcasting, on floats, as C's `pow` defines
+    it: a negative base with an integer exponent keeps its sign rule
+    (`(-2)^3 = -8`) and with any other exponent is NaN; `x^0 = 1` and
+    `1^y = 1` even for NaN; `0^y` is 0 for `y > 0` and an infinity for
+    `y < 0`. One operation per result element.
 
     ```mlir
     %y = fuse.pow %x, %e : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
