@@ -41,7 +41,11 @@ DIMS = (1, 2, 3, 5, 8, 17, 32, 64)
 FLOATS = ("f32", "f16", "bf16")
 UNARY = ("exp", "neg", "relu", "tanh", "sigmoid", "silu", "abs", "gelu",
          "log", "sqrt", "rsqrt", "reciprocal", "erf")
-BINARY = ("add", "sub", "mul", "max", "min", "div", "pow")
+BINARY = ("add", "sub", "mul", "max", "min", "div")
+# pow's exponent is a constant, as in models (x^2, x^0.5, x^-1): with a
+# computed exponent a negative base gives NaN or a number depending on
+# whether a rounded value lands on an integer (docs/numerics.md).
+EXPONENTS = ("2.0", "3.0", "0.5", "-1.0", "1.5")
 INT_BINARY = ("add", "sub", "mul", "max", "min", "div")
 INT_UNARY = ("neg", "abs", "relu")
 COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -107,6 +111,17 @@ def binary(g):
     return g.emit(f"fuse.{op} {x[0]}, {y[0]} : ({type_of(x[1], x[2])}, "
                   f"{type_of(y[1], y[2])}) -> {type_of(out, x[2])}",
                   out, x[2])
+
+
+def power(g):
+    x = g.pick(lambda v: v[2] in FLOATS)
+    if x is None:
+        return integer(g)
+    t = type_of(x[1], x[2])
+    e = g.emit(f"fuse.constant dense<{g.rng.choice(EXPONENTS)}> : "
+               f"{type_of((), x[2])}", (), x[2])
+    return g.emit(f"fuse.pow {x[0]}, {e[0]} : ({t}, {type_of((), x[2])}) -> "
+                  f"{t}", x[1], x[2])
 
 
 def broadcast(a, b):
@@ -250,7 +265,8 @@ def compare_select(g):
                   f"({type_of(c[1], 'i1')}, {ta}, {ta}) -> {ta}", a[1], a[2])
 
 
-KINDS = ((unary, 4), (binary, 4), (reduction, 2), (normalisation, 2),
+KINDS = ((unary, 4), (binary, 4), (power, 1), (reduction, 2),
+         (normalisation, 2),
          (matmul, 1), (data_movement, 3), (integer, 1), (compare_select, 1))
 
 

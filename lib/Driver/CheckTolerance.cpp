@@ -1,18 +1,21 @@
 //===- CheckTolerance.cpp - What --check compares outputs against ---------===//
 //
 // Both walks go backwards from a returned value through the ops that
-// produce it; the cancellation walk stays on values of the output's shape,
-// whose element i feeds output element i.
+// produce it. The error scales are built by ErrorScale.cpp and interpreted
+// here on a decomposed copy of the model.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CheckTolerance.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -78,56 +81,45 @@ bool throughF32Contraction(func::FuncOp func, unsigned index) {
   return found;
 }
 
-SmallVector<ScaleSource> scaleSources(func::FuncOp func, unsigned index,
-                                      bool roundedInputs) {
-  Value result = returned(func, index);
-  auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!type || !isa<FloatType>(type.getElementType()))
-    return {};
-  auto sameShape = [&](Value value) {
-    auto other = dyn_cast<RankedTensorType>(value.getType());
-    return other && other.getShape() == type.getShape() &&
-           isa<FloatType>(other.getElementType());
-  };
-  SmallVector<ScaleSource> sources;
-  llvm::SetVector<Value> addends;
-  walkProducers(result, [&](Operation *producer, SmallVectorImpl<Value> &next) {
-    if (isa<fuse::MatmulOp, fuse::Conv2DOp>(producer)) {
-      // Computed operands were rounded differently on the way. A matmul of
-      // the model's inputs is exact up to its accumulation order, which
-      // only f32 bounds can see: u_f32 times |lhs| @ |rhs| (a 200-term f32
-      // dot product is off by 1.4e-5 of max(|ref|, 1) against f64 sums).
-      if (roundedInputs || isF32Contraction(producer) ||
-          llvm::any_of(producer->getOperands(),
-                       [](Value operand) { return operand.getDefiningOp(); }))
-        sources.push_back({producer->getResult(0), /*ofMagnitudes=*/true});
-      return;
+FailureOr<SmallVector<std::optional<std::vector<double>>>>
+computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments) {
+  // Composites as their primitives: a softmax's sensitivity is that of its
+  // exp, sum and division.
+  auto module = func->getParentOfType<ModuleOp>();
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager decompose(func.getContext());
+  decompose.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
+  if (failed(decompose.run(*copy)))
+    return failure();
+  auto probe = copy->lookupSymbol<func::FuncOp>(func.getSymName());
+  Operation *terminator = probe.front().getTerminator();
+  const unsigned outputs = terminator->getNumOperands();
+  SmallVector<Value> scales = buildErrorScales(probe);
+  SmallVector<Value> returned;
+  SmallVector<int> slot(outputs, -1);
+  for (auto [index, scale] : llvm::enumerate(scales))
+    if (scale) {
+      slot[index] = returned.size();
+      returned.push_back(scale);
     }
-    if (isa<fuse::ReduceSumOp, fuse::ReduceMeanOp>(producer)) {
-      // A column of 16384 f32 values in [-2, 2] sums to about 150 while
-      // the magnitudes sum to 16384: an f32 sum is off by ulps of the
-      // latter (1.6e-4 of max(|ref|, 1) on the H200, 2026-11-30). Narrower
-      // sums accumulate in f32 too, far below their own rounding.
-      if (cast<ShapedType>(producer->getOperand(0).getType())
-              .getElementType()
-              .isF32())
-        sources.push_back({producer->getResult(0), /*ofMagnitudes=*/true});
-      return;
-    }
-    if (!fuse::isElementwise(producer))
-      return;
-    const bool sums = isa<fuse::AddOp, fuse::SubOp>(producer);
-    for (Value operand : producer->getOperands()) {
-      if (!sameShape(operand))
-        continue;
-      if (sums)
-        addends.insert(operand);
-      next.push_back(operand);
-    }
-  });
-  for (Value addend : addends)
-    sources.push_back({addend, false});
-  return sources;
+  SmallVector<std::optional<std::vector<double>>> result(outputs);
+  if (returned.empty())
+    return result;
+  OpBuilder builder(terminator);
+  func::ReturnOp::create(builder, terminator->getLoc(), returned);
+  terminator->erase();
+  probe.setFunctionType(builder.getFunctionType(
+      probe.getArgumentTypes(), ValueRange(returned).getTypes()));
+  reference::Options exact;
+  exact.f64Accumulation = true;
+  FailureOr<SmallVector<reference::Tensor>> values =
+      reference::interpret(probe, arguments, exact);
+  if (failed(values))
+    return failure();
+  for (unsigned index = 0; index < outputs; ++index)
+    if (slot[index] >= 0)
+      result[index] = std::move((*values)[slot[index]].data);
+  return result;
 }
 
 } // namespace opfuse

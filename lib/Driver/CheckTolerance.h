@@ -1,14 +1,20 @@
 //===- CheckTolerance.h - What --check compares outputs against -*- C++ -*-===//
 //
 // The precision an output is computed in and the per-element scale its
-// error is measured against (docs/numerics.md).
+// error is measured against: how far rounding alone can move it
+// (docs/numerics.md).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef OPFUSE_LIB_DRIVER_CHECKTOLERANCE_H
 #define OPFUSE_LIB_DRIVER_CHECKTOLERANCE_H
 
+#include "opfuse/Reference/Interpreter.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <vector>
 
 namespace opfuse {
 
@@ -20,29 +26,20 @@ namespace opfuse {
 /// bf16, by bf16 ulps, which f32 tolerances reject.
 mlir::Type computedPrecision(mlir::func::FuncOp func, unsigned index);
 
-/// A value whose magnitude at an element bounds how much rounding (a
-/// store that lands on the other side of a rounding boundary, another
-/// order of an f32 sum) can move the output there: an addend, or the op
-/// that produces `value` applied to the magnitudes of its operands when
-/// `ofMagnitudes`: |lhs| @ |rhs| for a matmul or conv2d, the sum (or mean)
-/// of |x| for reduce_sum (reduce_mean).
-struct ScaleSource {
-  mlir::Value value;
-  bool ofMagnitudes = false;
-};
+/// Builds, before the terminator of `probe` (a function of primitive ops),
+/// an f32 tensor per returned float value: E at each element, a first-order
+/// bound on how far an evaluation that rounds differently can be from the
+/// reference, in rounding units of the output's precision (ErrorScale.cpp,
+/// docs/numerics.md). Null where the output is exact or not a float.
+llvm::SmallVector<mlir::Value> buildErrorScales(mlir::func::FuncOp probe);
 
-/// The scale sources of returned value #`index`, found through the ops of
-/// its shape it is computed from element by element: the operands of
-/// additions and subtractions, and matmuls and convolutions (by their
-/// products) with a computed operand, with f32 operands (their f32
-/// accumulation order shows at f32 bounds), or any when `roundedInputs`
-/// (TF32 rounds the inputs too), and f32 sums and means over axes (the same:
-/// an f32 sum of n terms is off by up to about log2(n) ulps of the sum of
-/// their magnitudes, summed as a tree). An output that is a small sum of
-/// large terms is only as exact as those terms.
-llvm::SmallVector<ScaleSource> scaleSources(mlir::func::FuncOp func,
-                                            unsigned index,
-                                            bool roundedInputs = false);
+/// E of every output of `func` on `arguments`, interpreted by the reference
+/// (f64 sums) on a decomposed copy of the module that holds `func`: per
+/// output its elements, or nothing where the output is exact or not a
+/// float. Fails (after a diagnostic) when the reference cannot run it.
+mlir::FailureOr<llvm::SmallVector<std::optional<std::vector<double>>>>
+computeErrorScales(mlir::func::FuncOp func,
+                   llvm::ArrayRef<reference::Tensor> arguments);
 
 /// Whether returned value #`index` is computed through a matmul or conv2d
 /// of f32 operands (which --allow-tf32 runs as TF32).
