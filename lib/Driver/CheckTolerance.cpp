@@ -17,6 +17,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace opfuse {
@@ -81,8 +83,18 @@ bool throughF32Contraction(func::FuncOp func, unsigned index) {
   return found;
 }
 
+double unitInLastPlace(DType dtype, double x) {
+  const int mantissa = dtype == DType::BF16 ? 7 : 10;
+  const int minExponent = dtype == DType::BF16 ? -126 : -14;
+  int exponent = minExponent;
+  if (x > 0 && std::isfinite(x))
+    exponent = std::max(std::ilogb(x), minExponent);
+  return std::ldexp(1.0, exponent - mantissa);
+}
+
 FailureOr<SmallVector<std::optional<std::vector<double>>>>
-computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments) {
+computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments,
+                   const reference::Options &run) {
   // Composites as their primitives: a softmax's sensitivity is that of its
   // exp, sum and division.
   auto module = func->getParentOfType<ModuleOp>();
@@ -110,8 +122,9 @@ computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments) {
   terminator->erase();
   probe.setFunctionType(builder.getFunctionType(
       probe.getArgumentTypes(), ValueRange(returned).getTypes()));
-  reference::Options exact;
+  reference::Options exact = run;
   exact.f64Accumulation = true;
+  exact.kernelPrecision = false;
   FailureOr<SmallVector<reference::Tensor>> values =
       reference::interpret(probe, arguments, exact);
   if (failed(values))

@@ -10,6 +10,7 @@
 #define OPFUSE_LIB_DRIVER_CHECKTOLERANCE_H
 
 #include "opfuse/Reference/Interpreter.h"
+#include "opfuse/Runtime/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -37,9 +38,16 @@ llvm::SmallVector<mlir::Value> buildErrorScales(mlir::func::FuncOp probe);
 /// (f64 sums) on a decomposed copy of the module that holds `func`: per
 /// output its elements, or nothing where the output is exact or not a
 /// float. Fails (after a diagnostic) when the reference cannot run it.
+/// `run` may offload matmuls and report progress (its sums are f64
+/// whatever it says).
 mlir::FailureOr<llvm::SmallVector<std::optional<std::vector<double>>>>
 computeErrorScales(mlir::func::FuncOp func,
-                   llvm::ArrayRef<reference::Tensor> arguments);
+                   llvm::ArrayRef<reference::Tensor> arguments,
+                   const reference::Options &run = {});
+
+/// One unit in the last place of f16 or bf16 at magnitude `x` (the
+/// subnormal spacing below the normal range): strict --check's unit.
+double unitInLastPlace(DType dtype, double x);
 
 /// Whether returned value #`index` is computed through a matmul or conv2d
 /// of f32 operands (which --allow-tf32 runs as TF32).

@@ -196,6 +196,13 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                  << compile.emitter.matmulTiling << "\n";
     return ExitUsage;
   }
+  if (options.checkMatmuls != "auto" && options.checkMatmuls != "gpu" &&
+      options.checkMatmuls != "host") {
+    llvm::errs() << "opt-fuse: error: --check-matmuls must be auto, gpu or "
+                    "host, not '"
+                 << options.checkMatmuls << "'\n";
+    return ExitUsage;
+  }
   return ExitSuccess;
 }
 

@@ -17,7 +17,8 @@ const char *opfuse::describeExitCodes() {
          "not in its cache) found no CUDA driver or no device\n"
          "  6  check failed: an output differs from the reference beyond "
          "tolerance\n"
-         "  7  GPU error: a CUDA call failed while running the kernels\n"
+         "  7  GPU error: a CUDA call failed while running the kernels, or "
+         "cuBLAS did not load with --check-matmuls=gpu\n"
          "  8  internal error: a compiler bug (a pass or an emitter broke an "
          "invariant; the message names it): please report it\n";
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRun.h"
+#include "ReferenceCost.h"
 
 #include "opfuse/Analysis/InputRanges.h"
 #include "opfuse/Pipeline/Pipeline.h"
@@ -17,6 +18,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
 
 #include <cmath>
 #include <cstring>
@@ -53,12 +56,29 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
   SmallVector<reference::Tensor> arguments =
       toReferenceTensors(before, generateInputs(specs, options.seed));
 
+  // Both runs on the host; say so up front when that takes long.
+  ReferenceWork work = referenceWork(before);
+  work += referenceWork(after);
+  std::string cost = describeReferenceCost(
+      work, /*gpuMatmuls=*/false,
+      llvm::hardware_concurrency().compute_thread_count());
+  if (!cost.empty())
+    llvm::errs() << "opt-fuse: note: --check-fusion's reference will take "
+                 << cost << "\n";
+  const bool showProgress = llvm::sys::Process::StandardErrIsDisplayed();
+  auto progress = [&](StringRef phase) {
+    return showProgress ? referenceProgressLine("--check-fusion", phase)
+                        : nullptr;
+  };
+  reference::Options unfusedRun, fusedRun;
+  unfusedRun.progress = progress("unfused");
+  fusedRun.progress = progress("fused");
   FailureOr<SmallVector<reference::Tensor>> unfusedOut =
-      reference::interpret(before, arguments);
+      reference::interpret(before, arguments, unfusedRun);
   if (failed(unfusedOut))
     return ExitUnsupported;
   FailureOr<SmallVector<reference::Tensor>> fusedOut =
-      reference::interpret(after, arguments);
+      reference::interpret(after, arguments, fusedRun);
   if (failed(fusedOut))
     return ExitUnsupported;
 

@@ -12,13 +12,18 @@
 #include "GpuRun.h"
 
 #include "CheckTolerance.h"
+#include "GpuReference.h"
+#include "ReferenceCost.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Runtime/Calibrate.h"
+#include "opfuse/Runtime/Cublas.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
 
 #include <cmath>
 
@@ -27,6 +32,21 @@ using namespace mlir;
 namespace opfuse {
 
 namespace {
+
+/// Where --check's reference runs its matmuls and how it reports progress.
+struct ReferenceRun {
+  reference::ContractionOffload *offload = nullptr;
+  /// Progress lines on a terminal only (a log gets the estimate alone).
+  bool showProgress = false;
+
+  std::function<void(int64_t, int64_t)> progress(StringRef phase) const {
+    return showProgress ? referenceProgressLine("--check", phase) : nullptr;
+  }
+};
+
+/// How far apart a strict kernel's f16 or bf16 output and the model as
+/// written may be, in units in the last place at the element's scale.
+constexpr double kStrictUlps = 2;
 
 /// Pass criteria per dtype (docs/numerics.md). The element bound is on the
 /// mixed error |gpu - ref| / max(|ref|, 1); the L2 bound on
@@ -54,7 +74,8 @@ Tolerance toleranceFor(DType dtype) {
 std::optional<std::vector<OutputCheck>>
 checkOutputs(func::FuncOp func, func::FuncOp fused,
              const std::vector<HostBuffer> &inputs,
-             const std::vector<HostBuffer> &outputs, bool tf32, bool strict) {
+             const std::vector<HostBuffer> &outputs, bool tf32, bool strict,
+             const ReferenceRun &run) {
   // Sums accumulate in f64: the reference is what the kernels mean, not one
   // more f32 evaluation order to agree with. Each kernel keeps its f16/bf16
   // intermediates in f32 and rounds what it stores, as the GPU does: the
@@ -62,10 +83,11 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
   // those extra roundings alone move a bf16 block's outputs by percents.
   // With --numerics=strict the kernels do round after every op, and so
   // does their reference: the model as written.
-  reference::Options exact;
-  exact.f64Accumulation = true;
-  reference::Options kernels = exact;
+  reference::Options kernels;
+  kernels.f64Accumulation = true;
   kernels.kernelPrecision = !strict;
+  kernels.offload = run.offload;
+  kernels.progress = run.progress("reference");
   SmallVector<reference::Tensor> arguments = toReferenceTensors(func, inputs);
   FailureOr<SmallVector<reference::Tensor>> kernelResults =
       reference::interpret(fused, arguments, kernels);
@@ -73,8 +95,11 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
     return std::nullopt;
   // How far rounding alone can move each element (CheckTolerance.h), from
   // the model as written.
+  reference::Options scaleRun;
+  scaleRun.offload = run.offload;
+  scaleRun.progress = run.progress("error scales");
   FailureOr<SmallVector<std::optional<std::vector<double>>>> scales =
-      computeErrorScales(func, arguments);
+      computeErrorScales(func, arguments, scaleRun);
   if (failed(scales))
     return std::nullopt;
   std::vector<OutputCheck> checks;
@@ -108,7 +133,17 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
     // is not finite (an operand at a pole: log 0, 1/0) any finite
     // difference is rounding; NaN and infinities must still agree.
     const std::optional<std::vector<double>> &scale = (*scales)[index];
-    double maxAbs = 0, maxMixed = 0, diffSquares = 0, refSquares = 0;
+    // Strict mode rounds every op as the model does: a narrow result may
+    // differ only where an f32 difference underneath (a libdevice
+    // function, a sum's order) crosses a rounding boundary.
+    const std::optional<DType> ulpsOf =
+        strict && isFloat &&
+                (through || output.dtype == DType::F16 ||
+                 output.dtype == DType::BF16)
+            ? std::optional<DType>(through ? *through : output.dtype)
+            : std::nullopt;
+    double maxAbs = 0, maxMixed = 0, maxUlps = 0, diffSquares = 0,
+           refSquares = 0;
     int64_t worst = -1;
     bool nanMismatch = false;
     for (int64_t i = 0; i < output.elements(); ++i) {
@@ -130,6 +165,8 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
       if (!bounded && !std::isinf(abs))
         continue;
       double mixed = abs / std::max(norm, 1.0);
+      if (ulpsOf)
+        maxUlps = std::max(maxUlps, abs / unitInLastPlace(*ulpsOf, norm));
       if (mixed > maxMixed || worst < 0) {
         maxMixed = std::max(maxMixed, mixed);
         worst = i;
@@ -151,6 +188,11 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
     check.l2Tolerance = tol.l2;
     check.nanMismatch = nanMismatch;
     check.pass = !nanMismatch && maxMixed <= tol.element && l2 <= tol.l2;
+    if (ulpsOf) {
+      check.maxUlps = maxUlps;
+      check.ulpTolerance = kStrictUlps;
+      check.pass &= maxUlps <= kStrictUlps;
+    }
     if (worst >= 0) {
       check.worst = worst;
       check.got = output.get(worst);
@@ -190,6 +232,50 @@ std::unique_ptr<cuda::Driver> openDriver(int &exitCode) {
                << "\n";
   return nullptr;
 }
+/// The GPU's DGEMM for the reference's large matmuls when the model has
+/// any, --check-matmuls allows it and cuBLAS opens (null otherwise: small
+/// models do not pay for loading it); says up front how long the
+/// reference will take when that is long. With --check-matmuls=gpu a
+/// cuBLAS that does not open is an error (`noCublasError`).
+std::unique_ptr<GpuMatmulOffload> openGpuReference(cuda::Driver &driver,
+                                                   const DriverOptions &options,
+                                                   func::FuncOp model,
+                                                   func::FuncOp kernels,
+                                                   bool &noCublasError) {
+  // The kernels' reference, then the model again with its error scales
+  // (about three ops per op, and a contraction of magnitudes per
+  // contraction at most).
+  ReferenceWork work = referenceWork(kernels);
+  work += referenceWork(model).scaled(2);
+  std::unique_ptr<GpuMatmulOffload> offload;
+  std::string noCublas;
+  noCublasError = false;
+  if (work.offloadableMultiplyAdds > 0 && options.checkMatmuls != "host") {
+    llvm::Expected<std::unique_ptr<cuda::Cublas>> cublas =
+        cuda::Cublas::open(resolveCudaToolkit(options.compile.cudaToolkit));
+    if (cublas)
+      offload = std::make_unique<GpuMatmulOffload>(driver, std::move(*cublas));
+    else
+      noCublas = llvm::toString(cublas.takeError());
+    if (!cublas && options.checkMatmuls == "gpu") {
+      llvm::errs() << "opt-fuse: error: --check-matmuls=gpu: " << noCublas
+                   << "\n";
+      noCublasError = true;
+      return nullptr;
+    }
+  }
+  const unsigned threads = llvm::hardware_concurrency().compute_thread_count();
+  std::string cost = describeReferenceCost(work, offload != nullptr, threads);
+  if (!cost.empty()) {
+    llvm::errs() << "opt-fuse: note: --check's reference will take " << cost
+                 << "\n";
+    if (!noCublas.empty())
+      llvm::errs() << "opt-fuse: note: its matmuls run on the host: "
+                   << noCublas << "\n";
+  }
+  return offload;
+}
+
 } // namespace
 
 int runCalibration(const DriverOptions &options, const GpuTarget &base) {
@@ -232,10 +318,34 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   }
   std::optional<std::vector<OutputCheck>> checks;
   if (options.check) {
-    checks = checkOutputs(*original.getOps<func::FuncOp>().begin(),
-                          *fused.getOps<func::FuncOp>().begin(), inputs,
-                          result->outputs, options.compile.emitter.allowTF32,
-                          options.compile.emitter.strictNumerics());
+    func::FuncOp model = *original.getOps<func::FuncOp>().begin();
+    func::FuncOp kernels = *fused.getOps<func::FuncOp>().begin();
+    bool noCublas = false;
+    std::unique_ptr<GpuMatmulOffload> offload =
+        openGpuReference(*driver, options, model, kernels, noCublas);
+    if (noCublas)
+      return ExitGpuError;
+    ReferenceRun run;
+    run.offload = offload.get();
+    run.showProgress = llvm::sys::Process::StandardErrIsDisplayed();
+    checks = checkOutputs(model, kernels, inputs, result->outputs,
+                          options.compile.emitter.allowTF32,
+                          options.compile.emitter.strictNumerics(), run);
+    if (offload && !offload->firstFailure.empty()) {
+      // Only what the user asked for: gpu means no host fallback.
+      if (options.checkMatmuls == "gpu") {
+        llvm::errs() << "opt-fuse: error: --check-matmuls=gpu: "
+                     << offload->firstFailure << "\n";
+        return ExitGpuError;
+      }
+      llvm::errs() << "opt-fuse: note: a reference matmul fell back to the "
+                      "host: "
+                   << offload->firstFailure << "\n";
+    }
+    if (offload && offload->offloaded > 0)
+      llvm::errs() << "opt-fuse: note: --check computed " << offload->offloaded
+                   << " reference matmul(s) with f64 sums on the GPU ("
+                   << offload->library() << ")\n";
     if (!checks)
       return ExitCheckFailed;
   }

@@ -12,23 +12,13 @@
 #ifndef OPFUSE_LIB_REFERENCE_CONTRACTIONS_H
 #define OPFUSE_LIB_REFERENCE_CONTRACTIONS_H
 
+#include "opfuse/Reference/Offload.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 
 namespace opfuse::reference {
-
-/// One batched matmul: `out` (batches x rows x cols) from the batches of
-/// `a` (rows x k, or k x rows when transposeA) and `b` (k x cols, or
-/// cols x k when transposeB); output batch `i` reads the operand batches
-/// aBatchOf[i] and bBatchOf[i].
-struct MatmulOperands {
-  const double *a = nullptr, *b = nullptr;
-  double *out = nullptr;
-  int64_t rows = 0, cols = 0, k = 0;
-  bool transposeA = false, transposeB = false;
-  llvm::ArrayRef<int64_t> aBatchOf, bBatchOf;
-};
 
 /// Sums in f64, or rounded to f32 after every addition.
 void matmul(const MatmulOperands &operands, bool f64Accumulation);

@@ -108,6 +108,8 @@ public:
     for (Operation &op : block)
       for (Value operand : op.getOperands())
         lastUse[operand] = &op;
+    const int64_t total = block.getOperations().size() - 1;
+    int64_t done = 0;
     for (Operation &op : block) {
       if (isa<func::ReturnOp, YieldOp>(op)) {
         SmallVector<Tensor> results;
@@ -120,6 +122,8 @@ public:
       for (Value operand : op.getOperands())
         if (lastUse.lookup(operand) == &op)
           values.erase(operand);
+      if (options.progress && !insideGroup)
+        options.progress(++done, total);
     }
     return SmallVector<Tensor>{};
   }
@@ -696,7 +700,9 @@ Interpreter::evalComputeOrCollective(Operation &op) {
         }
         operands.aBatchOf = aBatchOf;
         operands.bBatchOf = bBatchOf;
-        matmul(operands, options.f64Accumulation);
+        if (!options.f64Accumulation || !options.offload ||
+            !options.offload->matmul(operands))
+          matmul(operands, options.f64Accumulation);
         set(m.getResult(), std::move(out));
         return success();
       })

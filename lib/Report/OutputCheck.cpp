@@ -14,9 +14,14 @@ void printOutputChecks(llvm::raw_ostream &os,
     os << llvm::formatv(
         "check output #{0} ({1}, {2} elements): max abs {3:e3}, max "
         "abs/scale {4:e3} (tolerance {5:e2}), relative L2 {6:e3} "
-        "(tolerance {7:e2}): {8}\n",
+        "(tolerance {7:e2}){8}: {9}\n",
         c.index, c.dtype, c.elements, c.maxAbs, c.maxScaled, c.elementTolerance,
-        c.relativeL2, c.l2Tolerance, c.pass ? "PASS" : "FAIL");
+        c.relativeL2, c.l2Tolerance,
+        c.maxUlps < 0 ? std::string()
+                      : llvm::formatv(", max {0:F1} ulps (tolerance {1:F0})",
+                                      c.maxUlps, c.ulpTolerance)
+                            .str(),
+        c.pass ? "PASS" : "FAIL");
     if (!c.pass && c.worst >= 0)
       os << llvm::formatv("  worst element {0}: got {1}, expected {2}\n",
                           c.worst, c.got, c.expected);
@@ -46,6 +51,10 @@ llvm::json::Array outputChecksToJson(llvm::ArrayRef<OutputCheck> checks) {
         {"nan_mismatch", c.nanMismatch},
         {"pass", c.pass},
     };
+    if (c.maxUlps >= 0) {
+      object["max_ulps"] = number(c.maxUlps);
+      object["ulp_tolerance"] = c.ulpTolerance;
+    }
     if (c.worst >= 0)
       object["worst"] = llvm::json::Object{{"element", c.worst},
                                            {"got", number(c.got)},

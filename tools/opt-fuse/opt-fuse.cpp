@@ -189,6 +189,13 @@ cl::opt<bool> check("check",
                              "the CPU reference of its kernels (f32 inside "
                              "each kernel, rounded where it stores)"),
                     cl::cat(category));
+cl::opt<std::string> checkMatmuls(
+    "check-matmuls",
+    cl::desc("Where --check's reference computes its large matmuls (f64 "
+             "sums either way): auto, on the GPU through cuBLAS's DGEMM "
+             "when libcublas loads and on the host's cores otherwise; gpu, "
+             "cuBLAS or an error; host, never the GPU"),
+    cl::value_desc("auto|gpu|host"), cl::init("auto"), cl::cat(category));
 cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));
 cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
@@ -295,6 +302,7 @@ int main(int argc, char **argv) {
   options.checkFusion = checkFusion;
   options.bench = bench;
   options.check = check;
+  options.checkMatmuls = checkMatmuls;
   options.warmup = warmup;
   options.iterations = iterations;
   options.json = json;

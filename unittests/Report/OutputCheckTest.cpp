@@ -59,4 +59,34 @@ TEST(OutputCheckTest, JsonWritesInfinityAsNull) {
   EXPECT_EQ(bad.getObject("worst")->getInteger("element"), 3);
 }
 
+TEST(OutputCheckTest, StrictChecksShowUlps) {
+  OutputCheck c;
+  c.dtype = "bf16";
+  c.elements = 4;
+  c.maxAbs = 7.8125e-3;
+  c.maxScaled = 7.8125e-3;
+  c.elementTolerance = 6.25e-2;
+  c.maxUlps = 3;
+  c.ulpTolerance = 2;
+  c.worst = 2;
+  c.got = 1.0078125;
+  c.expected = 1;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printOutputChecks(os, {c});
+  EXPECT_NE(text.find(", max 3.0 ulps (tolerance 2): FAIL"), std::string::npos)
+      << text;
+  llvm::json::Array array = outputChecksToJson({c});
+  const llvm::json::Object &object = *array[0].getAsObject();
+  EXPECT_EQ(object.getNumber("max_ulps"), 3.0);
+  EXPECT_EQ(object.getNumber("ulp_tolerance"), 2.0);
+  // Not measured (default mode): neither key, nor the text.
+  c.maxUlps = -1;
+  text.clear();
+  printOutputChecks(os, {c});
+  EXPECT_EQ(text.find("ulps"), std::string::npos) << text;
+  llvm::json::Array plain = outputChecksToJson({c});
+  EXPECT_EQ(plain[0].getAsObject()->get("max_ulps"), nullptr);
+}
+
 } // namespace

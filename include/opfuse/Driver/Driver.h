@@ -78,6 +78,10 @@ struct DriverOptions {
   bool checkFusion = false;
   bool bench = false;
   bool check = false;
+  /// Where --check's reference computes its large f64 matmuls: "auto"
+  /// (cuBLAS on the GPU when it loads, else the host), "gpu" (cuBLAS or
+  /// an error) or "host".
+  std::string checkMatmuls = "auto";
   int warmup = 10;
   int iterations = 100;
   bool json = false;

@@ -14,10 +14,13 @@
 #ifndef OPFUSE_REFERENCE_INTERPRETER_H
 #define OPFUSE_REFERENCE_INTERPRETER_H
 
+#include "opfuse/Reference/Offload.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <functional>
 #include <vector>
 
 namespace opfuse::reference {
@@ -38,6 +41,12 @@ struct Options {
   /// yields them or a fuse.cast asks for it. Outside groups, and for every
   /// other type, each op still rounds its result to its type.
   bool kernelPrecision = false;
+  /// Where matmuls with f64 sums may go instead of the host's cores (the
+  /// GPU); null: none leaves the host.
+  ContractionOffload *offload = nullptr;
+  /// Called after each op of the function (not of the groups inside it)
+  /// with the ops done and their total: --check's progress line.
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 /// `value` rounded to what `elementType` can hold.

@@ -31,6 +31,11 @@ struct OutputCheck {
   double maxScaled = 0, elementTolerance = 0;
   /// ||gpu - ref|| / ||ref||, and its bound.
   double relativeL2 = 0, l2Tolerance = 0;
+  /// With --numerics=strict, for outputs judged at f16 or bf16: the
+  /// largest |gpu - ref| in units in the last place of that type at the
+  /// element's scale max(|ref|, E), and its bound; negative when not
+  /// measured.
+  double maxUlps = -1, ulpTolerance = 0;
   /// A NaN in one result where the other has a number.
   bool nanMismatch = false;
   bool pass = false;
