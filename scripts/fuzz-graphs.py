@@ -29,6 +29,7 @@ stays the same), and the script exits 1.
 """
 import argparse
 import collections
+import itertools
 import os
 import random
 import re
@@ -296,6 +297,8 @@ MODES = {"--check-fusion": ["--check-fusion"],
          "--emit=ptx": ["--emit=ptx", "-o", os.devnull],
          "--check": ["--check"],
          "--check-strict": ["--check", "--numerics=strict"]}
+# The modes --each-function can run (it compiles; it does not write PTX).
+BATCHABLE = ("--check-fusion", "--check", "--check-strict")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "gpu": ("--check", "--check-strict")}
@@ -330,6 +333,51 @@ def run_one(opt_fuse, seed, directory, modes):
         kind, code, text = outcome(opt_fuse, path, mode)
         outcomes.append((kind, mode, code, text))
     return seed, path, outcomes
+
+
+def run_batch(opt_fuse, seeds, directory, modes):
+    """run_one for several seeds with one opt-fuse process per mode: the
+    graphs go into one module (@g renamed @s<seed>) run with
+    --each-function, so the GPU context is created once. A seed that does
+    not pass there (or that a crash left without its closing line) runs
+    again alone, which gives its exact outcome and the file to reduce."""
+    paths, texts = {}, []
+    for seed in seeds:
+        paths[seed] = os.path.join(directory, f"seed{seed}.mlir")
+        text = generate(seed)
+        with open(paths[seed], "w") as f:
+            f.write(text)
+        texts.append(text.replace("func.func @g(", f"func.func @s{seed}(", 1))
+    batch = os.path.join(directory, f"batch{seeds[0]}.mlir")
+    with open(batch, "w") as f:
+        f.write("\n".join(texts))
+    passed = {mode: set() for mode in modes}
+    for mode in modes:
+        if mode not in BATCHABLE:
+            continue
+        try:
+            output = subprocess.run(
+                [opt_fuse, batch, "--each-function", *MODES[mode]],
+                capture_output=True, text=True,
+                timeout=60 * len(seeds)).stdout
+        except subprocess.TimeoutExpired as e:
+            output = e.stdout.decode() if isinstance(e.stdout, bytes) \
+                else (e.stdout or "")
+        for match in re.finditer(r"^opt-fuse: @s(\d+): exit (\d+)$", output,
+                                 re.M):
+            if match.group(2) == "0":
+                passed[mode].add(int(match.group(1)))
+    results = []
+    for seed in seeds:
+        outcomes = []
+        for mode in modes:
+            if seed in passed[mode]:
+                outcomes.append(("pass", mode, 0, ""))
+            else:
+                kind, code, text = outcome(opt_fuse, paths[seed], mode)
+                outcomes.append((kind, mode, code, text))
+        results.append((seed, paths[seed], outcomes))
+    return results
 
 
 def result_type(line):
@@ -446,6 +494,12 @@ def main():
                              "(with --mode) and exit")
     parser.add_argument("--mode", choices=list(MODES), default="--emit=ptx",
                         help="the run --reduce repeats")
+    parser.add_argument("--progress", type=int, default=0, metavar="N",
+                        help="print the counts so far every N graphs")
+    parser.add_argument("--batch", type=int, default=1, metavar="N",
+                        help="run N graphs per opt-fuse process "
+                             "(--each-function): one GPU context for all "
+                             "of them; failures run again alone")
     parser.add_argument("--modes", choices=list(MODE_SETS), default="cpu",
                         help="cpu: --check-fusion and --emit=ptx; gpu: "
                              "--check in the default and the strict "
@@ -468,11 +522,20 @@ def main():
     counts = collections.Counter()
     unsupported = collections.Counter()
     failures = []
+    modes = MODE_SETS[args.modes]
+    graphs_done = 0
+    batches = [list(seeds[i:i + args.batch])
+               for i in range(0, len(seeds), max(1, args.batch))]
+
+    def run_chunk(chunk, tmp):
+        if len(chunk) == 1:
+            return [run_one(args.opt_fuse, chunk[0], tmp, modes)]
+        return run_batch(args.opt_fuse, chunk, tmp, modes)
+
     with tempfile.TemporaryDirectory() as tmp, \
             ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for seed, path, outcomes in pool.map(
-                lambda s: run_one(args.opt_fuse, s, tmp,
-                                  MODE_SETS[args.modes]), seeds):
+        for seed, path, outcomes in itertools.chain.from_iterable(
+                pool.map(lambda c: run_chunk(c, tmp), batches)):
             for kind, mode, code, text in outcomes:
                 counts[kind] += 1
                 if kind == "unsupported":
@@ -496,6 +559,11 @@ def main():
                                   "w") as f:
                             f.write(reduce_file(args.opt_fuse, path, mode,
                                                 tmp))
+            graphs_done += 1
+            if args.progress and graphs_done % args.progress == 0:
+                print(f"fuzz-graphs: {graphs_done} graphs so far: "
+                      f"{counts['pass']} passed, {counts['unsupported']} "
+                      f"unsupported, {counts['failure']} failed", flush=True)
     print(f"fuzz-graphs: {len(seeds)} graphs, {sum(counts.values())} runs: "
           f"{counts['pass']} passed, {counts['unsupported']} unsupported "
           f"(exit 4), {counts['failure']} failed")

@@ -196,6 +196,17 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                  << compile.emitter.matmulTiling << "\n";
     return ExitUsage;
   }
+  if (options.eachFunction &&
+      !(options.check || options.bench || options.checkFusion)) {
+    llvm::errs() << "opt-fuse: error: --each-function runs functions: it "
+                    "needs --check, --bench or --check-fusion\n";
+    return ExitUsage;
+  }
+  if (options.eachFunction && (options.emit || !options.function.empty())) {
+    llvm::errs() << "opt-fuse: error: --each-function cannot be combined "
+                    "with --emit or --function\n";
+    return ExitUsage;
+  }
   if (options.checkMatmuls != "auto" && options.checkMatmuls != "gpu" &&
       options.checkMatmuls != "host") {
     llvm::errs() << "opt-fuse: error: --check-matmuls must be auto, gpu or "
@@ -316,6 +327,29 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
 }
 } // namespace
 
+/// --each-function: the whole driver once per function of `module`, which
+/// parses again each time (cheap next to a compile); the CUDA context
+/// stays open between them (GpuRun's shared driver).
+static int runEachFunction(const DriverOptions &options, ModuleOp module) {
+  SmallVector<std::string> names;
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    names.push_back(func.getSymName().str());
+  int first = ExitSuccess;
+  for (const std::string &name : names) {
+    DriverOptions one = options;
+    one.eachFunction = false;
+    one.function = name;
+    const int code = runDriver(one);
+    llvm::outs().flush();
+    llvm::errs().flush();
+    llvm::outs() << "opt-fuse: @" << name << ": exit " << code << "\n";
+    llvm::outs().flush();
+    if (first == ExitSuccess)
+      first = code;
+  }
+  return first;
+}
+
 int runDriver(const DriverOptions &options) {
   int targetError = ExitSuccess;
   std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
@@ -375,6 +409,8 @@ int runDriver(const DriverOptions &options) {
   };
   if (!compile && !options.checkFusion)
     return writeModule();
+  if (options.eachFunction)
+    return runEachFunction(options, *module);
 
   if (failed(selectFunction(*module, options.function)))
     return ExitUsage;

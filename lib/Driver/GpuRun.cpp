@@ -221,17 +221,26 @@ toReferenceTensors(func::FuncOp func, const std::vector<HostBuffer> &buffers) {
 }
 
 namespace {
-/// Opens the CUDA driver; on failure prints why and sets the exit code.
-std::unique_ptr<cuda::Driver> openDriver(int &exitCode) {
+/// The CUDA driver, opened once per process and kept: creating a context
+/// costs a third of a second, which --each-function pays once for all its
+/// functions. On failure prints why and sets the exit code (and tries
+/// again next time).
+cuda::Driver *openDriver(int &exitCode) {
+  static std::unique_ptr<cuda::Driver> shared;
+  if (shared)
+    return shared.get();
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
-  if (driver)
-    return std::move(*driver);
+  if (driver) {
+    shared = std::move(*driver);
+    return shared.get();
+  }
   exitCode =
       driver.errorIsA<cuda::UnavailableError>() ? ExitNoGpu : ExitGpuError;
   llvm::errs() << "opt-fuse: error: " << llvm::toString(driver.takeError())
                << "\n";
   return nullptr;
 }
+
 /// The GPU's DGEMM for the reference's large matmuls when the model has
 /// any, --check-matmuls allows it and cuBLAS opens (null otherwise: small
 /// models do not pay for loading it); says up front how long the
@@ -280,7 +289,7 @@ std::unique_ptr<GpuMatmulOffload> openGpuReference(cuda::Driver &driver,
 
 int runCalibration(const DriverOptions &options, const GpuTarget &base) {
   int exitCode = ExitSuccess;
-  std::unique_ptr<cuda::Driver> driver = openDriver(exitCode);
+  cuda::Driver *driver = openDriver(exitCode);
   if (!driver)
     return exitCode;
   CalibrateOptions calibration;
@@ -299,7 +308,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
              const std::string &ptx, const LaunchPlan &plan,
              MeasuredRun *measured) {
   int exitCode = ExitSuccess;
-  std::unique_ptr<cuda::Driver> driver = openDriver(exitCode);
+  cuda::Driver *driver = openDriver(exitCode);
   if (!driver)
     return exitCode;
   std::vector<HostBuffer> inputs = generateInputs(plan, options.seed);

@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,21 @@ int64_t product(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+/// Runs `body` over [0, n) in chunks, on every core when n is large. Each
+/// element is computed on its own, so the result does not depend on how
+/// the chunks are spread.
+void forChunks(int64_t n, llvm::function_ref<void(int64_t, int64_t)> body) {
+  constexpr int64_t kChunk = 1 << 15;
+  if (n <= kChunk) {
+    body(0, n);
+    return;
+  }
+  llvm::parallelFor(0, (n + kChunk - 1) / kChunk, [&](size_t chunk) {
+    const int64_t begin = chunk * kChunk;
+    body(begin, std::min(n, begin + kChunk));
+  });
 }
 
 /// Linear index into `shape` (broadcast into `out`) of output index `i`.
@@ -152,8 +168,11 @@ private:
     if (insideGroup && options.kernelPrecision &&
         isa<BFloat16Type, Float16Type>(precision) && !narrows)
       precision = Float32Type::get(precision.getContext());
-    for (double &v : t.data)
-      v = roundTo(precision, v);
+    double *data = t.data.data();
+    forChunks(t.size(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        data[i] = roundTo(precision, data[i]);
+    });
     values[result] = std::move(t);
   }
 
@@ -164,14 +183,21 @@ private:
                    llvm::function_ref<double(ArrayRef<double>)> fn) {
     Tensor out = make(op.getResult(0));
     SmallVector<Broadcaster> maps;
-    for (Value operand : op.getOperands())
-      maps.emplace_back(out.shape, get(operand).shape);
-    SmallVector<double> args(op.getNumOperands());
-    for (int64_t i = 0; i < out.size(); ++i) {
-      for (unsigned k = 0; k < op.getNumOperands(); ++k)
-        args[k] = get(op.getOperand(k)).data[maps[k].map(i)];
-      out.data[i] = fn(args);
+    SmallVector<const double *> inputs;
+    for (Value operand : op.getOperands()) {
+      const Tensor &input = get(operand);
+      maps.emplace_back(out.shape, input.shape);
+      inputs.push_back(input.data.data());
     }
+    double *result = out.data.data();
+    forChunks(out.size(), [&](int64_t begin, int64_t end) {
+      SmallVector<double, 4> args(inputs.size());
+      for (int64_t i = begin; i < end; ++i) {
+        for (auto [k, input] : llvm::enumerate(inputs))
+          args[k] = input[maps[k].map(i)];
+        result[i] = fn(args);
+      }
+    });
     set(op.getResult(0), std::move(out));
   }
 

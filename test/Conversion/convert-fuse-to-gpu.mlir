@@ -169,3 +169,23 @@ func.func @tanh_types(%x: tensor<256xbf16>, %h: tensor<256xf16>, %f: tensor<256x
   %3 = fuse.tanh %f : tensor<256xf32>
   return %0, %1, %2, %3 : tensor<256xbf16>, tensor<256xbf16>, tensor<256xf16>, tensor<256xf32>
 }
+
+// -----
+
+// A row reduction's bf16 result rounds before what reads it in strict mode
+// (random graph 2039: the sum compared with a max of itself came out
+// greater, unrounded against rounded); by default it stays in f32.
+// CHECK-LABEL: gpu.func @sum_compare_k0
+// CHECK: gpu.shuffle
+// CHECK-NOT: arith.truncf
+// CHECK: arith.cmpf ogt
+// STRICT-LABEL: gpu.func @sum_compare_k0
+// STRICT: gpu.shuffle
+// STRICT: %[[R:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// STRICT-NEXT: %[[S:.*]] = arith.extf %[[R]] : bf16 to f32
+// STRICT: arith.cmpf ogt, %[[S]], %{{.*}} : f32
+func.func @sum_compare(%x: tensor<8x64xbf16>, %t: tensor<8x1xbf16>) -> tensor<8x1xi1> {
+  %s = fuse.reduce_sum %x axes = [1] keepdims : tensor<8x64xbf16> -> tensor<8x1xbf16>
+  %c = fuse.compare gt, %s, %t : (tensor<8x1xbf16>, tensor<8x1xbf16>) -> tensor<8x1xi1>
+  return %c : tensor<8x1xi1>
+}

@@ -37,6 +37,13 @@ cl::opt<std::string>
     function("function",
              cl::desc("The function to compile when the model holds several"),
              cl::value_desc("name"), cl::cat(category));
+cl::opt<bool> eachFunction(
+    "each-function",
+    cl::desc("With --check, --bench or --check-fusion: run every function of "
+             "the model in turn, in one process and one CUDA context, each "
+             "followed by a line 'opt-fuse: @NAME: exit N'; the exit code is "
+             "the first failing function's"),
+    cl::cat(category));
 cl::opt<bool> noFuse("no-fuse",
                      cl::desc("Compile one kernel per op (the unfused "
                               "baseline)"),
@@ -276,6 +283,7 @@ int main(int argc, char **argv) {
   options.inputPath = inputPath;
   options.outputPath = outputPath;
   options.function = function;
+  options.eachFunction = eachFunction;
   opfuse::CompileOptions &compile = options.compile;
   compile.fuse = !noFuse;
   compile.explain = explain;

@@ -65,6 +65,9 @@ struct DriverOptions {
   std::optional<EmitKind> emit;
   /// The function to compile; may stay empty when the model holds one.
   std::string function;
+  /// Compile and run (--check, --bench, --check-fusion) every function of
+  /// the model in turn, in one process: one CUDA context for all of them.
+  bool eachFunction = false;
   /// How the model is compiled: fusion, the target, the emitters' knobs.
   CompileOptions compile;
   /// Give each GEMM kernel the tiling measured fastest on the GPU among the

@@ -656,7 +656,9 @@ RowKernelEmitter::emitReductions(ArrayRef<Operation *> reductions) {
           arith::ConstantOp::create(
               b, loc,
               b.getFloatAttr(types[i], static_cast<double>(layout.rowLength))));
-    rowScalars[{reduction->getResult(0), 0}] = {total};
+    // Seeded, not stored: strict numerics rounds a bf16 or f16 result
+    // before anything reads it.
+    RowScalarEvaluator(*this).seed(reduction->getResult(0), 0, {total});
   }
   return success();
 }
