@@ -7,6 +7,7 @@
 #   scripts/gpu-sanitize.sh [--opt-fuse PATH] [--tools "memcheck racecheck"]
 #                           [--jobs N] [GRAPH...]
 # Logs go to ${SANITIZE_LOGS:-sanitize-logs}/; the last line is the summary.
+# A run longer than ${SANITIZE_TIMEOUT:-300} seconds counts as a failure.
 set -uo pipefail
 opt_fuse=build/bin/opt-fuse
 tools="memcheck racecheck"
@@ -39,12 +40,15 @@ one() {
   tool=$1 graph=$2
   log="$logs/$(echo "$graph" | tr / _).$tool.log"
   start=$(date +%s)
-  "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+  timeout "${SANITIZE_TIMEOUT:-300}" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
     "$opt_fuse" "$graph" --bench --warmup 0 --iters 1 >"$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))
   if [ $rc -eq 0 ] && grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" "$log"; then
     echo "$tool $graph: clean (${took} s)"
+  elif [ $rc -eq 124 ]; then
+    echo "$tool $graph: TIMEOUT (${SANITIZE_TIMEOUT:-300} s; $log)"
   elif [ $rc -eq 4 ]; then
     echo "$tool $graph: unsupported (exit 4: $(grep -m1 'error:' "$log"))"
   else
@@ -57,7 +61,7 @@ for tool in $tools; do
   for graph in "${graphs[@]}"; do echo "$tool $graph"; done
 done | xargs -P "$jobs" -L 1 bash -c 'one "$0" "$1"' | tee "$logs/summary.txt"
 clean=$(grep -c ": clean" "$logs/summary.txt")
-failed=$(grep -c ": FAIL" "$logs/summary.txt")
+failed=$(grep -c ": FAIL\|: TIMEOUT" "$logs/summary.txt")
 unsupported=$(grep -c ": unsupported" "$logs/summary.txt")
-echo "gpu-sanitize: $clean clean, $failed failed, $unsupported unsupported"
+echo "gpu-sanitize: $clean clean, $failed failed or timed out, $unsupported unsupported"
 [ "$failed" -eq 0 ]
