@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gathers into .device-pack/ what a GPU machine without LLVM 22 needs to run
 # the tools built here and test/GPU: the Debian packages of the shared
-# libraries they link (libllvm22, libmlir-22, libz3-4, about 52 MB; apt-get
+# libraries they link (libllvm22, libmlir-22, libz3-4, and libonnx1 and
+# libprotobuf32 for the ONNX importer, about 55 MB; apt-get
 # download, no root needed), LLVM's FileCheck, not and count, and lit
 # itself. Then, there:
 #   source bench/device-env.sh
@@ -10,7 +11,7 @@
 set -euo pipefail
 pack=${1:-.device-pack}
 mkdir -p "$pack/llvm-tools"
-(cd "$pack" && for p in libllvm22 libmlir-22 libz3-4; do
+(cd "$pack" && for p in libllvm22 libmlir-22 libz3-4 libonnx1 libprotobuf32; do
   ls "$p"_*.deb >/dev/null 2>&1 || apt-get download "$p" >/dev/null
 done)
 cp /usr/lib/llvm-22/bin/FileCheck /usr/lib/llvm-22/bin/not /usr/lib/llvm-22/bin/count "$pack/llvm-tools/"

@@ -18,6 +18,7 @@ packages=(
   libgtest-dev     # GoogleTest for unittests/
   clang-format-22  # the format check of make check (.clang-format)
   python3          # lit
+  libonnx-dev libprotobuf-dev  # the ONNX importer (onnx.pb.h, libonnx_proto)
 )
 if [ "${1:-}" = "--sanitizers" ]; then
   packages+=(

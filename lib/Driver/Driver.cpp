@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Driver/Driver.h"
+#include "opfuse/Import/OnnxImporter.h"
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
@@ -207,6 +208,13 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                     "with --emit or --function\n";
     return ExitUsage;
   }
+  if (options.importFormat != "auto" && options.importFormat != "mlir" &&
+      options.importFormat != "onnx") {
+    llvm::errs() << "opt-fuse: error: --import must be auto, mlir or onnx, "
+                    "not '"
+                 << options.importFormat << "'\n";
+    return ExitUsage;
+  }
   if (options.checkMatmuls != "auto" && options.checkMatmuls != "gpu" &&
       options.checkMatmuls != "host") {
     llvm::errs() << "opt-fuse: error: --check-matmuls must be auto, gpu or "
@@ -390,7 +398,7 @@ int runDriver(const DriverOptions &options) {
 
   ExitCode exitCode = ExitSuccess;
   OwningOpRef<ModuleOp> module =
-      loadModel(options.inputPath, context, sourceMgr, exitCode);
+      loadAnyModel(options, context, sourceMgr, exitCode);
   if (!module)
     return exitCode;
 
@@ -401,9 +409,17 @@ int runDriver(const DriverOptions &options) {
   if (!emit && !run)
     emit = options.autotune ? EmitKind::Fused : EmitKind::Mlir;
   const bool compile = run || emit != EmitKind::Mlir;
+  // An imported model shows where each op came from: its ONNX node.
+  bool textFormat = false;
+  const bool imported = options.importFormat == "onnx" ||
+                        (options.importFormat == "auto" &&
+                         isOnnxPath(options.inputPath, textFormat));
   auto writeModule = [&] {
     return writeOutput(options, [&](llvm::raw_ostream &os) {
-      module->print(os);
+      OpPrintingFlags flags;
+      if (imported)
+        flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+      module->print(os, flags);
       os << "\n";
     });
   };

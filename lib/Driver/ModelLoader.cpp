@@ -11,6 +11,7 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Import/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -19,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -213,6 +215,81 @@ OwningOpRef<ModuleOp> loadModel(std::unique_ptr<llvm::MemoryBuffer> file,
     return nullptr;
   }
   for (func::FuncOp func : functions)
+    if (failed(checkFunction(func)))
+      return nullptr;
+  exitCode = ExitSuccess;
+  return module;
+}
+
+namespace {
+/// "NAME=1x3x224x224" into the importer's options; false after an error.
+bool parseInputShapes(const std::vector<std::string> &specs,
+                      OnnxImportOptions &import) {
+  for (const std::string &spec : specs) {
+    auto [name, dims] = llvm::StringRef(spec).rsplit('=');
+    llvm::SmallVector<int64_t> shape;
+    bool ok = !name.empty() && !dims.empty() && dims != spec;
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t d = 0;
+      ok &= !part.getAsInteger(10, d) && d > 0 && d < (int64_t(1) << 40);
+      shape.push_back(d);
+    }
+    if (!ok) {
+      llvm::errs() << "opt-fuse: error: --input-shape '" << spec
+                   << "' is not NAME=DxDx... with positive dimensions\n";
+      return false;
+    }
+    import.inputShapes[name] = shape;
+  }
+  return true;
+}
+} // namespace
+
+OwningOpRef<ModuleOp> loadAnyModel(const DriverOptions &options,
+                                   MLIRContext &context,
+                                   llvm::SourceMgr &sourceMgr,
+                                   ExitCode &exitCode) {
+  bool textFormat = false;
+  const bool onnx = options.importFormat == "onnx" ||
+                    (options.importFormat == "auto" &&
+                     isOnnxPath(options.inputPath, textFormat));
+  if (options.importFormat == "onnx")
+    textFormat = llvm::StringRef(options.inputPath).ends_with(".onnxtxt");
+  if (!onnx) {
+    if (!options.inputShapes.empty()) {
+      llvm::errs() << "opt-fuse: error: --input-shape applies to ONNX "
+                      "models; fuse functions have static shapes\n";
+      exitCode = ExitUsage;
+      return nullptr;
+    }
+    return loadModel(options.inputPath, context, sourceMgr, exitCode);
+  }
+  OnnxImportOptions import;
+  if (!parseInputShapes(options.inputShapes, import)) {
+    exitCode = ExitUsage;
+    return nullptr;
+  }
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(options.inputPath, &error);
+  if (!file) {
+    llvm::errs() << "opt-fuse: error: " << error << "\n";
+    exitCode = ExitIO;
+    return nullptr;
+  }
+  OnnxImportFailure failure = OnnxImportFailure::None;
+  OwningOpRef<ModuleOp> module =
+      importOnnx(*file, textFormat, context, import, failure);
+  if (!module) {
+    exitCode = failure == OnnxImportFailure::Unsupported  ? ExitUnsupported
+               : failure == OnnxImportFailure::Unreadable ? ExitIO
+                                                          : ExitInvalidInput;
+    return nullptr;
+  }
+  exitCode = ExitInvalidInput;
+  for (func::FuncOp func : module->getOps<func::FuncOp>())
     if (failed(checkFunction(func)))
       return nullptr;
   exitCode = ExitSuccess;

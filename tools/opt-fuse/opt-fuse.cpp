@@ -37,6 +37,18 @@ cl::opt<std::string>
     function("function",
              cl::desc("The function to compile when the model holds several"),
              cl::value_desc("name"), cl::cat(category));
+cl::opt<std::string> importFormat(
+    "import",
+    cl::desc("How to read the input: auto (ONNX for .onnx and .onnxtxt "
+             "files, fuse MLIR otherwise), mlir, or onnx (a binary ONNX "
+             "model, or its protobuf text form when the name ends in "
+             ".onnxtxt)"),
+    cl::value_desc("auto|mlir|onnx"), cl::init("auto"), cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("The shape of an ONNX graph input whose dimensions the model "
+             "leaves dynamic (repeat for several inputs)"),
+    cl::value_desc("NAME=DxDx..."), cl::cat(category));
 cl::opt<bool> eachFunction(
     "each-function",
     cl::desc("With --check, --bench or --check-fusion: run every function of "
@@ -284,6 +296,8 @@ int main(int argc, char **argv) {
   options.outputPath = outputPath;
   options.function = function;
   options.eachFunction = eachFunction;
+  options.importFormat = importFormat;
+  options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
   opfuse::CompileOptions &compile = options.compile;
   compile.fuse = !noFuse;
   compile.explain = explain;

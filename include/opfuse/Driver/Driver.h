@@ -95,6 +95,12 @@ struct DriverOptions {
   bool printTarget = false;
   /// Testing only: report an internal error after fusion (exit code 8).
   bool testInternalError = false;
+  /// How to read the input: "auto" (ONNX for .onnx and .onnxtxt, else
+  /// MLIR), "mlir" or "onnx".
+  std::string importFormat = "auto";
+  /// --input-shape NAME=1x3x224x224, as given: the shapes of ONNX graph
+  /// inputs the model leaves dynamic.
+  std::vector<std::string> inputShapes;
 };
 
 /// Reads `path` and parses it as a fuse model: the module verifies, holds at
@@ -112,6 +118,15 @@ mlir::OwningOpRef<mlir::ModuleOp>
 loadModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
           mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
           ExitCode &exitCode);
+
+/// Reads the model `options` names, an ONNX model (imported into one fuse
+/// function, --import and --input-shape) or fuse MLIR (loadModel above).
+/// Sets `exitCode` as loadModel does, ExitUsage for a bad --input-shape and
+/// ExitUnsupported for ONNX ops the importer lacks.
+mlir::OwningOpRef<mlir::ModuleOp> loadAnyModel(const DriverOptions &options,
+                                               mlir::MLIRContext &context,
+                                               llvm::SourceMgr &sourceMgr,
+                                               ExitCode &exitCode);
 
 /// Runs opt-fuse's work for `options`; returns the process exit code.
 int runDriver(const DriverOptions &options);
