@@ -10,6 +10,7 @@ const llvm::StringMap<Converter> &converters() {
     registerElementwiseConverters(map);
     registerShapeConverters(map);
     registerComputeConverters(map);
+    registerVisionConverters(map);
     return map;
   }();
   return table;

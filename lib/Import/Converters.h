@@ -10,6 +10,7 @@ namespace opfuse::onnx_import {
 void registerElementwiseConverters(llvm::StringMap<Converter> &map);
 void registerShapeConverters(llvm::StringMap<Converter> &map);
 void registerComputeConverters(llvm::StringMap<Converter> &map);
+void registerVisionConverters(llvm::StringMap<Converter> &map);
 
 } // namespace opfuse::onnx_import
 

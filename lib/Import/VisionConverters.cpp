@@ -1,0 +1,243 @@
+//===- VisionConverters.cpp - ONNX convolutions and their companions ------===//
+//
+// Conv in ONNX's NCHW with OIHW filters becomes fuse.conv2d, which is NHWC
+// with OHWI filters: transposes on both sides, which the compiler lays out
+// as views. BatchNormalization at inference folds, on the host, into one
+// scale and one shift per channel. GlobalAveragePool is a mean over the
+// spatial axes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Converters.h"
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace opfuse::onnx_import {
+
+namespace {
+
+Value transposed(GraphImporter &g, Location loc, Value x,
+                 ArrayRef<int64_t> perm) {
+  auto in = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  return fuse::TransposeOp::create(
+      g.builder, loc, RankedTensorType::get(shape, in.getElementType()), x,
+      g.builder.getDenseI64ArrayAttr(perm));
+}
+
+LogicalResult conv(GraphImporter &g, const Node &node) {
+  RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);
+  if (!x || !w || x.getRank() != 4 || w.getRank() != 4 ||
+      !isa<FloatType>(x.getElementType()) ||
+      x.getElementType() != w.getElementType()) {
+    if (x && x.getRank() != 4)
+      g.unsupported(node) << "only 2-D convolutions (NCHW inputs) are "
+                             "supported, not "
+                          << x;
+    else
+      g.error(node) << "expects float NCHW input and OIHW filter of one type";
+    return failure();
+  }
+  const int64_t groups = g.intAttr(node, "group", 1);
+  const int64_t c = x.getDimSize(1), f = w.getDimSize(0);
+  const int64_t kh = w.getDimSize(2), kw = w.getDimSize(3);
+  if (groups < 1 || c % groups != 0 || f % groups != 0 ||
+      w.getDimSize(1) != c / groups) {
+    g.error(node) << "filter " << w << " does not fit input " << x << " in "
+                  << groups << " groups";
+    return failure();
+  }
+  SmallVector<int64_t> strides =
+      g.intsAttr(node, "strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations =
+      g.intsAttr(node, "dilations").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> pads =
+      g.intsAttr(node, "pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  if (std::optional<SmallVector<int64_t>> shape =
+          g.intsAttr(node, "kernel_shape");
+      shape && (*shape != SmallVector<int64_t>{kh, kw})) {
+    g.error(node) << "kernel_shape does not match filter " << w;
+    return failure();
+  }
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
+    g.error(node) << "strides, dilations and pads must have 2, 2 and 4 "
+                     "values";
+    return failure();
+  }
+  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int d = 0; d < 2; ++d) {
+      const int64_t in = x.getDimSize(2 + d), k = d ? kw : kh;
+      const int64_t out = (in + strides[d] - 1) / strides[d];
+      const int64_t total = std::max<int64_t>(
+          0, (out - 1) * strides[d] + dilations[d] * (k - 1) + 1 - in);
+      const int64_t small = total / 2, large = total - small;
+      pads[d] = autoPad == "SAME_UPPER" ? small : large;
+      pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (autoPad != "NOTSET") {
+    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+    return failure();
+  }
+  SmallVector<int64_t> out(2);
+  for (int d = 0; d < 2; ++d) {
+    const int64_t k = d ? kw : kh;
+    const int64_t span = x.getDimSize(2 + d) + pads[d] + pads[d + 2] -
+                         dilations[d] * (k - 1) - 1;
+    if (span < 0 || strides[d] < 1 || dilations[d] < 1) {
+      g.error(node) << "the filter does not fit the padded input";
+      return failure();
+    }
+    out[d] = span / strides[d] + 1;
+  }
+  FailureOr<Value> input = g.operand(node, 0), filter = g.operand(node, 1);
+  if (failed(input) || failed(filter))
+    return failure();
+  Value nhwc = transposed(g, node.loc, *input, {0, 2, 3, 1});
+  Value ohwi = transposed(g, node.loc, *filter, {0, 2, 3, 1});
+  auto resultType = RankedTensorType::get({x.getDimSize(0), out[0], out[1], f},
+                                          x.getElementType());
+  // fuse's padding is [top, bottom, left, right]; ONNX's is
+  // [top, left, bottom, right].
+  Value y = fuse::Conv2DOp::create(
+      g.builder, node.loc, resultType, nhwc, ohwi,
+      g.builder.getDenseI64ArrayAttr(strides),
+      g.builder.getDenseI64ArrayAttr({pads[0], pads[2], pads[1], pads[3]}),
+      g.builder.getDenseI64ArrayAttr(dilations),
+      g.builder.getI64IntegerAttr(groups));
+  if (node.has(2)) {
+    RankedTensorType b = g.typeOf(node, 2);
+    if (b.getRank() != 1 || b.getDimSize(0) != f ||
+        b.getElementType() != x.getElementType()) {
+      g.error(node) << "bias " << b << " is not one value per output channel";
+      return failure();
+    }
+    FailureOr<Value> bias = g.operand(node, 2);
+    if (failed(bias))
+      return failure();
+    // NHWC: the bias broadcasts along the last axis as it is.
+    y = fuse::AddOp::create(g.builder, node.loc, resultType, y, *bias);
+  }
+  g.define(node, 0, transposed(g, node.loc, y, {0, 3, 1, 2}));
+  return success();
+}
+
+LogicalResult batchNorm(GraphImporter &g, const Node &node) {
+  RankedTensorType x = g.typeOf(node, 0);
+  for (int i = 1; i < node.proto.output_size(); ++i)
+    if (!node.proto.output(i).empty()) {
+      g.unsupported(node) << "training outputs (running statistics) are not "
+                             "supported";
+      return failure();
+    }
+  if (g.intAttr(node, "training_mode", 0) != 0) {
+    g.unsupported(node) << "training_mode is not supported";
+    return failure();
+  }
+  if (!x || x.getRank() < 2 || !isa<FloatType>(x.getElementType())) {
+    g.error(node) << "expects a float input of rank 2 or more";
+    return failure();
+  }
+  const int64_t channels = x.getDimSize(1);
+  const HostTensor *params[4];
+  for (int i = 0; i < 4; ++i) {
+    params[i] = g.known(node, i + 1);
+    if (!params[i] || params[i]->size() != channels) {
+      g.unsupported(node) << "scale, bias, mean and variance must be known "
+                             "tensors of "
+                          << channels << " values";
+      return failure();
+    }
+  }
+  const double epsilon = g.floatAttr(node, "epsilon", 1e-5f);
+  // y = x * s + t with s = scale / sqrt(var + eps), t = bias - mean * s,
+  // per channel, in f64 and rounded once to the input's type.
+  HostTensor s, t;
+  s.elementType = t.elementType = x.getElementType();
+  s.shape.assign(x.getRank() - 1, 1);
+  s.shape[0] = channels;
+  t.shape = s.shape;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    const double scale =
+        params[0]->data[ch] / std::sqrt(params[3]->data[ch] + epsilon);
+    s.data.push_back(scale);
+    t.data.push_back(params[1]->data[ch] - params[2]->data[ch] * scale);
+  }
+  FailureOr<Value> input = g.operand(node, 0);
+  if (failed(input))
+    return failure();
+  Value scaled = fuse::MulOp::create(g.builder, node.loc, x, *input,
+                                     g.materialize(s, node.loc));
+  g.define(node, 0,
+           fuse::AddOp::create(g.builder, node.loc, x, scaled,
+                               g.materialize(t, node.loc)));
+  return success();
+}
+
+LogicalResult globalAveragePool(GraphImporter &g, const Node &node) {
+  RankedTensorType x = g.typeOf(node, 0);
+  if (!x || x.getRank() < 3 || !isa<FloatType>(x.getElementType())) {
+    g.error(node) << "expects a float input of rank 3 or more";
+    return failure();
+  }
+  SmallVector<int64_t> axes, shape(x.getShape());
+  for (int64_t d = 2; d < x.getRank(); ++d) {
+    axes.push_back(d);
+    shape[d] = 1;
+  }
+  FailureOr<Value> input = g.operand(node, 0);
+  if (failed(input))
+    return failure();
+  g.define(node, 0,
+           fuse::ReduceMeanOp::create(
+               g.builder, node.loc,
+               RankedTensorType::get(shape, x.getElementType()), *input,
+               g.builder.getDenseI64ArrayAttr(axes), /*keepdims=*/true));
+  return success();
+}
+
+LogicalResult trilu(GraphImporter &g, const Node &node) {
+  const HostTensor *x = g.known(node, 0);
+  if (!x || x->shape.size() < 2) {
+    g.unsupported(node) << "only Trilu of a known matrix (a causal mask) is "
+                           "supported";
+    return failure();
+  }
+  int64_t k = 0;
+  if (node.has(1)) {
+    FailureOr<SmallVector<int64_t>> given = g.knownInts(node, 1, "k");
+    if (failed(given) || given->size() != 1)
+      return failure();
+    k = given->front();
+  }
+  const bool upper = g.intAttr(node, "upper", 1) != 0;
+  const int64_t rows = x->shape[x->shape.size() - 2], cols = x->shape.back();
+  HostTensor out = *x;
+  for (int64_t i = 0; i < out.size(); ++i) {
+    const int64_t r = (i / cols) % rows, c = i % cols;
+    const bool keep = upper ? c - r >= k : c - r <= k;
+    if (!keep)
+      out.data[i] = 0;
+  }
+  g.defineHost(node, 0, std::move(out));
+  return success();
+}
+
+} // namespace
+
+void registerVisionConverters(llvm::StringMap<Converter> &map) {
+  map["Conv"] = conv;
+  map["BatchNormalization"] = batchNorm;
+  map["GlobalAveragePool"] = globalAveragePool;
+  map["Trilu"] = trilu;
+}
+
+} // namespace opfuse::onnx_import

@@ -1,0 +1,188 @@
+//===- OnnxImportTest.cpp - Imported ONNX ops compute what ONNX means -----===//
+//
+// Small ONNX models in protobuf text form, imported and run by the
+// reference interpreter on inputs whose results are worked out by hand:
+// the layout changes of Conv (NCHW to NHWC and back, ONNX's pad order),
+// Gemm's transposes, alpha and beta, Slice bounds, Gather's negative
+// indices, BatchNormalization folded per channel, MatMul of vectors, and
+// LogSoftmax.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Import/OnnxImporter.h"
+#include "opfuse/InitAll.h"
+#include "opfuse/Reference/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mlir;
+using namespace opfuse;
+
+namespace {
+
+class OnnxImportTest : public ::testing::Test {
+protected:
+  OnnxImportTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+  }
+
+  /// Imports `graph` (the body of a GraphProto, opset 17) and runs it on
+  /// `inputs`; the first output's data.
+  std::vector<double> run(const std::string &graph,
+                          std::vector<std::vector<double>> inputs) {
+    std::string text = "ir_version: 8\nopset_import { domain: \"\" version: "
+                       "17 }\ngraph {\n" +
+                       graph + "\n}\n";
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(text, "test.onnxtxt");
+    OnnxImportFailure failure;
+    module = importOnnx(*buffer, /*textFormat=*/true, context, {}, failure);
+    EXPECT_TRUE(module) << "import failed";
+    if (!module)
+      return {};
+    auto func = *module->getOps<func::FuncOp>().begin();
+    SmallVector<reference::Tensor> args;
+    for (auto [type, data] : llvm::zip(func.getArgumentTypes(), inputs)) {
+      auto tensor = cast<RankedTensorType>(type);
+      reference::Tensor t;
+      t.elementType = tensor.getElementType();
+      t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      t.data = data;
+      args.push_back(std::move(t));
+    }
+    reference::Options options;
+    options.f64Accumulation = true;
+    FailureOr<SmallVector<reference::Tensor>> out =
+        reference::interpret(func, args, options);
+    EXPECT_TRUE(succeeded(out));
+    return succeeded(out) ? (*out)[0].data : std::vector<double>{};
+  }
+
+  static void expectNear(const std::vector<double> &got,
+                         const std::vector<double> &want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5) << "element " << i;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+std::string input(const char *name, const char *dims) {
+  return std::string("input { name: \"") + name +
+         "\" type { tensor_type { elem_type: 1 shape { " + dims + " } } } }\n";
+}
+
+TEST_F(OnnxImportTest, ConvPadsStridesAndBiasInNchw) {
+  // One 3x3 input channel of 1..9, two filters: all ones (the sum of the
+  // 3x3 neighbourhood, zero padded) and a centre tap of 2, with biases 0
+  // and 10; stride 2 with padding 1 keeps the corners.
+  std::string graph =
+      input("x", "dim { dim_value: 1 } dim { dim_value: 1 } dim { dim_value: "
+                 "3 } dim { dim_value: 3 }") +
+      R"(initializer { name: "w" data_type: 1 dims: [2, 1, 3, 3]
+           float_data: [1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0] }
+         initializer { name: "b" data_type: 1 dims: 2 float_data: [0, 10] }
+         node { name: "c" op_type: "Conv" input: ["x", "w", "b"] output: "y"
+           attribute { name: "pads" type: INTS ints: [1, 1, 1, 1] }
+           attribute { name: "strides" type: INTS ints: [2, 2] } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  // Corners: 1+2+4+5, 2+3+5+6, 4+5+7+8, 5+6+8+9; then 10 + 2 x corner.
+  expectNear(run(graph, {x}), {12, 16, 24, 28, 12, 16, 24, 28});
+}
+
+TEST_F(OnnxImportTest, ConvAsymmetricPadsFollowOnnxOrder) {
+  // pads = [top, left, bottom, right] = [0, 1, 0, 0]: a 1x2 filter
+  // [1, 10] over a row [1, 2, 3] padded on the left only.
+  std::string graph =
+      input("x", "dim { dim_value: 1 } dim { dim_value: 1 } dim { dim_value: "
+                 "1 } dim { dim_value: 3 }") +
+      R"(initializer { name: "w" data_type: 1 dims: [1, 1, 1, 2] float_data: [1, 10] }
+         node { name: "c" op_type: "Conv" input: ["x", "w"] output: "y"
+           attribute { name: "pads" type: INTS ints: [0, 1, 0, 0] } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  // Windows (0,1), (1,2), (2,3): 0 + 10, 1 + 20, 2 + 30.
+  expectNear(run(graph, {{1, 2, 3}}), {10, 21, 32});
+}
+
+TEST_F(OnnxImportTest, GemmTransposesAlphaBeta) {
+  // y = 2 * A^T B + 0.5 * C, A stored 2x1 (so A^T is 1x2), B 2x2.
+  std::string graph =
+      input("a", "dim { dim_value: 2 } dim { dim_value: 1 }") +
+      R"(initializer { name: "b" data_type: 1 dims: [2, 2] float_data: [1, 2, 3, 4] }
+         initializer { name: "c" data_type: 1 dims: 2 float_data: [10, 20] }
+         node { name: "g" op_type: "Gemm" input: ["a", "b", "c"] output: "y"
+           attribute { name: "transA" type: INT i: 1 }
+           attribute { name: "alpha" type: FLOAT f: 2 }
+           attribute { name: "beta" type: FLOAT f: 0.5 } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  // [1, 1] @ B = [4, 6]; 2 x that + [5, 10].
+  expectNear(run(graph, {{1, 1}}), {13, 22});
+}
+
+TEST_F(OnnxImportTest, SliceClampsAndSteps) {
+  // x[1:100:2] of 0..5, the end clamped to the length.
+  std::string graph =
+      input("x", "dim { dim_value: 6 }") +
+      R"(initializer { name: "s" data_type: 7 dims: 1 int64_data: 1 }
+         initializer { name: "e" data_type: 7 dims: 1 int64_data: 100 }
+         initializer { name: "a" data_type: 7 dims: 1 int64_data: 0 }
+         initializer { name: "st" data_type: 7 dims: 1 int64_data: 2 }
+         node { name: "sl" op_type: "Slice" input: ["x", "s", "e", "a", "st"] output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(graph, {{0, 1, 2, 3, 4, 5}}), {1, 3, 5});
+}
+
+TEST_F(OnnxImportTest, GatherNegativeIndicesCountFromTheEnd) {
+  std::string graph =
+      input("x", "dim { dim_value: 3 } dim { dim_value: 2 }") +
+      R"(initializer { name: "i" data_type: 7 dims: 2 int64_data: [-1, 0] }
+         node { name: "g" op_type: "Gather" input: ["x", "i"] output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(graph, {{1, 2, 3, 4, 5, 6}}), {5, 6, 1, 2});
+}
+
+TEST_F(OnnxImportTest, BatchNormalizationPerChannel) {
+  // Channel 0: (x - 1) / sqrt(3 + 1) * 2 + 1; channel 1: (x - 0) / 1 + 0.
+  std::string graph =
+      input("x", "dim { dim_value: 1 } dim { dim_value: 2 } dim { dim_value: "
+                 "2 }") +
+      R"(initializer { name: "g" data_type: 1 dims: 2 float_data: [2, 1] }
+         initializer { name: "b" data_type: 1 dims: 2 float_data: [1, 0] }
+         initializer { name: "m" data_type: 1 dims: 2 float_data: [1, 0] }
+         initializer { name: "v" data_type: 1 dims: 2 float_data: [3, 1] }
+         node { name: "bn" op_type: "BatchNormalization" input: ["x", "g", "b", "m", "v"] output: "y"
+           attribute { name: "epsilon" type: FLOAT f: 1 } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  // sqrt(1 + 1) for channel 1's variance 1 and epsilon 1.
+  const double r2 = 1 / std::sqrt(2.0);
+  expectNear(run(graph, {{3, 5, 4, 8}}), {3, 5, 4 * r2, 8 * r2});
+}
+
+TEST_F(OnnxImportTest, MatMulOfVectorsDropsTheirAxes) {
+  std::string graph =
+      input("v", "dim { dim_value: 2 }") +
+      R"(initializer { name: "m" data_type: 1 dims: [2, 3] float_data: [1, 2, 3, 4, 5, 6] }
+         node { name: "mm" op_type: "MatMul" input: ["v", "m"] output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(graph, {{1, 10}}), {41, 52, 63});
+}
+
+TEST_F(OnnxImportTest, LogSoftmax) {
+  std::string graph =
+      input("x", "dim { dim_value: 2 }") +
+      R"(node { name: "ls" op_type: "LogSoftmax" input: "x" output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  const double lse = std::log(std::exp(0.0) + std::exp(1.0));
+  expectNear(run(graph, {{0, 1}}), {-lse, 1 - lse});
+}
+
+} // namespace
