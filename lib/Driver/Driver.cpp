@@ -208,6 +208,12 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                     "with --emit or --function\n";
     return ExitUsage;
   }
+  if ((!options.inputFiles.empty() || !options.saveOutputsDir.empty()) &&
+      !options.bench && !options.check) {
+    llvm::errs() << "opt-fuse: error: --inputs and --save-outputs apply to "
+                    "a GPU run: add --bench or --check\n";
+    return ExitUsage;
+  }
   if (options.importFormat != "auto" && options.importFormat != "mlir" &&
       options.importFormat != "onnx") {
     llvm::errs() << "opt-fuse: error: --import must be auto, mlir or onnx, "

@@ -19,9 +19,12 @@
 #include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Runtime/Calibrate.h"
 #include "opfuse/Runtime/Cublas.h"
+#include "opfuse/Runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 
@@ -285,6 +288,75 @@ std::unique_ptr<GpuMatmulOffload> openGpuReference(cuda::Driver &driver,
   return offload;
 }
 
+/// An argument's or a result's name: its ONNX name when it was imported,
+/// else argN or resultN.
+std::string nameOf(DictionaryAttr attrs, StringRef kind, unsigned index) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("fuse.name"))
+      return name.str();
+  return (kind + Twine(index)).str();
+}
+
+/// --inputs NAME=FILE.npy: replaces the seeded values of the inputs named.
+int loadInputFiles(const DriverOptions &options, func::FuncOp model,
+                   std::vector<HostBuffer> &inputs) {
+  for (const std::string &spec : options.inputFiles) {
+    auto [name, path] = StringRef(spec).split('=');
+    if (path.empty()) {
+      llvm::errs() << "opt-fuse: error: --inputs '" << spec
+                   << "' is not NAME=FILE.npy\n";
+      return ExitUsage;
+    }
+    std::optional<unsigned> index;
+    std::string known;
+    for (unsigned i = 0; i < model.getNumArguments(); ++i) {
+      std::string argument = nameOf(model.getArgAttrDict(i), "arg", i);
+      known += (i ? ", " : "") + argument;
+      if (argument == name || ("arg" + Twine(i)).str() == name)
+        index = i;
+    }
+    if (!index || *index >= inputs.size()) {
+      llvm::errs() << "opt-fuse: error: --inputs names '" << name
+                   << "', which is not an input (the inputs are " << known
+                   << ")\n";
+      return ExitUsage;
+    }
+    llvm::Expected<HostBuffer> loaded =
+        readNpy(path, inputs[*index].dtype, inputs[*index].shape);
+    if (!loaded) {
+      std::string message = llvm::toString(loaded.takeError());
+      llvm::errs() << "opt-fuse: error: --inputs " << message << "\n";
+      return llvm::sys::fs::exists(path) ? ExitInvalidInput : ExitIO;
+    }
+    inputs[*index] = std::move(*loaded);
+  }
+  return ExitSuccess;
+}
+
+/// --save-outputs DIR: each output of the run as DIR/NAME.npy.
+int saveOutputs(const DriverOptions &options, func::FuncOp model,
+                const std::vector<HostBuffer> &outputs) {
+  if (options.saveOutputsDir.empty())
+    return ExitSuccess;
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(options.saveOutputsDir)) {
+    llvm::errs() << "opt-fuse: error: --save-outputs: cannot create "
+                 << options.saveOutputsDir << ": " << ec.message() << "\n";
+    return ExitIO;
+  }
+  for (auto [index, output] : llvm::enumerate(outputs)) {
+    llvm::SmallString<256> path(options.saveOutputsDir);
+    llvm::sys::path::append(
+        path, nameOf(model.getResultAttrDict(index), "result", index) + ".npy");
+    if (llvm::Error error = writeNpy(path, output)) {
+      llvm::errs() << "opt-fuse: error: --save-outputs "
+                   << llvm::toString(std::move(error)) << "\n";
+      return ExitIO;
+    }
+  }
+  return ExitSuccess;
+}
+
 } // namespace
 
 int runCalibration(const DriverOptions &options, const GpuTarget &base) {
@@ -312,6 +384,9 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   if (!driver)
     return exitCode;
   std::vector<HostBuffer> inputs = generateInputs(plan, options.seed);
+  func::FuncOp model = *original.getOps<func::FuncOp>().begin();
+  if (int code = loadInputFiles(options, model, inputs); code != ExitSuccess)
+    return code;
   BenchOptions bench;
   bench.warmup = options.warmup;
   bench.iterations = options.bench ? options.iterations : 0;
@@ -327,7 +402,6 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   }
   std::optional<std::vector<OutputCheck>> checks;
   if (options.check) {
-    func::FuncOp model = *original.getOps<func::FuncOp>().begin();
     func::FuncOp kernels = *fused.getOps<func::FuncOp>().begin();
     bool noCublas = false;
     std::unique_ptr<GpuMatmulOffload> offload =
@@ -384,6 +458,9 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
     if (checks)
       printOutputChecks(llvm::outs(), *checks);
   }
+  if (int code = saveOutputs(options, model, result->outputs);
+      code != ExitSuccess)
+    return code;
   if (checks &&
       llvm::any_of(*checks, [](const OutputCheck &c) { return !c.pass; }))
     return ExitCheckFailed;

@@ -481,6 +481,8 @@ LogicalResult GraphImporter::importInputs() {
                               builder.getFunctionType(types, {}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
+  for (auto [index, name] : llvm::enumerate(inputNames))
+    func.setArgAttr(index, "fuse.name", builder.getStringAttr(name));
   for (auto [name, argument] : llvm::zip(inputNames, body->getArguments())) {
     Entry &entry = names[name];
     entry.value = argument;
@@ -556,6 +558,9 @@ LogicalResult GraphImporter::importOutputs() {
   func::ReturnOp::create(builder, func.getLoc(), results);
   func.setFunctionType(builder.getFunctionType(func.getArgumentTypes(),
                                                ValueRange(results).getTypes()));
+  for (auto [index, output] : llvm::enumerate(model.graph().output()))
+    func.setResultAttr(index, "fuse.name",
+                       builder.getStringAttr(output.name()));
   return success();
 }
 

@@ -49,6 +49,17 @@ cl::list<std::string> inputShapes(
     cl::desc("The shape of an ONNX graph input whose dimensions the model "
              "leaves dynamic (repeat for several inputs)"),
     cl::value_desc("NAME=DxDx..."), cl::cat(category));
+cl::list<std::string> inputFiles(
+    "inputs",
+    cl::desc("With --bench or --check: an input's values from a NumPy .npy "
+             "file instead of seeded ones; NAME is the ONNX input name or "
+             "argN (repeat for several inputs)"),
+    cl::value_desc("NAME=FILE.npy"), cl::cat(category));
+cl::opt<std::string> saveOutputs(
+    "save-outputs",
+    cl::desc("With --bench or --check: write every output of the GPU run to "
+             "DIR/NAME.npy (its ONNX name, or resultN); bf16 as f32"),
+    cl::value_desc("DIR"), cl::cat(category));
 cl::opt<bool> eachFunction(
     "each-function",
     cl::desc("With --check, --bench or --check-fusion: run every function of "
@@ -297,6 +308,8 @@ int main(int argc, char **argv) {
   options.function = function;
   options.eachFunction = eachFunction;
   options.importFormat = importFormat;
+  options.inputFiles.assign(inputFiles.begin(), inputFiles.end());
+  options.saveOutputsDir = saveOutputs;
   options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
   opfuse::CompileOptions &compile = options.compile;
   compile.fuse = !noFuse;

@@ -101,6 +101,11 @@ struct DriverOptions {
   /// --input-shape NAME=1x3x224x224, as given: the shapes of ONNX graph
   /// inputs the model leaves dynamic.
   std::vector<std::string> inputShapes;
+  /// --inputs NAME=FILE.npy: an input's values from a NumPy file instead of
+  /// the seeded ones. NAME is the ONNX input name, or argN.
+  std::vector<std::string> inputFiles;
+  /// --save-outputs DIR: every output of the GPU run as DIR/NAME.npy.
+  std::string saveOutputsDir;
 };
 
 /// Reads `path` and parses it as a fuse model: the module verifies, holds at
