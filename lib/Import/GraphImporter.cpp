@@ -169,6 +169,9 @@ FailureOr<HostTensor> GraphImporter::readTensor(const onnx::TensorProto &t,
   host.elementType = elementType(t.data_type(), loc);
   if (!host.elementType)
     return failure();
+  // Bounded before anything is allocated: a hostile file may claim any
+  // shape.
+  constexpr int64_t kMaxElements = int64_t(1) << 40;
   int64_t count = 1;
   for (int64_t d : t.dims()) {
     if (d < 0) {
@@ -176,6 +179,11 @@ FailureOr<HostTensor> GraphImporter::readTensor(const onnx::TensorProto &t,
       return failure();
     }
     host.shape.push_back(d);
+    if (d != 0 && count > kMaxElements / d) {
+      emitError(loc) << "tensor '" << t.name()
+                     << "' has more than 2^40 elements";
+      return failure();
+    }
     count *= d;
   }
   const int64_t width = byteWidth(host.elementType);

@@ -541,6 +541,15 @@ LogicalResult constantOfShape(GraphImporter &g, const Node &node) {
   FailureOr<SmallVector<int64_t>> shape = g.knownInts(node, 0, "shape");
   if (failed(shape))
     return failure();
+  int64_t elements = 1;
+  for (int64_t d : *shape) {
+    if (d < 0 || (d != 0 && elements > (int64_t(1) << 40) / d)) {
+      g.error(node) << "shape has a negative dimension or more than 2^40 "
+                       "elements";
+      return failure();
+    }
+    elements *= d;
+  }
   HostTensor fill;
   fill.elementType = g.builder.getF32Type();
   fill.data = {0.0};
@@ -591,9 +600,12 @@ LogicalResult range(GraphImporter &g, const Node &node) {
     g.error(node) << "delta is zero";
     return failure();
   }
-  const int64_t count = std::max<int64_t>(
-      0,
-      static_cast<int64_t>(std::ceil((limit->data[0] - start->data[0]) / d)));
+  const double steps = std::ceil((limit->data[0] - start->data[0]) / d);
+  if (!(steps <= double(int64_t(1) << 31))) {
+    g.error(node) << "makes more than 2^31 values";
+    return failure();
+  }
+  const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   HostTensor out;
   out.elementType = start->elementType;
   out.shape = {count};
