@@ -324,6 +324,95 @@ LogicalResult identity(GraphImporter &g, const Node &node) {
   return success();
 }
 
+/// A rank-0 constant of `element` (broadcasts against anything).
+Value scalarConstant(GraphImporter &g, Location loc, Type element,
+                     double value) {
+  HostTensor host;
+  host.elementType = element;
+  host.data = {value};
+  return g.materialize(host, loc);
+}
+
+/// Clip(x, min, max): max(min(x, hi), lo), each bound optional.
+LogicalResult clip(GraphImporter &g, const Node &node) {
+  RankedTensorType in = g.typeOf(node, 0);
+  FailureOr<Value> x = g.operand(node, 0);
+  if (failed(x))
+    return failure();
+  Value y = *x;
+  for (int i : {2, 1}) {
+    if (!node.has(i))
+      continue;
+    RankedTensorType bound = g.typeOf(node, i);
+    if (bound.getRank() != 0 || bound.getElementType() != in.getElementType()) {
+      g.error(node) << (i == 1 ? "min " : "max ") << bound
+                    << " is not a scalar of the input's type";
+      return failure();
+    }
+    FailureOr<Value> b = g.operand(node, i);
+    if (failed(b))
+      return failure();
+    y = i == 2
+            ? fuse::MinOp::create(g.builder, node.loc, in, y, *b).getResult()
+            : fuse::MaxOp::create(g.builder, node.loc, in, y, *b).getResult();
+  }
+  g.define(node, 0, y);
+  return success();
+}
+
+/// Not, And, Or, Xor on booleans, as selects.
+LogicalResult logical(GraphImporter &g, const Node &node) {
+  const std::string &op = node.proto.op_type();
+  Type i1 = g.builder.getI1Type();
+  SmallVector<int64_t> shape;
+  for (int i = 0; i < node.inputs(); ++i) {
+    RankedTensorType t = g.typeOf(node, i);
+    std::optional<SmallVector<int64_t>> joined =
+        t ? broadcastShapes(shape, t.getShape()) : std::nullopt;
+    if (!t || !t.getElementType().isInteger(1) || !joined) {
+      g.error(node) << "expects bool inputs that broadcast";
+      return failure();
+    }
+    shape = *joined;
+  }
+  if (std::optional<HostTensor> host =
+          foldIntegers(g, node, i1, [&](ArrayRef<double> a) -> double {
+            if (op == "Not")
+              return a[0] == 0;
+            if (op == "And")
+              return a[0] != 0 && a[1] != 0;
+            if (op == "Or")
+              return a[0] != 0 || a[1] != 0;
+            return (a[0] != 0) != (a[1] != 0);
+          })) {
+    g.defineHost(node, 0, std::move(*host));
+    return success();
+  }
+  auto type = RankedTensorType::get(shape, i1);
+  FailureOr<Value> a = g.operand(node, 0);
+  if (failed(a))
+    return failure();
+  Value yes = scalarConstant(g, node.loc, i1, 1);
+  Value no = scalarConstant(g, node.loc, i1, 0);
+  auto select = [&](Value c, Value t, Value f) -> Value {
+    return fuse::SelectOp::create(g.builder, node.loc, type, c, t, f);
+  };
+  if (op == "Not") {
+    g.define(node, 0, select(*a, no, yes));
+    return success();
+  }
+  FailureOr<Value> b = g.operand(node, 1);
+  if (failed(b))
+    return failure();
+  if (op == "And")
+    g.define(node, 0, select(*a, *b, no));
+  else if (op == "Or")
+    g.define(node, 0, select(*a, yes, *b));
+  else
+    g.define(node, 0, select(*a, select(*b, no, yes), *b));
+  return success();
+}
+
 double addFold(double a, double b) { return a + b; }
 double subFold(double a, double b) { return a - b; }
 double mulFold(double a, double b) { return a * b; }
@@ -385,6 +474,9 @@ void registerElementwiseConverters(llvm::StringMap<Converter> &map) {
   map["Where"] = where;
   map["Cast"] = castOp;
   map["Identity"] = identity;
+  map["Clip"] = clip;
+  for (const char *op : {"Not", "And", "Or", "Xor"})
+    map[op] = logical;
   map["Dropout"] = identity;
 }
 

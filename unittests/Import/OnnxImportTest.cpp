@@ -185,4 +185,41 @@ TEST_F(OnnxImportTest, LogSoftmax) {
   expectNear(run(graph, {{0, 1}}), {-lse, 1 - lse});
 }
 
+TEST_F(OnnxImportTest, ClipBoundsBothSides) {
+  std::string graph = input("x", "dim { dim_value: 4 }") +
+                      R"(initializer { name: "lo" data_type: 1 float_data: 0 }
+         initializer { name: "hi" data_type: 1 float_data: 6 }
+         node { name: "c" op_type: "Clip" input: ["x", "lo", "hi"] output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(graph, {{-1, 3, 7, 6}}), {0, 3, 6, 6});
+}
+
+TEST_F(OnnxImportTest, LogicalOpsAsSelects) {
+  // a = x > 0, b = y > 0; (a and b) + 2 (a or b) + 4 (a xor b) + 8 (not a).
+  std::string graph = input("x", "dim { dim_value: 4 }") +
+                      input("y", "dim { dim_value: 4 }") +
+                      R"(initializer { name: "zero" data_type: 1 float_data: 0 }
+         initializer { name: "two" data_type: 1 float_data: 2 }
+         initializer { name: "four" data_type: 1 float_data: 4 }
+         initializer { name: "eight" data_type: 1 float_data: 8 }
+         node { op_type: "Greater" input: ["x", "zero"] output: "a" }
+         node { op_type: "Greater" input: ["y", "zero"] output: "b" }
+         node { op_type: "And" input: ["a", "b"] output: "and" }
+         node { op_type: "Or" input: ["a", "b"] output: "or" }
+         node { op_type: "Xor" input: ["a", "b"] output: "xor" }
+         node { op_type: "Not" input: "a" output: "not" }
+         node { op_type: "Cast" input: "and" output: "f1" attribute { name: "to" type: INT i: 1 } }
+         node { op_type: "Cast" input: "or" output: "f2" attribute { name: "to" type: INT i: 1 } }
+         node { op_type: "Cast" input: "xor" output: "f4" attribute { name: "to" type: INT i: 1 } }
+         node { op_type: "Cast" input: "not" output: "f8" attribute { name: "to" type: INT i: 1 } }
+         node { op_type: "Mul" input: ["f2", "two"] output: "m2" }
+         node { op_type: "Mul" input: ["f4", "four"] output: "m4" }
+         node { op_type: "Mul" input: ["f8", "eight"] output: "m8" }
+         node { op_type: "Sum" input: ["f1", "m2", "m4", "m8"] output: "s" }
+         output { name: "s" type { tensor_type { elem_type: 1 } } })";
+  // (a, b) = (0, 0): not = 8; (0, 1): or + xor + not = 14; (1, 0): or + xor
+  // = 6; (1, 1): and + or = 3.
+  expectNear(run(graph, {{-1, -1, 1, 1}, {-1, 1, -1, 1}}), {8, 14, 6, 3});
+}
+
 } // namespace
