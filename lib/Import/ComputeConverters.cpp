@@ -31,14 +31,6 @@ Value reshape(GraphImporter &g, Location loc, Value x,
   return fuse::ReshapeOp::create(g.builder, loc, type, x);
 }
 
-/// A splat scalar of `element` broadcastable against anything.
-Value scalar(GraphImporter &g, Location loc, Type element, double value) {
-  HostTensor host;
-  host.elementType = element;
-  host.data = {value};
-  return g.materialize(host, loc);
-}
-
 LogicalResult matmul(GraphImporter &g, const Node &node) {
   RankedTensorType a = g.typeOf(node, 0), b = g.typeOf(node, 1);
   if (!isFloatTensor(a) || !isFloatTensor(b) ||
@@ -120,7 +112,7 @@ LogicalResult gemm(GraphImporter &g, const Node &node) {
       fuse::MatmulOp::create(g.builder, node.loc, type, *x, *y, transA, transB);
   if (alpha != 1.0f)
     result = fuse::MulOp::create(g.builder, node.loc, type, result,
-                                 scalar(g, node.loc, element, alpha));
+                                 g.scalar(element, alpha, node.loc));
   if (node.has(2) && beta != 0.0f) {
     RankedTensorType c = g.typeOf(node, 2);
     if (c.getElementType() != element ||
@@ -136,7 +128,7 @@ LogicalResult gemm(GraphImporter &g, const Node &node) {
     Value term = *bias;
     if (beta != 1.0f)
       term = fuse::MulOp::create(g.builder, node.loc, c, term,
-                                 scalar(g, node.loc, element, beta));
+                                 g.scalar(element, beta, node.loc));
     result = fuse::AddOp::create(g.builder, node.loc, type, result, term);
   }
   g.define(node, 0, result);

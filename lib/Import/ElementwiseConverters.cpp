@@ -324,15 +324,6 @@ LogicalResult identity(GraphImporter &g, const Node &node) {
   return success();
 }
 
-/// A rank-0 constant of `element` (broadcasts against anything).
-Value scalarConstant(GraphImporter &g, Location loc, Type element,
-                     double value) {
-  HostTensor host;
-  host.elementType = element;
-  host.data = {value};
-  return g.materialize(host, loc);
-}
-
 /// Clip(x, min, max): max(min(x, hi), lo), each bound optional.
 LogicalResult clip(GraphImporter &g, const Node &node) {
   RankedTensorType in = g.typeOf(node, 0);
@@ -392,8 +383,8 @@ LogicalResult logical(GraphImporter &g, const Node &node) {
   FailureOr<Value> a = g.operand(node, 0);
   if (failed(a))
     return failure();
-  Value yes = scalarConstant(g, node.loc, i1, 1);
-  Value no = scalarConstant(g, node.loc, i1, 0);
+  Value yes = g.scalar(i1, 1, node.loc);
+  Value no = g.scalar(i1, 0, node.loc);
   auto select = [&](Value c, Value t, Value f) -> Value {
     return fuse::SelectOp::create(g.builder, node.loc, type, c, t, f);
   };

@@ -310,6 +310,13 @@ Value GraphImporter::materialize(const HostTensor &host, Location loc) {
                                   cast<ElementsAttr>(value));
 }
 
+Value GraphImporter::scalar(Type element, double value, Location loc) {
+  HostTensor host;
+  host.elementType = element;
+  host.data = {value};
+  return materialize(host, loc);
+}
+
 GraphImporter::Entry *GraphImporter::lookup(const Node &node, int i) {
   if (!node.has(i))
     return nullptr;

@@ -97,6 +97,8 @@ public:
                                          mlir::Location loc);
   /// A fuse.constant holding `host`.
   mlir::Value materialize(const HostTensor &host, mlir::Location loc);
+  /// A rank-0 fuse.constant of `element` (broadcasts against anything).
+  mlir::Value scalar(mlir::Type element, double value, mlir::Location loc);
 
   /// An error at `node`, prefixed with what it is.
   mlir::InFlightDiagnostic error(const Node &node);
