@@ -13,6 +13,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -204,6 +205,123 @@ LogicalResult globalAveragePool(GraphImporter &g, const Node &node) {
   return success();
 }
 
+/// `x` (NCHW) with `before` and `after` rows or columns of `fill` added on
+/// axis 2 or 3: a concat with splat constants.
+Value padAxis(GraphImporter &g, Location loc, Value x, int64_t axis,
+              int64_t before, int64_t after, double fill) {
+  if (before == 0 && after == 0)
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> parts;
+  auto block = [&](int64_t size) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = size;
+    auto blockType = RankedTensorType::get(shape, type.getElementType());
+    Value one = g.scalar(type.getElementType(), fill, loc);
+    return fuse::BroadcastToOp::create(g.builder, loc, blockType, one)
+        .getResult();
+  };
+  if (before)
+    parts.push_back(block(before));
+  parts.push_back(x);
+  if (after)
+    parts.push_back(block(after));
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] += before + after;
+  return fuse::ConcatOp::create(
+      g.builder, loc, RankedTensorType::get(shape, type.getElementType()),
+      parts, axis);
+}
+
+/// MaxPool and AveragePool over H and W: the maximum (or the mean) of the
+/// kernel's KH x KW strided windows, each a fuse.slice of the padded
+/// input, which fusion reads in place in one kernel. Padding adds -inf
+/// (max) or zeros (mean); the mean divides by the window size, or with
+/// count_include_pad = 0 by how many of its elements are inside the input
+/// (a constant computed on the host).
+LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
+  RankedTensorType x = g.typeOf(node, 0);
+  if (!x || x.getRank() != 4 || !isa<FloatType>(x.getElementType())) {
+    g.unsupported(node) << "only 2-D pooling of float NCHW inputs is "
+                           "supported";
+    return failure();
+  }
+  std::optional<SmallVector<int64_t>> kernel = g.intsAttr(node, "kernel_shape");
+  SmallVector<int64_t> strides =
+      g.intsAttr(node, "strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> pads =
+      g.intsAttr(node, "pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  SmallVector<int64_t> dilations =
+      g.intsAttr(node, "dilations").value_or(SmallVector<int64_t>{1, 1});
+  if (!kernel || kernel->size() != 2 || strides.size() != 2 ||
+      pads.size() != 4) {
+    g.error(node) << "needs a 2-D kernel_shape, strides and pads";
+    return failure();
+  }
+  if (g.intAttr(node, "ceil_mode", 0) != 0 ||
+      dilations != SmallVector<int64_t>{1, 1} ||
+      g.stringAttr(node, "auto_pad", "NOTSET") != "NOTSET" ||
+      node.proto.output_size() > 1) {
+    g.unsupported(node) << "ceil_mode, dilations, auto_pad and the indices "
+                           "output are not supported";
+    return failure();
+  }
+  SmallVector<int64_t> out(2);
+  for (int d = 0; d < 2; ++d) {
+    const int64_t span =
+        x.getDimSize(2 + d) + pads[d] + pads[d + 2] - (*kernel)[d];
+    if (span < 0 || strides[d] < 1 || (*kernel)[d] < 1) {
+      g.error(node) << "the window does not fit the padded input";
+      return failure();
+    }
+    out[d] = span / strides[d] + 1;
+  }
+  FailureOr<Value> input = g.operand(node, 0);
+  if (failed(input))
+    return failure();
+  const double fill = max ? -std::numeric_limits<double>::infinity() : 0.0;
+  Value padded = padAxis(g, node.loc, *input, 2, pads[0], pads[2], fill);
+  padded = padAxis(g, node.loc, padded, 3, pads[1], pads[3], fill);
+  auto resultType = RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(1), out[0], out[1]}, x.getElementType());
+  Value acc;
+  for (int64_t i = 0; i < (*kernel)[0]; ++i)
+    for (int64_t j = 0; j < (*kernel)[1]; ++j) {
+      Value window = fuse::SliceOp::create(
+          g.builder, node.loc, resultType, padded,
+          g.builder.getDenseI64ArrayAttr({0, 0, i, j}),
+          g.builder.getDenseI64ArrayAttr(resultType.getShape()),
+          g.builder.getDenseI64ArrayAttr({1, 1, strides[0], strides[1]}));
+      if (!acc)
+        acc = window;
+      else if (max)
+        acc = fuse::MaxOp::create(g.builder, node.loc, resultType, acc, window);
+      else
+        acc = fuse::AddOp::create(g.builder, node.loc, resultType, acc, window);
+    }
+  if (!max) {
+    HostTensor count;
+    count.elementType = x.getElementType();
+    count.shape = {out[0], out[1]};
+    const bool includePad = g.intAttr(node, "count_include_pad", 0) != 0;
+    for (int64_t r = 0; r < out[0]; ++r)
+      for (int64_t c = 0; c < out[1]; ++c) {
+        auto inside = [&](int d, int64_t o) {
+          const int64_t first = o * strides[d] - pads[d];
+          const int64_t last = first + (*kernel)[d];
+          return std::min(last, x.getDimSize(2 + d)) -
+                 std::max<int64_t>(first, 0);
+        };
+        count.data.push_back(includePad ? (*kernel)[0] * (*kernel)[1]
+                                        : inside(0, r) * inside(1, c));
+      }
+    acc = fuse::DivOp::create(g.builder, node.loc, resultType, acc,
+                              g.materialize(count, node.loc));
+  }
+  g.define(node, 0, acc);
+  return success();
+}
+
 LogicalResult trilu(GraphImporter &g, const Node &node) {
   const HostTensor *x = g.known(node, 0);
   if (!x || x->shape.size() < 2) {
@@ -237,6 +355,12 @@ void registerVisionConverters(llvm::StringMap<Converter> &map) {
   map["Conv"] = conv;
   map["BatchNormalization"] = batchNorm;
   map["GlobalAveragePool"] = globalAveragePool;
+  map["MaxPool"] = [](GraphImporter &g, const Node &n) {
+    return pool(g, n, /*max=*/true);
+  };
+  map["AveragePool"] = [](GraphImporter &g, const Node &n) {
+    return pool(g, n, /*max=*/false);
+  };
   map["Trilu"] = trilu;
 }
 

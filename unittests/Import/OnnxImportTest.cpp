@@ -222,4 +222,40 @@ TEST_F(OnnxImportTest, LogicalOpsAsSelects) {
   expectNear(run(graph, {{-1, -1, 1, 1}, {-1, 1, -1, 1}}), {8, 14, 6, 3});
 }
 
+TEST_F(OnnxImportTest, MaxPoolWithPaddingIgnoresThePad) {
+  // 3x3 input of -1..-9 (all negative: a zero pad would win), 2x2 windows,
+  // stride 2, one padded row and column before.
+  std::string graph =
+      input("x", "dim { dim_value: 1 } dim { dim_value: 1 } dim { dim_value: "
+                 "3 } dim { dim_value: 3 }") +
+      R"(node { name: "p" op_type: "MaxPool" input: "x" output: "y"
+           attribute { name: "kernel_shape" type: INTS ints: [2, 2] }
+           attribute { name: "strides" type: INTS ints: [2, 2] }
+           attribute { name: "pads" type: INTS ints: [1, 1, 0, 0] } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  // Windows (rows -1..0, cols -1..0) = {x00}; (-1..0, 1..2) = {x01, x02};
+  // (1..2, -1..0) = {x10, x20}; (1..2, 1..2) = {x11, x12, x21, x22}.
+  expectNear(run(graph, {{-1, -2, -3, -4, -5, -6, -7, -8, -9}}),
+             {-1, -2, -4, -5});
+}
+
+TEST_F(OnnxImportTest, AveragePoolCountsOnlyTheInputUnlessAsked) {
+  std::string graph =
+      input("x", "dim { dim_value: 1 } dim { dim_value: 1 } dim { dim_value: "
+                 "2 } dim { dim_value: 2 }") +
+      R"(node { name: "p" op_type: "AveragePool" input: "x" output: "y"
+           attribute { name: "kernel_shape" type: INTS ints: [2, 2] }
+           attribute { name: "pads" type: INTS ints: [1, 1, 0, 0] } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  // Outputs 2x2: windows at (-1,-1), (-1,0), (0,-1), (0,0) over [[1, 2],
+  // [3, 4]]: means of {1}, {1, 2}, {1, 3}, {1, 2, 3, 4}.
+  expectNear(run(graph, {{1, 2, 3, 4}}), {1, 1.5, 2, 2.5});
+  std::string included = graph;
+  included.replace(included.find("output: \"y\""), 13,
+                   "output: \"y\" attribute { name: \"count_include_pad\" "
+                   "type: INT i: 1 }");
+  // Every window counts 4 elements.
+  expectNear(run(included, {{1, 2, 3, 4}}), {0.25, 0.75, 1, 2.5});
+}
+
 } // namespace
