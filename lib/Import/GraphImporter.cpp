@@ -549,10 +549,22 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &proto) {
     return failure();
   }
   // A node whose input a failed node should have defined is skipped: its
-  // own error would only repeat the first.
-  for (int i = 0; i < proto.input_size(); ++i)
-    if (!proto.input(i).empty() && !names.count(proto.input(i)))
+  // own error would only repeat the first. An input nothing defines is an
+  // invalid model.
+  skipped = false;
+  for (int i = 0; i < proto.input_size(); ++i) {
+    const std::string &input = proto.input(i);
+    if (input.empty() || names.count(input))
+      continue;
+    if (failedOutputs.contains(input)) {
+      skipped = true;
       return failure();
+    }
+    error(node) << "input '" << input
+                << "' is not defined before the node (not a graph input, an "
+                   "initializer or an earlier node's output)";
+    return failure();
+  }
   return converter->second(*this, node);
 }
 
@@ -616,14 +628,12 @@ OwningOpRef<ModuleOp> GraphImporter::run(OnnxImportFailure &failure) {
     const int before = unsupportedCount;
     if (failed(importNode(proto))) {
       ok = false;
-      // A node that failed without being unsupported makes the model
-      // invalid; otherwise carry on to list every unsupported op.
-      invalid |= unsupportedCount == before && [&] {
-        for (int i = 0; i < proto.input_size(); ++i)
-          if (!proto.input(i).empty() && !names.count(proto.input(i)))
-            return false;
-        return true;
-      }();
+      for (const std::string &output : proto.output())
+        failedOutputs.insert(output);
+      // A node that failed without being unsupported (or skipped after
+      // one that failed) makes the model invalid; otherwise carry on to
+      // list every unsupported op.
+      invalid |= unsupportedCount == before && !skipped;
     }
   }
   if (!ok) {

@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <string>
@@ -126,6 +127,10 @@ private:
   mlir::func::FuncOp func;
   /// An external-data file could not be read.
   bool unreadable = false;
+  /// Outputs of nodes that failed, and whether the last node was skipped
+  /// because it reads one.
+  llvm::StringSet<> failedOutputs;
+  bool skipped = false;
   /// Unsupported constructs reported so far.
   int unsupportedCount = 0;
   llvm::StringMap<bool> reportedTypes;
