@@ -114,6 +114,41 @@ double decode(Type type, const char *bytes, int64_t i) {
 }
 } // namespace
 
+/// How many leading inputs an op must have (ONNX's required inputs).
+int minimumInputs(llvm::StringRef op) {
+  static const llvm::StringMap<int> table = {
+      {"Add", 2},
+      {"Sub", 2},
+      {"Mul", 2},
+      {"Div", 2},
+      {"Pow", 2},
+      {"Equal", 2},
+      {"Less", 2},
+      {"Greater", 2},
+      {"LessOrEqual", 2},
+      {"GreaterOrEqual", 2},
+      {"And", 2},
+      {"Or", 2},
+      {"Xor", 2},
+      {"Where", 3},
+      {"MatMul", 2},
+      {"Gemm", 2},
+      {"Conv", 2},
+      {"BatchNormalization", 5},
+      {"Reshape", 2},
+      {"Expand", 2},
+      {"Slice", 3},
+      {"Gather", 2},
+      {"Range", 3},
+      {"Unsqueeze", 2},
+      {"LayerNormalization", 2},
+      {"SimplifiedLayerNormalization", 2},
+      {"Constant", 0},
+  };
+  auto it = table.find(op);
+  return it == table.end() ? 1 : it->second;
+}
+
 std::string Node::describe() const {
   return llvm::formatv("{0} node '{1}'", proto.op_type(), proto.name()).str();
 }
@@ -215,13 +250,13 @@ FailureOr<HostTensor> GraphImporter::readTensor(const onnx::TensorProto &t,
     external = (*buffer)->getBuffer().str();
     raw = &external;
   }
-  host.data.resize(count);
   if (raw) {
     if (static_cast<int64_t>(raw->size()) != count * width) {
       emitError(loc) << "tensor '" << t.name() << "' holds " << raw->size()
                      << " bytes where its shape needs " << count * width;
       return failure();
     }
+    host.data.resize(count);
     for (int64_t i = 0; i < count; ++i)
       host.data[i] = decode(host.elementType, raw->data(), i);
     return host;
@@ -233,6 +268,7 @@ FailureOr<HostTensor> GraphImporter::readTensor(const onnx::TensorProto &t,
                      << " values where its shape needs " << count;
       return failure();
     }
+    host.data.resize(count);
     for (int64_t i = 0; i < count; ++i)
       host.data[i] = convert(field.Get(i));
     return success();
@@ -478,6 +514,19 @@ LogicalResult GraphImporter::importInputs() {
         break;
       }
     }
+    // Bounded here, before any converter computes with the shape.
+    int64_t elements = 1;
+    bool fits = true;
+    for (int64_t d : shape) {
+      fits &= d >= 0 && (d == 0 || elements <= (int64_t(1) << 40) / d);
+      elements *= fits ? d : 1;
+    }
+    if (!fits) {
+      emitError(loc) << "graph input '" << input.name()
+                     << "' has more than 2^40 elements";
+      ok = false;
+      continue;
+    }
     types.push_back(RankedTensorType::get(shape, element));
     inputNames.push_back(input.name());
   }
@@ -546,6 +595,15 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &proto) {
   if (converter == converters().end()) {
     unsupported(node) << "op " << proto.op_type() << " (opset " << opset
                       << ") has no importer";
+    return failure();
+  }
+  // Converters read their mandatory inputs without asking.
+  const int required = minimumInputs(proto.op_type());
+  int given = 0;
+  for (int i = 0; i < std::min(required, proto.input_size()); ++i)
+    given += !proto.input(i).empty();
+  if (given < required) {
+    error(node) << "needs " << required << " input(s), has " << given;
     return failure();
   }
   // A node whose input a failed node should have defined is skipped: its

@@ -21,6 +21,13 @@ namespace opfuse::onnx_import {
 
 namespace {
 
+/// Whether every value lies in [low, 2^20]: window attributes a hostile
+/// file could make overflow the shapes computed from them.
+bool inRange(ArrayRef<int64_t> values, int64_t low) {
+  return llvm::all_of(values,
+                      [&](int64_t v) { return v >= low && v <= (1 << 20); });
+}
+
 Value transposed(GraphImporter &g, Location loc, Value x,
                  ArrayRef<int64_t> perm) {
   auto in = cast<RankedTensorType>(x.getType());
@@ -66,9 +73,10 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
     g.error(node) << "kernel_shape does not match filter " << w;
     return failure();
   }
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
+      !inRange(strides, 1) || !inRange(dilations, 1) || !inRange(pads, 0)) {
     g.error(node) << "strides, dilations and pads must have 2, 2 and 4 "
-                     "values";
+                     "values, positive (pads non-negative) and at most 2^20";
     return failure();
   }
   const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
@@ -254,8 +262,10 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
   SmallVector<int64_t> dilations =
       g.intsAttr(node, "dilations").value_or(SmallVector<int64_t>{1, 1});
   if (!kernel || kernel->size() != 2 || strides.size() != 2 ||
-      pads.size() != 4) {
-    g.error(node) << "needs a 2-D kernel_shape, strides and pads";
+      pads.size() != 4 || !inRange(*kernel, 1) || !inRange(strides, 1) ||
+      !inRange(pads, 0)) {
+    g.error(node) << "needs a 2-D kernel_shape, strides and pads, positive "
+                     "(pads non-negative) and at most 2^20";
     return failure();
   }
   if (g.intAttr(node, "ceil_mode", 0) != 0 ||
@@ -299,6 +309,11 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
       else
         acc = fuse::AddOp::create(g.builder, node.loc, resultType, acc, window);
     }
+  if (!max && out[0] * out[1] > (int64_t(1) << 26)) {
+    g.unsupported(node) << "average pooling over more than 2^26 output "
+                           "positions per channel is not supported";
+    return failure();
+  }
   if (!max) {
     HostTensor count;
     count.elementType = x.getElementType();
