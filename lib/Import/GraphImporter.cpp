@@ -379,7 +379,7 @@ FailureOr<Value> GraphImporter::operand(const Node &node, int i) {
     return failure();
   }
   if (!entry->value)
-    entry->value = materialize(*entry->host, node.loc);
+    entry->value = materialize(*entry->host, entry->origin.value_or(node.loc));
   return entry->value;
 }
 
@@ -414,6 +414,7 @@ void GraphImporter::defineHost(const Node &node, int i, HostTensor host) {
   entry.type = RankedTensorType::get(host.shape, host.elementType);
   entry.value = nullptr;
   entry.host = std::move(host);
+  entry.origin = node.loc;
 }
 
 const onnx::AttributeProto *GraphImporter::attr(const Node &node,
@@ -572,6 +573,7 @@ LogicalResult GraphImporter::importInitializers() {
       entry.value = materialize(*host, loc);
     else
       entry.host = std::move(*host);
+    entry.origin = loc;
   }
   return success(ok);
 }

@@ -112,6 +112,9 @@ private:
     mlir::Value value;
     std::optional<HostTensor> host;
     mlir::RankedTensorType type;
+    /// Where a host tensor came from (an initializer); null: the node
+    /// that first uses it.
+    std::optional<mlir::Location> origin;
   };
   mlir::LogicalResult importInputs();
   mlir::LogicalResult importInitializers();
