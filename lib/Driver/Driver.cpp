@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Driver/Driver.h"
-#include "opfuse/Import/OnnxImporter.h"
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
@@ -417,9 +416,7 @@ int runDriver(const DriverOptions &options) {
   const bool compile = run || emit != EmitKind::Mlir;
   // An imported model shows where each op came from: its ONNX node.
   bool textFormat = false;
-  const bool imported = options.importFormat == "onnx" ||
-                        (options.importFormat == "auto" &&
-                         isOnnxPath(options.inputPath, textFormat));
+  const bool imported = isOnnxInput(options, textFormat);
   auto writeModule = [&] {
     return writeOutput(options, [&](llvm::raw_ostream &os) {
       OpPrintingFlags flags;

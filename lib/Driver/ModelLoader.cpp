@@ -247,17 +247,18 @@ bool parseInputShapes(const std::vector<std::string> &specs,
 }
 } // namespace
 
+bool isOnnxInput(const DriverOptions &options, bool &textFormat) {
+  const bool byName = isOnnxPath(options.inputPath, textFormat);
+  return options.importFormat == "onnx" ||
+         (options.importFormat == "auto" && byName);
+}
+
 OwningOpRef<ModuleOp> loadAnyModel(const DriverOptions &options,
                                    MLIRContext &context,
                                    llvm::SourceMgr &sourceMgr,
                                    ExitCode &exitCode) {
   bool textFormat = false;
-  const bool onnx = options.importFormat == "onnx" ||
-                    (options.importFormat == "auto" &&
-                     isOnnxPath(options.inputPath, textFormat));
-  if (options.importFormat == "onnx")
-    textFormat = llvm::StringRef(options.inputPath).ends_with(".onnxtxt");
-  if (!onnx) {
+  if (!isOnnxInput(options, textFormat)) {
     if (!options.inputShapes.empty()) {
       llvm::errs() << "opt-fuse: error: --input-shape applies to ONNX "
                       "models; fuse functions have static shapes\n";

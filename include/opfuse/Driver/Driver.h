@@ -124,6 +124,11 @@ loadModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
           mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
           ExitCode &exitCode);
 
+/// Whether `options` read their input as ONNX (--import=onnx, or a .onnx or
+/// .onnxtxt name with --import=auto); `textFormat` says which form, by the
+/// name (.onnxtxt).
+bool isOnnxInput(const DriverOptions &options, bool &textFormat);
+
 /// Reads the model `options` names, an ONNX model (imported into one fuse
 /// function, --import and --input-shape) or fuse MLIR (loadModel above).
 /// Sets `exitCode` as loadModel does, ExitUsage for a bad --input-shape and
