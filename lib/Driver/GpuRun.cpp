@@ -379,14 +379,15 @@ int runCalibration(const DriverOptions &options, const GpuTarget &base) {
 int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
              const std::string &ptx, const LaunchPlan &plan,
              MeasuredRun *measured) {
-  int exitCode = ExitSuccess;
-  cuda::Driver *driver = openDriver(exitCode);
-  if (!driver)
-    return exitCode;
+  // The user's files first: their errors need no GPU to be reported.
   std::vector<HostBuffer> inputs = generateInputs(plan, options.seed);
   func::FuncOp model = *original.getOps<func::FuncOp>().begin();
   if (int code = loadInputFiles(options, model, inputs); code != ExitSuccess)
     return code;
+  int exitCode = ExitSuccess;
+  cuda::Driver *driver = openDriver(exitCode);
+  if (!driver)
+    return exitCode;
   BenchOptions bench;
   bench.warmup = options.warmup;
   bench.iterations = options.bench ? options.iterations : 0;
