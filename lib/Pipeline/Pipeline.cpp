@@ -1,7 +1,7 @@
 //===- Pipeline.cpp - The opfuse compilation pipeline ---------------------===//
 //
 // The target, fusion, kernel emission, and the GPU path: SCF to CF,
-// convert-gpu-to-nvvm, reconcile casts, gpu-module-to-binary{format=isa},
+// convert-gpu-to-nvvm, reconcile casts, fuse-serialize-kernels (PTX),
 // with libdevice found explicitly (MLIR does not fail without it).
 //
 //===----------------------------------------------------------------------===//
@@ -151,10 +151,9 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   // wgmma and the proxy fence are NVVM ops written as inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions serialise;
+  SerializeKernelsOptions serialise;
   serialise.toolkitPath = toolkit;
-  serialise.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(serialise));
+  pm.addPass(createSerializeKernels(serialise));
 }
 
 void buildFusePipeline(OpPassManager &pm, const CompileOptions &options) {
@@ -167,8 +166,8 @@ void registerFusePipeline() {
       "fuse-pipeline",
       "opfuse's whole pipeline: fuse-set-target, canonicalize, "
       "fuse-decompose, fuse-elementwise, fuse-outline-kernels, "
-      "fuse-plan-memory, convert-fuse-to-gpu, NVVM lowering and PTX "
-      "serialisation",
+      "fuse-plan-memory, convert-fuse-to-gpu, NVVM lowering and "
+      "fuse-serialize-kernels (PTX)",
       [](OpPassManager &pm, const FusePipelineOptions &options) {
         buildFusePipeline(pm, options.toCompileOptions());
       });

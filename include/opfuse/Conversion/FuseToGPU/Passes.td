@@ -122,4 +122,34 @@ def ApproximateMath : Pass<"fuse-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def SerializeKernels : Pass<"fuse-serialize-kernels", "mlir::ModuleOp"> {
+  let summary = "Serialise the kernel modules to PTX, working around a ptxas miscompile";
+  let description = [{
+    Does what `gpu-module-to-binary{format=isa}` does (translation to LLVM
+    IR, libdevice linking, the LLVM -O3 pipeline and the NVPTX backend) and,
+    between the optimised LLVM IR and the backend, rewrites every signed
+    integer minimum and maximum of 32 bits or fewer as the unsigned one on
+    sign-flipped operands:
+
+    ```llvm
+    %m = call i32 @llvm.smax.i32(i32 %a, i32 %b)
+    // becomes
+    %m = xor (call i32 @llvm.umax.i32(i32 (xor %a, 0x80000000),
+                                      i32 (xor %b, 0x80000000))), 0x80000000
+    ```
+
+    The reason is a ptxas bug (CUDA 13.0's ptxas and the JIT of the driver
+    it ships with, sm_90): when ptxas merges two signed `max.s32`/`min.s32`
+    (or `.s16`) into one three-input VIMNMX3 and folds a negation
+    (`neg.s32`, `sub 0, x`, `mul x, -1`) into its middle operand, the
+    negation is dropped from the encoding, so `max(a, -b, c)` computes
+    `max(a, b, c)`. Unsigned min/max, 64-bit ones and float ones are not
+    affected.
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit whose libdevice is linked (empty: none)">
+  ];
+}
+
 #endif // OPFUSE_CONVERSION_FUSETOGPU_PASSES_TD
