@@ -5,8 +5,9 @@
 // bounds at each element how far an evaluation that rounds differently
 // (f32 inside a kernel, another summation order, one more or one less
 // rounding to bf16) can be from the reference, in units of the rounding
-// unit of the output's precision: E(v) = max(|v|, sum over operands of
-// |dv/dx| E(x)) (the sum taken as a maximum: a scale, not a proof). Inputs
+// unit of the output's precision: E(v) = max(|v|, m, sum over operands of
+// |dv/dx| E(x)) (the sum taken as a maximum: a scale, not a proof; m the
+// smallest normal number of v's type, where rounding turns absolute). Inputs
 // and constants are exact (E = 0, no tensor built). docs/numerics.md gives
 // the rule of each op and the reasoning.
 //
@@ -57,6 +58,13 @@ private:
       it->second =
           CastOp::create(b, loc, asF32(value.getType()), value).getResult();
     return it->second;
+  }
+  /// The smallest normal number of `value`'s element type.
+  Value smallestNormal(Value value) {
+    auto element = cast<FloatType>(
+        cast<RankedTensorType>(value.getType()).getElementType());
+    return constant(APFloat::getSmallestNormalized(element.getFloatSemantics())
+                        .convertToDouble());
   }
   Value magnitude(Value value) {
     auto [it, inserted] = magnitudes.try_emplace(value);
@@ -240,7 +248,12 @@ void ErrorScaleBuilder::visit(Operation *op) {
   Value p = propagated(op);
   if (!p && !rounds(op))
     return;
-  scales[result] = max(magnitude(result), p);
+  // A rounding into the subnormal range errs by up to half the subnormal
+  // spacing, the unit roundoff of the smallest normal number, however small
+  // the value: an f16 matmul result of 1.9e-5 is only good to 0.3%, which a
+  // reciprocal after it turns into 5 ulps of its normal result.
+  Value floor = rounds(op) ? smallestNormal(result) : Value();
+  scales[result] = max(max(magnitude(result), floor), p);
 }
 
 } // namespace

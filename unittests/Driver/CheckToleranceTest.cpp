@@ -35,6 +35,9 @@ TEST_F(CheckToleranceTest, PrecisionFollowsOpResultsNotInputs) {
   EXPECT_TRUE(opfuse::computedPrecision(func, 1).isBF16());
 }
 
+/// The smallest normal f32 and bf16: the least E a rounded value has.
+constexpr double kSmallestNormal = 1.1754943508222875e-38;
+
 /// E of each output of the first function of `source` on `inputs`.
 class ErrorScaleTest : public opfuse::test::FuseTest {
 protected:
@@ -62,7 +65,8 @@ protected:
 
 TEST_F(ErrorScaleTest, ContractionsOfInputsAndTheirAccumulation) {
   // [1, -1] . [1, 1] = 0. A bf16 contraction of exact inputs accumulates in
-  // f32 far below bf16's rounding: its own rounding only (|0| = 0). An f32
+  // f32 far below bf16's rounding: its own rounding only (of 0: that of the
+  // smallest normal bf16, where rounding is absolute). An f32
   // one shows its order at the scale of |a| . |w| = 2, as does TF32.
   auto e = scales(R"mlir(
     func.func @f(%a: tensor<1x2xbf16>, %w: tensor<2x1xbf16>, %c: tensor<1x2xf32>, %v: tensor<2x1xf32>) -> (tensor<1x1xbf16>, tensor<1x1xf32>) {
@@ -73,7 +77,7 @@ TEST_F(ErrorScaleTest, ContractionsOfInputsAndTheirAccumulation) {
                   {{1, -1}, {1, 1}, {1, -1}, {1, 1}});
   ASSERT_EQ(e.size(), 2u);
   ASSERT_TRUE(e[0]);
-  EXPECT_EQ((*e[0])[0], 0.0);
+  EXPECT_EQ((*e[0])[0], kSmallestNormal);
   ASSERT_TRUE(e[1]);
   EXPECT_EQ((*e[1])[0], 2.0);
   // --allow-tf32 widens the tolerance of the f32 one only.
@@ -85,7 +89,8 @@ TEST_F(ErrorScaleTest, ContractionsOfInputsAndTheirAccumulation) {
 TEST_F(ErrorScaleTest, SumsAndCancellation) {
   // An f32 column sum of [1, -1] is 0 but only as exact as |1| + |-1| = 2;
   // a bf16 sum accumulates in f32 below its rounding: 0. (a + b) - a with
-  // a = 1000, b = 1 is 1, carrying the rounding of 1001.
+  // a = 1000, b = 1 is 1, carrying the rounding of 1001. (bf16 and f32 share
+  // their smallest normal number, 2^-126.)
   auto e = scales(R"mlir(
     func.func @f(%x: tensor<2x1xf32>, %y: tensor<2x1xbf16>, %a: tensor<1xf32>, %b: tensor<1xf32>) -> (tensor<1xf32>, tensor<1xbf16>, tensor<1xf32>) {
       %s = fuse.reduce_sum %x axes = [0] : tensor<2x1xf32> -> tensor<1xf32>
@@ -97,7 +102,7 @@ TEST_F(ErrorScaleTest, SumsAndCancellation) {
                   {{1, -1}, {1, -1}, {1000}, {1}});
   ASSERT_EQ(e.size(), 3u);
   EXPECT_EQ((*e[0])[0], 2.0);
-  EXPECT_EQ((*e[1])[0], 0.0);
+  EXPECT_EQ((*e[1])[0], kSmallestNormal);
   EXPECT_EQ((*e[2])[0], 1001.0);
 }
 
@@ -119,8 +124,29 @@ TEST_F(ErrorScaleTest, ConditioningOfRsqrtLogAndExp) {
                   {{1.001, -1}, {1}});
   ASSERT_EQ(e.size(), 3u);
   EXPECT_NEAR((*e[0])[0], 44743, 10);
-  EXPECT_EQ((*e[1])[0], 0.0);
+  EXPECT_EQ((*e[1])[0], kSmallestNormal);
   EXPECT_NEAR((*e[2])[0], std::exp(1.0), 1e-6);
+}
+
+TEST_F(ErrorScaleTest, RoundingIntoSubnormalsIsAbsolute) {
+  // fuzz-graphs.py seed 36602 (strict mode on the H200: 5 ulps where 2 are
+  // allowed): an f16 matmul of 1.9e-5, below f16's smallest normal
+  // 2^-14 = 6.1e-5, rounds to a subnormal spacing of 2^-24, 0.3% of it; the
+  // reciprocal after it carries that: E = |1/x| * 2^-14 / |x|, not |1/x|.
+  auto e = scales(R"mlir(
+    func.func @f(%a: tensor<1x2xf16>, %w: tensor<2x1xf16>) -> (tensor<1x1xf16>, tensor<1x1xf16>) {
+      %m = fuse.matmul %a, %w : (tensor<1x2xf16>, tensor<2x1xf16>) -> tensor<1x1xf16>
+      %r = fuse.reciprocal %m : tensor<1x1xf16>
+      return %m, %r : tensor<1x1xf16>, tensor<1x1xf16>
+    })mlir",
+                  {{0.0078125, 0.001953125}, {0.001953125, 0.001953125}});
+  ASSERT_EQ(e.size(), 2u);
+  const double x = 0.0078125 * 0.001953125 + 0.001953125 * 0.001953125;
+  const double smallestF16 = std::ldexp(1.0, -14);
+  ASSERT_TRUE(e[0] && e[1]);
+  EXPECT_EQ((*e[0])[0], smallestF16);
+  EXPECT_NEAR((*e[1])[0], (1 / x) * smallestF16 / x,
+              1e-3 * (1 / x) * smallestF16 / x);
 }
 
 TEST_F(ErrorScaleTest, ExactValuesHaveNoScale) {
