@@ -139,6 +139,7 @@ int minimumInputs(llvm::StringRef op) {
       {"Expand", 2},
       {"Slice", 3},
       {"Gather", 2},
+      {"GatherElements", 2},
       {"Range", 3},
       {"Unsqueeze", 2},
       {"LayerNormalization", 2},

@@ -451,6 +451,109 @@ LogicalResult gather(GraphImporter &g, const Node &node) {
   return success();
 }
 
+/// GatherElements: out[c] = data[c with c[axis] replaced by indices[c]],
+/// with the indices' shape. Folded on the host when data and indices are
+/// known (BERT's token-type buffer); otherwise every element's flat index
+/// into the data (a constant offset plus the index times the axis stride)
+/// feeds one fuse.gather of the flattened data.
+LogicalResult gatherElements(GraphImporter &g, const Node &node) {
+  RankedTensorType data = g.typeOf(node, 0), indices = g.typeOf(node, 1);
+  const int64_t rank = data.getRank();
+  std::optional<int64_t> axis = normalizeAxis(g.intAttr(node, "axis", 0), rank);
+  bool shapesFit = indices.getRank() == rank;
+  for (int64_t d = 0; shapesFit && d < rank; ++d)
+    shapesFit = d == *axis || indices.getDimSize(d) <= data.getDimSize(d);
+  if (!axis || !shapesFit || !isa<IntegerType>(indices.getElementType()) ||
+      indices.getElementType().isInteger(1)) {
+    g.error(node) << "takes " << data << " and indices " << indices
+                  << " with an invalid axis, shape or index type";
+    return failure();
+  }
+  const int64_t dim = data.getDimSize(*axis);
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * data.getDimSize(d + 1);
+  // The flat offset of each output element with its axis coordinate at 0.
+  HostTensor offsets;
+  offsets.elementType = indices.getElementType();
+  offsets.shape.assign(indices.getShape().begin(), indices.getShape().end());
+  const int64_t count = product(indices.getShape());
+  if (count > (int64_t(1) << 26)) {
+    g.error(node) << "has " << count << " indices, more than 2^26";
+    return failure();
+  }
+  offsets.data.reserve(count);
+  SmallVector<int64_t> coordinate(rank, 0);
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis)
+        offset += coordinate[d] * strides[d];
+    offsets.data.push_back(static_cast<double>(offset));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++coordinate[d] < indices.getDimSize(d))
+        break;
+      coordinate[d] = 0;
+    }
+  }
+
+  const HostTensor *known = g.known(node, 1);
+  if (known) {
+    HostTensor flat = offsets;
+    for (auto [i, v] : llvm::enumerate(known->data)) {
+      if (v < -dim || v >= dim) {
+        g.error(node) << "index " << static_cast<int64_t>(v)
+                      << " is outside dimension " << *axis << " of " << data;
+        return failure();
+      }
+      flat.data[i] += (v < 0 ? v + dim : v) * strides[*axis];
+    }
+    if (const HostTensor *table = g.known(node, 0)) {
+      HostTensor out;
+      out.elementType = data.getElementType();
+      out.shape = offsets.shape;
+      for (double i : flat.data)
+        out.data.push_back(table->data[static_cast<int64_t>(i)]);
+      g.defineHost(node, 0, std::move(out));
+      return success();
+    }
+    offsets = std::move(flat);
+  }
+  FailureOr<Value> x = g.operand(node, 0);
+  if (failed(x))
+    return failure();
+  Value index = g.materialize(offsets, node.loc);
+  if (!known) {
+    FailureOr<Value> raw = g.operand(node, 1);
+    if (failed(raw))
+      return failure();
+    // Negative indices count from the end in ONNX; fuse.gather's do not.
+    Type element = indices.getElementType();
+    auto flags =
+        RankedTensorType::get(indices.getShape(), g.builder.getI1Type());
+    Value negative = fuse::CompareOp::create(g.builder, node.loc, flags,
+                                             fuse::CompareDirection::lt, *raw,
+                                             g.scalar(element, 0, node.loc));
+    Value wrapped = fuse::AddOp::create(g.builder, node.loc, indices, *raw,
+                                        g.scalar(element, dim, node.loc));
+    Value k = fuse::SelectOp::create(g.builder, node.loc, indices, negative,
+                                     wrapped, *raw);
+    Value scaled =
+        fuse::MulOp::create(g.builder, node.loc, indices, k,
+                            g.scalar(element, strides[*axis], node.loc));
+    index = fuse::AddOp::create(g.builder, node.loc, indices, scaled, index);
+  }
+  auto flatType =
+      RankedTensorType::get({product(data.getShape())}, data.getElementType());
+  Value flatData = fuse::ReshapeOp::create(g.builder, node.loc, flatType, *x);
+  g.define(node, 0,
+           fuse::GatherOp::create(
+               g.builder, node.loc,
+               RankedTensorType::get(indices.getShape(), data.getElementType()),
+               flatData, index, /*axis=*/0));
+  return success();
+}
+
 LogicalResult expand(GraphImporter &g, const Node &node) {
   RankedTensorType in = g.typeOf(node, 0);
   FailureOr<SmallVector<int64_t>> target = g.knownInts(node, 1, "shape");
@@ -631,6 +734,7 @@ void registerShapeConverters(llvm::StringMap<Converter> &map) {
   map["Slice"] = slice;
   map["Split"] = split;
   map["Gather"] = gather;
+  map["GatherElements"] = gatherElements;
   map["Expand"] = expand;
   map["Shape"] = shapeOf;
   map["Constant"] = constant;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Import/OnnxImporter.h"
 #include "opfuse/InitAll.h"
 #include "opfuse/Reference/Interpreter.h"
@@ -148,6 +149,58 @@ TEST_F(OnnxImportTest, GatherNegativeIndicesCountFromTheEnd) {
          node { name: "g" op_type: "Gather" input: ["x", "i"] output: "y" }
          output { name: "y" type { tensor_type { elem_type: 1 } } })";
   expectNear(run(graph, {{1, 2, 3, 4, 5, 6}}), {5, 6, 1, 2});
+}
+
+TEST_F(OnnxImportTest, GatherElementsAlongEitherAxis) {
+  // x = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]; along axis 1 the
+  // indices pick within each row (-1 is the last), along axis 0 within
+  // each column.
+  std::string rows = input("x", "dim { dim_value: 3 } dim { dim_value: 4 }") +
+                     R"(initializer { name: "i" data_type: 7 dims: [3, 2]
+                       int64_data: [0, -1, 2, 1, 3, 0] }
+         node { op_type: "GatherElements" input: ["x", "i"] output: "y"
+                attribute { name: "axis" type: INT i: 1 } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  expectNear(run(rows, {x}), {1, 4, 7, 6, 12, 9});
+  std::string columns =
+      input("x", "dim { dim_value: 3 } dim { dim_value: 4 }") +
+      R"(initializer { name: "i" data_type: 7 dims: [2, 4]
+                       int64_data: [2, 0, 1, -3, 1, 1, 0, 2] }
+         node { op_type: "GatherElements" input: ["x", "i"] output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(columns, {x}), {9, 2, 7, 4, 5, 6, 3, 12});
+}
+
+TEST_F(OnnxImportTest, GatherElementsOfComputedIndices) {
+  // Indices from an input: negative ones wrap on the GPU's side too.
+  std::string graph =
+      input("x", "dim { dim_value: 3 } dim { dim_value: 4 }") +
+      R"(input { name: "i" type { tensor_type { elem_type: 7 shape {
+                   dim { dim_value: 3 } dim { dim_value: 2 } } } } }
+         node { op_type: "GatherElements" input: ["x", "i"] output: "y"
+                attribute { name: "axis" type: INT i: 1 } }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(graph, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+                         {0, -1, 2, 1, 3, 0}}),
+             {1, 4, 7, 6, 12, 9});
+}
+
+TEST_F(OnnxImportTest, GatherElementsOfConstantsFoldsOnTheHost) {
+  // BERT's token-type ids: a constant buffer gathered by constant indices
+  // leaves a constant, no gather.
+  std::string graph = input("x", "dim { dim_value: 1 } dim { dim_value: 3 }") +
+                      R"(initializer { name: "t" data_type: 1 dims: [2, 3]
+                       float_data: [1, 2, 3, 4, 5, 6] }
+         initializer { name: "i" data_type: 7 dims: [1, 3]
+                       int64_data: [1, 0, 1] }
+         node { op_type: "GatherElements" input: ["t", "i"] output: "g" }
+         node { op_type: "Add" input: ["x", "g"] output: "y" }
+         output { name: "y" type { tensor_type { elem_type: 1 } } })";
+  expectNear(run(graph, {{10, 20, 30}}), {14, 22, 36});
+  bool gathers = false;
+  module->walk([&](fuse::GatherOp) { gathers = true; });
+  EXPECT_FALSE(gathers);
 }
 
 TEST_F(OnnxImportTest, BatchNormalizationPerChannel) {
