@@ -136,6 +136,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.maxGridBlocks = emitter.maxGridBlocks;
   emission.numerics = emitter.numerics;
   pm.addPass(createConvertFuseToGPU(emission));
+  pm.addPass(createDedupKernels());
   if (!options.binary)
     return;
 
@@ -166,8 +167,9 @@ void registerFusePipeline() {
       "fuse-pipeline",
       "opfuse's whole pipeline: fuse-set-target, canonicalize, "
       "fuse-decompose, fuse-elementwise, fuse-outline-kernels, "
-      "fuse-plan-memory, convert-fuse-to-gpu, NVVM lowering and "
-      "fuse-serialize-kernels (PTX)",
+      "fuse-plan-memory, convert-fuse-to-gpu, fuse-dedup-kernels, NVVM "
+      "lowering "
+      "and fuse-serialize-kernels (PTX)",
       [](OpPassManager &pm, const FusePipelineOptions &options) {
         buildFusePipeline(pm, options.toCompileOptions());
       });

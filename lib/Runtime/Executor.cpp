@@ -212,7 +212,7 @@ loadKernels(cuda::Driver &driver, cuda::CUmodule module,
   std::vector<cuda::CUfunction> functions;
   for (const PlanKernel &kernel : plan.kernels) {
     llvm::Expected<cuda::CUfunction> function =
-        driver.getFunction(module, kernel.name);
+        driver.getFunction(module, kernel.entryName());
     if (!function)
       return function.takeError();
     if (kernel.sharedBytes > 48 * 1024)

@@ -133,6 +133,8 @@ json::Object kernelJson(const PlanKernel &kernel) {
       {"flops", kernel.flops},
       {"num_ops", kernel.numOps},
   };
+  if (!kernel.entry.empty() && kernel.entry != kernel.name)
+    object["entry"] = kernel.entry;
   if (kernel.predictedUs > 0)
     object["predicted_us"] = kernel.predictedUs;
   if (kernel.sharedBytes > 0)

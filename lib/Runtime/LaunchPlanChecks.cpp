@@ -235,16 +235,19 @@ llvm::Error checkParsedPlan(const LaunchPlan &plan) {
 std::optional<std::string> checkPlanKernels(const LaunchPlan &plan,
                                             llvm::StringRef ptx) {
   for (const PlanKernel &kernel : plan.kernels) {
+    const std::string &entry = kernel.entryName();
     bool found = false;
-    for (size_t at = ptx.find(".entry " + kernel.name);
+    for (size_t at = ptx.find(".entry " + entry);
          at != llvm::StringRef::npos && !found;
-         at = ptx.find(".entry " + kernel.name, at + 1)) {
-      llvm::StringRef rest =
-          ptx.drop_front(at + 7 + kernel.name.size()).ltrim(" \t");
+         at = ptx.find(".entry " + entry, at + 1)) {
+      llvm::StringRef rest = ptx.drop_front(at + 7 + entry.size()).ltrim(" \t");
       found = rest.starts_with("(");
     }
-    if (!found)
+    if (!found && entry == kernel.name)
       return "kernel '" + kernel.name + "' is not an .entry of the PTX";
+    if (!found)
+      return "kernel '" + kernel.name + "' launches '" + entry +
+             "', which is not an .entry of the PTX";
   }
   return std::nullopt;
 }

@@ -122,6 +122,13 @@ llvm::Expected<PlanKernel> parseKernel(const json::Object &object,
     return planError("kernel #" + llvm::Twine(position) +
                      " needs name, grid[3], block[3] and args");
   kernel.name = name->str();
+  if (const json::Value *entry = object.get("entry")) {
+    std::optional<llvm::StringRef> function = entry->getAsString();
+    if (!function || function->empty())
+      return planError("kernel '" + kernel.name +
+                       "': entry must be the name of a PTX function");
+    kernel.entry = function->str();
+  }
   std::copy(grid.begin(), grid.end(), kernel.grid.begin());
   std::copy(block.begin(), block.end(), kernel.block.begin());
   kernel.numInputs = object.getInteger("num_inputs").value_or(0);

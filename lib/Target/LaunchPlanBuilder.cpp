@@ -81,6 +81,10 @@ FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
                                  const DenseMap<Value, int> &bufferOf) {
   PlanKernel kernel;
   kernel.name = kernelName.getLeafReference().str();
+  if (StringAttr step = dialect.getStepNameAttrHelper().getAttr(group)) {
+    kernel.entry = kernel.name;
+    kernel.name = step.str();
+  }
   DenseI64ArrayAttr grid = dialect.getGridAttrHelper().getAttr(group);
   DenseI64ArrayAttr block = dialect.getBlockAttrHelper().getAttr(group);
   if (!grid || !block)

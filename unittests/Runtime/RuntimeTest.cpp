@@ -315,6 +315,30 @@ TEST(LaunchPlanTest, VersionTwoKernelsBecomeSteps) {
   EXPECT_EQ(parsed->kernels[parsed->steps[1].index].name, "b");
 }
 
+TEST(LaunchPlanTest, AStepLaunchesItsEntry) {
+  // fuse-dedup-kernels: step f_k5 launches f_k0's function; the plan keeps
+  // both names through JSON, and the PTX must hold the entry.
+  LaunchPlan plan = samplePlan();
+  plan.kernels[0].entry = plan.kernels[0].name;
+  plan.kernels[0].name = "f_k5";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->kernels[0].name, "f_k5");
+  EXPECT_EQ(parsed->kernels[0].entryName(), "f_k0");
+  EXPECT_EQ(checkPlanKernels(*parsed, ".visible .entry f_k0(\n"), std::nullopt);
+  EXPECT_EQ(checkPlanKernels(*parsed, ".visible .entry f_k5(\n"),
+            "kernel 'f_k5' launches 'f_k0', which is not an .entry of the "
+            "PTX");
+  // Without an entry a step launches its own name, and none is written.
+  plan.kernels[0].entry.clear();
+  text.clear();
+  writePlanJson(plan, os);
+  EXPECT_EQ(text.find("\"entry\""), std::string::npos);
+}
+
 TEST(LaunchPlanTest, KernelsMustBeEntriesOfThePtx) {
   LaunchPlan plan = samplePlan();
   EXPECT_EQ(checkPlanKernels(plan, ".visible .entry f_k0(\n"), std::nullopt);

@@ -63,7 +63,12 @@ struct PlanTensorMap {
 };
 
 struct PlanKernel {
+  /// The step's name (reports, --bench, buffer names).
   std::string name;
+  /// The PTX function it launches, when another step's (identical kernels
+  /// are compiled once); empty: `name`.
+  std::string entry;
+  const std::string &entryName() const { return entry.empty() ? name : entry; }
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
   /// Dynamic shared memory per block, in bytes.

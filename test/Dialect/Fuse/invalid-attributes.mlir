@@ -174,3 +174,35 @@ func.func @memory_on_op(%x: tensor<64xf32>) -> tensor<64xf32> {
   %0 = fuse.relu %x {fuse.memory = #fuse.memory_plan<arena = 0, lower_bound = 0, naive = 0, in_place = 0, inputs = 0, constants = 0, outputs = 0, plan_outputs = false, order = "program", placement = "size">} : tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+func.func @step_name_not_a_string(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.step_name' must be a launch step's name}}
+  %0 = fuse.group (%x) {fuse.step_name = 3 : i64} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %r = fuse.relu %a : tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @step_name_empty(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.step_name' is empty}}
+  %0 = fuse.group (%x) {fuse.step_name = ""} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %r = fuse.relu %a : tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @step_name_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.step_name' belongs on a fuse.group}}
+  %r = fuse.relu %x {fuse.step_name = "f_k1"} : tensor<64xf32>
+  return %r : tensor<64xf32>
+}

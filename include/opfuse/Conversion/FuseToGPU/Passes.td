@@ -122,6 +122,31 @@ def ApproximateMath : Pass<"fuse-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def DedupKernels : Pass<"fuse-dedup-kernels", "mlir::ModuleOp"> {
+  let summary = "Launch one kernel for every group that emitted an identical one";
+  let description = [{
+    Repeated layers (the blocks of a transformer, the residual blocks of a
+    ResNet stage) emit kernels that differ in their name only. This pass
+    keeps the first `gpu.func` of each set of identical ones in
+    `@opfuse_kernels` (identical: the same body, argument types and
+    attributes, compared on their generic printed form) and points the
+    other groups' `fuse.kernel` at it, so LLVM, the NVPTX backend and ptxas
+    compile it once. Each redirected group keeps the name of its launch
+    step in `fuse.step_name`: the launch plan, the report and `--bench`
+    still list every kernel under its own name, with the PTX function it
+    launches as the step's `entry`.
+
+    ```mlir
+    %0 = fuse.group ... {fuse.kernel = @opfuse_kernels::@main_k1}
+    %1 = fuse.group ... {fuse.kernel = @opfuse_kernels::@main_k3}
+    // main_k3 had main_k1's body: it is erased, and
+    %1 = fuse.group ... {fuse.kernel = @opfuse_kernels::@main_k1,
+                         fuse.step_name = "main_k3"}
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def SerializeKernels : Pass<"fuse-serialize-kernels", "mlir::ModuleOp"> {
   let summary = "Serialise the kernel modules to PTX, working around a ptxas miscompile";
   let description = [{

@@ -369,6 +369,15 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
                              << kMaxSharedBytesPerBlock << "]";
     return onlyOn(isa<GroupOp>(op), "a fuse.group");
   }
+  if (name == getStepNameAttrHelper().getName()) {
+    FailureOr<StringAttr> step =
+        typedAttr<StringAttr>(op, attribute, "a launch step's name");
+    if (failed(step))
+      return failure();
+    if (step->getValue().empty())
+      return op->emitError() << "'" << name.getValue() << "' is empty";
+    return onlyOn(isa<GroupOp>(op), "a fuse.group");
+  }
   if (name == getGemmScheduleAttrHelper().getName()) {
     if (failed(typedAttr<GemmScheduleAttr>(op, attribute,
                                            "a #fuse.gemm_schedule")))

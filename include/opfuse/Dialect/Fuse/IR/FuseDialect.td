@@ -75,7 +75,11 @@ def Fuse_Dialect : Dialect {
     "::mlir::DenseI64ArrayAttr":$block,
     "::mlir::IntegerAttr":$shared_bytes,
     "::opfuse::fuse::GemmScheduleAttr":$gemm_schedule,
-    "::mlir::ArrayAttr":$tensor_maps
+    "::mlir::ArrayAttr":$tensor_maps,
+    // On a group whose kernel is an identical earlier group's
+    // (fuse-dedup-kernels): the name its launch step keeps, while
+    // `kernel` names the function it launches.
+    "::mlir::StringAttr":$step_name
   );
 }
 
