@@ -19,6 +19,7 @@
 #include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Runtime/Calibrate.h"
 #include "opfuse/Runtime/Cublas.h"
+#include "opfuse/Runtime/NamedIo.h"
 #include "opfuse/Runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -297,64 +298,45 @@ std::string nameOf(DictionaryAttr attrs, StringRef kind, unsigned index) {
   return (kind + Twine(index)).str();
 }
 
+/// What a NamedIo problem exits with.
+int exitCodeOf(const NamedIoResult &result) {
+  switch (result.problem) {
+  case NamedIoProblem::None:
+    return ExitSuccess;
+  case NamedIoProblem::Usage:
+    return ExitUsage;
+  case NamedIoProblem::InvalidInput:
+    return ExitInvalidInput;
+  case NamedIoProblem::IO:
+    return ExitIO;
+  }
+  return ExitIO;
+}
+
 /// --inputs NAME=FILE.npy: replaces the seeded values of the inputs named.
 int loadInputFiles(const DriverOptions &options, func::FuncOp model,
                    std::vector<HostBuffer> &inputs) {
-  for (const std::string &spec : options.inputFiles) {
-    auto [name, path] = StringRef(spec).split('=');
-    if (path.empty()) {
-      llvm::errs() << "opt-fuse: error: --inputs '" << spec
-                   << "' is not NAME=FILE.npy\n";
-      return ExitUsage;
-    }
-    std::optional<unsigned> index;
-    std::string known;
-    for (unsigned i = 0; i < model.getNumArguments(); ++i) {
-      std::string argument = nameOf(model.getArgAttrDict(i), "arg", i);
-      known += (i ? ", " : "") + argument;
-      if (argument == name || ("arg" + Twine(i)).str() == name)
-        index = i;
-    }
-    if (!index || *index >= inputs.size()) {
-      llvm::errs() << "opt-fuse: error: --inputs names '" << name
-                   << "', which is not an input (the inputs are " << known
-                   << ")\n";
-      return ExitUsage;
-    }
-    llvm::Expected<HostBuffer> loaded =
-        readNpy(path, inputs[*index].dtype, inputs[*index].shape);
-    if (!loaded) {
-      std::string message = llvm::toString(loaded.takeError());
-      llvm::errs() << "opt-fuse: error: --inputs " << message << "\n";
-      return llvm::sys::fs::exists(path) ? ExitInvalidInput : ExitIO;
-    }
-    inputs[*index] = std::move(*loaded);
-  }
-  return ExitSuccess;
+  std::vector<std::string> names;
+  for (unsigned i = 0; i < model.getNumArguments(); ++i)
+    names.push_back(nameOf(model.getArgAttrDict(i), "arg", i));
+  NamedIoResult result =
+      opfuse::loadInputFiles(options.inputFiles, names, inputs);
+  if (result)
+    llvm::errs() << "opt-fuse: error: " << result.message << "\n";
+  return exitCodeOf(result);
 }
 
 /// --save-outputs DIR: each output of the run as DIR/NAME.npy.
 int saveOutputs(const DriverOptions &options, func::FuncOp model,
                 const std::vector<HostBuffer> &outputs) {
-  if (options.saveOutputsDir.empty())
-    return ExitSuccess;
-  if (std::error_code ec =
-          llvm::sys::fs::create_directories(options.saveOutputsDir)) {
-    llvm::errs() << "opt-fuse: error: --save-outputs: cannot create "
-                 << options.saveOutputsDir << ": " << ec.message() << "\n";
-    return ExitIO;
-  }
-  for (auto [index, output] : llvm::enumerate(outputs)) {
-    llvm::SmallString<256> path(options.saveOutputsDir);
-    llvm::sys::path::append(
-        path, nameOf(model.getResultAttrDict(index), "result", index) + ".npy");
-    if (llvm::Error error = writeNpy(path, output)) {
-      llvm::errs() << "opt-fuse: error: --save-outputs "
-                   << llvm::toString(std::move(error)) << "\n";
-      return ExitIO;
-    }
-  }
-  return ExitSuccess;
+  std::vector<std::string> names;
+  for (unsigned i = 0; i < model.getNumResults(); ++i)
+    names.push_back(nameOf(model.getResultAttrDict(i), "result", i));
+  NamedIoResult result =
+      saveOutputFiles(options.saveOutputsDir, names, outputs);
+  if (result)
+    llvm::errs() << "opt-fuse: error: " << result.message << "\n";
+  return exitCodeOf(result);
 }
 
 } // namespace

@@ -205,7 +205,19 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
       {"inputs", json::Array(plan.inputs)},
       {"outputs", json::Array(plan.outputs)},
   };
+  if (!plan.inputNames.empty())
+    root["input_names"] = json::Array(plan.inputNames);
+  if (!plan.outputNames.empty())
+    root["output_names"] = json::Array(plan.outputNames);
   os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
+}
+
+std::string LaunchPlan::inputName(size_t i) const {
+  return i < inputNames.size() ? inputNames[i] : "arg" + std::to_string(i);
+}
+
+std::string LaunchPlan::outputName(size_t i) const {
+  return i < outputNames.size() ? outputNames[i] : "result" + std::to_string(i);
 }
 
 std::optional<std::string> checkTensorMap(const PlanTensorMap &map,

@@ -8,6 +8,8 @@
 
 #include "opfuse/Runtime/LaunchPlan.h"
 
+#include <tuple>
+
 #include "opfuse/Support/NestingDepth.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -308,6 +310,30 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
   if (!readArray(*root, "inputs", plan.inputs) ||
       !readArray(*root, "outputs", plan.outputs))
     return planError("missing \"inputs\" or \"outputs\"");
+  struct NameList {
+    const char *key, *what;
+    std::vector<std::string> *names;
+    size_t count;
+  };
+  for (NameList list :
+       {NameList{"input_names", "input", &plan.inputNames, plan.inputs.size()},
+        NameList{"output_names", "output", &plan.outputNames,
+                 plan.outputs.size()}}) {
+    const json::Value *value = root->get(list.key);
+    if (!value)
+      continue;
+    const json::Array *array = value->getAsArray();
+    if (!array || array->size() != list.count)
+      return planError(llvm::Twine("\"") + list.key +
+                       "\" must hold one name for each " + list.what);
+    for (const json::Value &name : *array) {
+      std::optional<llvm::StringRef> text = name.getAsString();
+      if (!text || text->empty())
+        return planError(llvm::Twine("\"") + list.key +
+                         "\" must hold non-empty strings");
+      list.names->push_back(text->str());
+    }
+  }
   if (llvm::Error error = checkParsedPlan(plan))
     return std::move(error);
   return plan;

@@ -168,6 +168,32 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
       return failure();
     plan.inputs.push_back(*id);
   }
+  // Names an importer gave (fuse.name), so that opfuse-run --inputs and
+  // --save-outputs use what the user knows.
+  auto nameOf = [](DictionaryAttr attrs) -> std::string {
+    if (attrs)
+      if (auto name = attrs.getAs<StringAttr>("fuse.name"))
+        return name.str();
+    return "";
+  };
+  std::vector<std::string> inputNames, outputNames;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    inputNames.push_back(nameOf(func.getArgAttrDict(i)));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    outputNames.push_back(nameOf(func.getResultAttrDict(i)));
+  auto complete = [](std::vector<std::string> &names, const char *prefix) {
+    if (llvm::all_of(names, [](const std::string &n) { return n.empty(); })) {
+      names.clear();
+      return;
+    }
+    for (auto [i, name] : llvm::enumerate(names))
+      if (name.empty())
+        name = prefix + std::to_string(i);
+  };
+  complete(inputNames, "arg");
+  complete(outputNames, "result");
+  plan.inputNames = std::move(inputNames);
+  plan.outputNames = std::move(outputNames);
 
   for (Operation &op : func.getBody().getOps()) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {

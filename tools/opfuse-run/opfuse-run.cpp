@@ -7,6 +7,7 @@
 
 #include "opfuse/Driver/ExitCodes.h"
 #include "opfuse/Runtime/Executor.h"
+#include "opfuse/Runtime/NamedIo.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -34,6 +35,32 @@ cl::opt<bool> json("json", cl::desc("Print the measurement as JSON"),
 cl::opt<unsigned long long> seed("seed",
                                  cl::desc("Seed of the generated inputs (1)"),
                                  cl::init(1), cl::cat(category));
+cl::list<std::string> inputFiles(
+    "inputs",
+    cl::desc("An input's values from a NumPy .npy file instead of seeded "
+             "ones; NAME is the model's input name (the plan's "
+             "input_names, an ONNX model's) or argN (repeat for several)"),
+    cl::value_desc("NAME=FILE.npy"), cl::cat(category));
+cl::opt<std::string> saveOutputsDir(
+    "save-outputs",
+    cl::desc("Write every output of the run to DIR/NAME.npy (its name in "
+             "the plan, or resultN); bf16 as f32"),
+    cl::value_desc("DIR"), cl::cat(category));
+
+/// What a NamedIo problem exits with.
+int exitCodeOf(const NamedIoResult &result) {
+  switch (result.problem) {
+  case NamedIoProblem::None:
+    return ExitSuccess;
+  case NamedIoProblem::Usage:
+    return ExitUsage;
+  case NamedIoProblem::InvalidInput:
+    return ExitInvalidInput;
+  case NamedIoProblem::IO:
+    return ExitIO;
+  }
+  return ExitIO;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -41,7 +68,9 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   std::string help =
       std::string("opfuse-run: run opt-fuse's PTX and launch plan\n\n"
-                  "  opfuse-run model.ptx model.plan.json --bench\n\n") +
+                  "  opfuse-run model.ptx model.plan.json --bench\n"
+                  "  opfuse-run model.ptx model.plan.json --inputs x=x.npy "
+                  "--save-outputs out/\n\n") +
       describeExitCodes();
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
@@ -76,6 +105,18 @@ int main(int argc, char **argv) {
                  << ")\n";
     return ExitInvalidInput;
   }
+  // Input files are read before the GPU is opened: their mistakes cost
+  // nothing and are the same on a machine without one.
+  std::vector<HostBuffer> inputs = generateInputs(*plan, seed);
+  std::vector<std::string> inputNames, outputNames;
+  for (size_t i = 0; i < plan->inputs.size(); ++i)
+    inputNames.push_back(plan->inputName(i));
+  for (size_t i = 0; i < plan->outputs.size(); ++i)
+    outputNames.push_back(plan->outputName(i));
+  if (NamedIoResult loaded = loadInputFiles(inputFiles, inputNames, inputs)) {
+    llvm::errs() << "opfuse-run: error: " << loaded.message << "\n";
+    return exitCodeOf(loaded);
+  }
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
   if (!driver) {
     bool unavailable = driver.errorIsA<cuda::UnavailableError>();
@@ -88,13 +129,17 @@ int main(int argc, char **argv) {
   options.iterations = bench ? int(iterations) : 0;
   options.progress = bench && llvm::sys::Process::StandardErrIsDisplayed();
   llvm::Expected<BenchResult> result =
-      runPlan(**driver, (*ptx)->getBuffer().str(), *plan,
-              generateInputs(*plan, seed), options);
+      runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);
   if (!result) {
     const bool unsupported = result.errorIsA<UnsupportedPlanError>();
     llvm::errs() << "opfuse-run: error: " << llvm::toString(result.takeError())
                  << "\n";
     return unsupported ? ExitUnsupported : ExitGpuError;
+  }
+  if (NamedIoResult saved =
+          saveOutputFiles(saveOutputsDir, outputNames, result->outputs)) {
+    llvm::errs() << "opfuse-run: error: " << saved.message << "\n";
+    return exitCodeOf(saved);
   }
   if (bench) {
     if (json)

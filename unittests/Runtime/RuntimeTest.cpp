@@ -339,6 +339,30 @@ TEST(LaunchPlanTest, AStepLaunchesItsEntry) {
   EXPECT_EQ(text.find("\"entry\""), std::string::npos);
 }
 
+TEST(LaunchPlanTest, InputAndOutputNamesTravelWithThePlan) {
+  LaunchPlan plan = samplePlan();
+  EXPECT_EQ(plan.inputName(0), "arg0");
+  EXPECT_EQ(plan.outputName(0), "result0");
+  plan.inputNames.assign(plan.inputs.size(), "pixels");
+  plan.outputNames.assign(plan.outputs.size(), "logits");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->inputName(0), "pixels");
+  EXPECT_EQ(parsed->outputName(0), "logits");
+  // One name per input, or the plan is refused.
+  size_t at = text.find("\"pixels\"");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"extra\", ");
+  llvm::Expected<LaunchPlan> wrong = parsePlanJson(text);
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(llvm::toString(wrong.takeError())
+                .find("\"input_names\" must hold one name for each input"),
+            std::string::npos);
+}
+
 TEST(LaunchPlanTest, KernelsMustBeEntriesOfThePtx) {
   LaunchPlan plan = samplePlan();
   EXPECT_EQ(checkPlanKernels(plan, ".visible .entry f_k0(\n"), std::nullopt);

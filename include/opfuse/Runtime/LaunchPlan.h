@@ -155,6 +155,14 @@ struct LaunchPlan {
   /// Buffer ids of the function's arguments and results, in order.
   std::vector<int> inputs;
   std::vector<int> outputs;
+  /// Their names where the model gave them (an imported ONNX model's
+  /// input and output names); empty: argN and resultN.
+  std::vector<std::string> inputNames, outputNames;
+
+  /// Input i's name: the model's, else argN.
+  std::string inputName(size_t i) const;
+  /// Output i's name: the model's, else resultN.
+  std::string outputName(size_t i) const;
 };
 
 /// Why `map` cannot view `buffer` (element type, rank, limits of the TMA
