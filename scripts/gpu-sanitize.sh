@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every example and benchmark graph once on the GPU under
+# Runs every example and benchmark graph (and test/GPU/Inputs/sanitize/, the
+# kernels of graphs too large for racecheck at smaller sizes) once on the GPU under
 # compute-sanitizer: memcheck (out-of-bounds and misaligned accesses, leaks
 # of device memory) and racecheck (shared-memory hazards between threads).
 # A graph is clean when the tool reports no error and opt-fuse succeeds;
@@ -23,7 +24,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#graphs[@]} -eq 0 ]; then
-  graphs=(examples/*.mlir examples/blocks/*.mlir bench/graphs/*.mlir)
+  graphs=(examples/*.mlir examples/blocks/*.mlir bench/graphs/*.mlir
+          test/GPU/Inputs/sanitize/*.mlir)
 fi
 sanitizer=$(command -v compute-sanitizer ||
             ls "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" 2>/dev/null)
