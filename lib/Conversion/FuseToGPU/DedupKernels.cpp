@@ -47,17 +47,30 @@ void DedupKernelsPass::runOnOperation() {
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("opfuse_kernels");
   if (!kernels)
     return;
-  llvm::StringMap<StringAttr> firstWith;
-  DenseMap<StringAttr, StringAttr> replacement;
-  for (auto kernel :
-       llvm::make_early_inc_range(kernels.getOps<gpu::GPUFuncOp>())) {
-    auto [it, inserted] = firstWith.try_emplace(
-        fingerprint(kernel), SymbolTable::getSymbolName(kernel));
-    if (inserted)
-      continue;
-    replacement[SymbolTable::getSymbolName(kernel)] = it->second;
-    kernel.erase();
+  // Printing is only for kernels that could be equal: the same function
+  // type and op count (one 100,000-op kernel alone is never printed).
+  DenseMap<std::pair<Type, int64_t>, SmallVector<gpu::GPUFuncOp>> candidates;
+  for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+    int64_t ops = 0;
+    kernel.walk([&](Operation *) { ++ops; });
+    candidates[{kernel.getFunctionType(), ops}].push_back(kernel);
   }
+  DenseMap<StringAttr, StringAttr> replacement;
+  for (auto &entry : candidates) {
+    if (entry.second.size() < 2)
+      continue;
+    llvm::StringMap<StringAttr> firstWith;
+    for (gpu::GPUFuncOp kernel : entry.second) {
+      auto [it, inserted] = firstWith.try_emplace(
+          fingerprint(kernel), SymbolTable::getSymbolName(kernel));
+      if (!inserted)
+        replacement[SymbolTable::getSymbolName(kernel)] = it->second;
+    }
+  }
+  for (auto kernel :
+       llvm::make_early_inc_range(kernels.getOps<gpu::GPUFuncOp>()))
+    if (replacement.count(SymbolTable::getSymbolName(kernel)))
+      kernel.erase();
   if (replacement.empty())
     return;
   auto *dialect = getContext().getLoadedDialect<FuseDialect>();
