@@ -298,20 +298,11 @@ std::string nameOf(DictionaryAttr attrs, StringRef kind, unsigned index) {
   return (kind + Twine(index)).str();
 }
 
-/// What a NamedIo problem exits with.
-int exitCodeOf(const NamedIoResult &result) {
-  switch (result.problem) {
-  case NamedIoProblem::None:
-    return ExitSuccess;
-  case NamedIoProblem::Usage:
-    return ExitUsage;
-  case NamedIoProblem::InvalidInput:
-    return ExitInvalidInput;
-  case NamedIoProblem::IO:
-    return ExitIO;
-  }
-  return ExitIO;
-}
+static_assert(static_cast<int>(NamedIoProblem::InvalidInput) ==
+                      ExitInvalidInput &&
+                  static_cast<int>(NamedIoProblem::Usage) == ExitUsage &&
+                  static_cast<int>(NamedIoProblem::IO) == ExitIO,
+              "NamedIoProblem values are exit codes");
 
 /// --inputs NAME=FILE.npy: replaces the seeded values of the inputs named.
 int loadInputFiles(const DriverOptions &options, func::FuncOp model,
@@ -323,7 +314,7 @@ int loadInputFiles(const DriverOptions &options, func::FuncOp model,
       opfuse::loadInputFiles(options.inputFiles, names, inputs);
   if (result)
     llvm::errs() << "opt-fuse: error: " << result.message << "\n";
-  return exitCodeOf(result);
+  return result.exitCode();
 }
 
 /// --save-outputs DIR: each output of the run as DIR/NAME.npy.
@@ -336,7 +327,7 @@ int saveOutputs(const DriverOptions &options, func::FuncOp model,
       saveOutputFiles(options.saveOutputsDir, names, outputs);
   if (result)
     llvm::errs() << "opt-fuse: error: " << result.message << "\n";
-  return exitCodeOf(result);
+  return result.exitCode();
 }
 
 } // namespace

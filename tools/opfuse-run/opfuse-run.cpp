@@ -47,20 +47,6 @@ cl::opt<std::string> saveOutputsDir(
              "the plan, or resultN); bf16 as f32"),
     cl::value_desc("DIR"), cl::cat(category));
 
-/// What a NamedIo problem exits with.
-int exitCodeOf(const NamedIoResult &result) {
-  switch (result.problem) {
-  case NamedIoProblem::None:
-    return ExitSuccess;
-  case NamedIoProblem::Usage:
-    return ExitUsage;
-  case NamedIoProblem::InvalidInput:
-    return ExitInvalidInput;
-  case NamedIoProblem::IO:
-    return ExitIO;
-  }
-  return ExitIO;
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -115,7 +101,7 @@ int main(int argc, char **argv) {
     outputNames.push_back(plan->outputName(i));
   if (NamedIoResult loaded = loadInputFiles(inputFiles, inputNames, inputs)) {
     llvm::errs() << "opfuse-run: error: " << loaded.message << "\n";
-    return exitCodeOf(loaded);
+    return loaded.exitCode();
   }
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver = cuda::Driver::open();
   if (!driver) {
@@ -139,7 +125,7 @@ int main(int argc, char **argv) {
   if (NamedIoResult saved =
           saveOutputFiles(saveOutputsDir, outputNames, result->outputs)) {
     llvm::errs() << "opfuse-run: error: " << saved.message << "\n";
-    return exitCodeOf(saved);
+    return saved.exitCode();
   }
   if (bench) {
     if (json)

@@ -20,16 +20,18 @@
 
 namespace opfuse {
 
-/// What went wrong, for the exit code: a malformed or unknown --inputs
-/// (usage), a file of the wrong shape or dtype (invalid input), a file
-/// that cannot be read or written (I/O).
-enum class NamedIoProblem { None, Usage, InvalidInput, IO };
+/// What went wrong: a malformed or unknown --inputs (usage), a file of the
+/// wrong shape or dtype (invalid input), a file that cannot be read or
+/// written (I/O). Each value is the tools' exit code for it (ExitCodes.h;
+/// the runtime does not link the driver).
+enum class NamedIoProblem { None = 0, InvalidInput = 1, Usage = 2, IO = 3 };
 
 struct NamedIoResult {
   NamedIoProblem problem = NamedIoProblem::None;
   /// The message, starting with the option it concerns.
   std::string message;
   explicit operator bool() const { return problem != NamedIoProblem::None; }
+  int exitCode() const { return static_cast<int>(problem); }
 };
 
 /// Replaces the inputs that `specs` (each NAME=FILE.npy) name by the files'
