@@ -21,6 +21,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -199,8 +200,70 @@ Type GraphImporter::elementType(int32_t onnxType, Location loc) {
   }
 }
 
-FailureOr<HostTensor> GraphImporter::readTensor(const onnx::TensorProto &t,
-                                                Location loc) {
+FailureOr<GraphImporter::ExternalSlice>
+GraphImporter::externalSlice(const onnx::TensorProto &t, Location loc,
+                             int64_t bytes) {
+  ExternalSlice slice;
+  slice.length = -1;
+  std::string location;
+  for (const onnx::StringStringEntryProto &entry : t.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      llvm::to_integer(entry.value(), slice.offset);
+    else if (entry.key() == "length")
+      llvm::to_integer(entry.value(), slice.length);
+  }
+  if (slice.length < 0)
+    slice.length = bytes;
+  slice.file = llvm::sys::path::parent_path(path);
+  llvm::sys::path::append(slice.file, location);
+  return slice;
+}
+
+FailureOr<AsmResourceBlob>
+GraphImporter::readExternalBlob(const onnx::TensorProto &t, Location loc,
+                                int64_t bytes) {
+  FailureOr<ExternalSlice> slice = externalSlice(t, loc, bytes);
+  if (failed(slice))
+    return failure();
+  if (slice->length != bytes) {
+    emitError(loc) << "tensor '" << t.name() << "' holds " << slice->length
+                   << " bytes where its shape needs " << bytes;
+    return failure();
+  }
+  auto cannotRead = [&](std::error_code ec) {
+    unreadable = true;
+    emitError(loc) << "cannot read the external data of tensor '" << t.name()
+                   << "' from " << slice->file << ": " << ec.message();
+    return failure();
+  };
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(slice->file);
+  if (!file)
+    return cannotRead(llvm::errorToErrorCode(file.takeError()));
+  // Straight into the blob: the one copy of the weight the importer keeps.
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocate(bytes, alignof(int64_t), true);
+  MutableArrayRef<char> data = blob.getMutableData();
+  int64_t done = 0;
+  while (done < bytes) {
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFileSlice(
+        *file, data.slice(done), slice->offset + done);
+    if (!read || *read == 0) {
+      llvm::sys::fs::closeFile(*file);
+      return cannotRead(read ? std::make_error_code(std::errc::io_error)
+                             : llvm::errorToErrorCode(read.takeError()));
+    }
+    done += *read;
+  }
+  llvm::sys::fs::closeFile(*file);
+  return blob;
+}
+
+FailureOr<HostTensor>
+GraphImporter::readTensor(const onnx::TensorProto &t, Location loc,
+                          std::optional<AsmResourceBlob> *weight) {
   HostTensor host;
   host.elementType = elementType(t.data_type(), loc);
   if (!host.elementType)
@@ -223,28 +286,41 @@ FailureOr<HostTensor> GraphImporter::readTensor(const onnx::TensorProto &t,
     count *= d;
   }
   const int64_t width = byteWidth(host.elementType);
+  // A weight stored as bytes goes into its blob as it is, read once: ONNX's
+  // raw and external data are little-endian in the width of the fuse type.
+  const bool asBlob =
+      weight && count > kHostElements &&
+      (t.has_raw_data() || t.data_location() == onnx::TensorProto::EXTERNAL);
   std::string external;
   const std::string *raw = t.has_raw_data() ? &t.raw_data() : nullptr;
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const onnx::StringStringEntryProto &entry : t.external_data()) {
-      if (entry.key() == "location")
-        location = entry.value();
-      else if (entry.key() == "offset")
-        llvm::to_integer(entry.value(), offset);
-      else if (entry.key() == "length")
-        llvm::to_integer(entry.value(), length);
+  if (asBlob && !raw) {
+    FailureOr<AsmResourceBlob> blob = readExternalBlob(t, loc, count * width);
+    if (failed(blob))
+      return failure();
+    weight->emplace(std::move(*blob));
+    return host;
+  }
+  if (asBlob) {
+    if (static_cast<int64_t>(raw->size()) != count * width) {
+      emitError(loc) << "tensor '" << t.name() << "' holds " << raw->size()
+                     << " bytes where its shape needs " << count * width;
+      return failure();
     }
-    llvm::SmallString<256> file(llvm::sys::path::parent_path(path));
-    llvm::sys::path::append(file, location);
+    weight->emplace(HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(raw->data(), raw->size()), alignof(int64_t)));
+    return host;
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    FailureOr<ExternalSlice> slice = externalSlice(t, loc, count * width);
+    if (failed(slice))
+      return failure();
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFileSlice(
-            file, length >= 0 ? length : count * width, offset);
+        llvm::MemoryBuffer::getFileSlice(slice->file, slice->length,
+                                         slice->offset);
     if (!buffer) {
       unreadable = true;
       emitError(loc) << "cannot read the external data of tensor '" << t.name()
-                     << "' from " << file << ": "
+                     << "' from " << slice->file << ": "
                      << buffer.getError().message();
       return failure();
     }
@@ -563,14 +639,20 @@ LogicalResult GraphImporter::importInitializers() {
     Location loc =
         NameLoc::get(builder.getStringAttr("initializer " + t.name()),
                      FileLineColLoc::get(context, path, 0, 0));
-    FailureOr<HostTensor> host = readTensor(t, loc);
+    std::optional<AsmResourceBlob> weight;
+    FailureOr<HostTensor> host = readTensor(t, loc, &weight);
     if (failed(host)) {
       ok = false;
       continue;
     }
     Entry &entry = names[t.name()];
     entry.type = RankedTensorType::get(host->shape, host->elementType);
-    if (host->size() > kHostElements)
+    if (weight)
+      entry.value = fuse::ConstantOp::create(
+          builder, loc, entry.type,
+          DenseResourceElementsAttr::get(entry.type, "onnx_weight",
+                                         std::move(*weight)));
+    else if (host->size() > kHostElements)
       entry.value = materialize(*host, loc);
     else
       entry.host = std::move(*host);

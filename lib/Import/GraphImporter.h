@@ -15,8 +15,10 @@
 #include "onnx/onnx_pb.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -94,8 +96,12 @@ public:
   /// an unsupported-type diagnostic at `loc`) for types fuse has none of.
   mlir::Type elementType(int32_t onnxType, mlir::Location loc);
   /// An ONNX tensor's contents: raw or typed fields, or its external file.
-  mlir::FailureOr<HostTensor> readTensor(const onnx::TensorProto &tensor,
-                                         mlir::Location loc);
+  /// With `weight`, a tensor of more than kHostElements stored as bytes
+  /// (raw or external data) is read into `*weight` instead, and the result
+  /// holds its type and shape only.
+  mlir::FailureOr<HostTensor>
+  readTensor(const onnx::TensorProto &tensor, mlir::Location loc,
+             std::optional<mlir::AsmResourceBlob> *weight = nullptr);
   /// A fuse.constant holding `host`.
   mlir::Value materialize(const HostTensor &host, mlir::Location loc);
   /// A rank-0 fuse.constant of `element` (broadcasts against anything).
@@ -130,6 +136,20 @@ private:
   mlir::func::FuncOp func;
   /// An external-data file could not be read.
   bool unreadable = false;
+
+  /// Where a tensor's external data lies: the file beside the model, the
+  /// offset and the length (the shape's bytes when the model gives none).
+  struct ExternalSlice {
+    llvm::SmallString<256> file;
+    int64_t offset = 0, length = 0;
+  };
+  mlir::FailureOr<ExternalSlice> externalSlice(const onnx::TensorProto &tensor,
+                                               mlir::Location loc,
+                                               int64_t bytes);
+  /// A weight's external data read straight into a resource blob.
+  mlir::FailureOr<mlir::AsmResourceBlob>
+  readExternalBlob(const onnx::TensorProto &tensor, mlir::Location loc,
+                   int64_t bytes);
   /// Outputs of nodes that failed, and whether the last node was skipped
   /// because it reads one.
   llvm::StringSet<> failedOutputs;

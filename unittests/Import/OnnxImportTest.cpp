@@ -16,10 +16,15 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace opfuse;
@@ -201,6 +206,64 @@ TEST_F(OnnxImportTest, GatherElementsOfConstantsFoldsOnTheHost) {
   bool gathers = false;
   module->walk([&](fuse::GatherOp) { gathers = true; });
   EXPECT_FALSE(gathers);
+}
+
+TEST_F(OnnxImportTest, LargeRawAndExternalWeightsKeepTheirBytes) {
+  // Weights of more than 4096 elements go into their resource blob as they
+  // are stored (raw_data, or an external file read once): x + w and x + v
+  // must see every element.
+  constexpr int kCount = 5000;
+  std::vector<float> weights(kCount);
+  for (int i = 0; i < kCount; ++i)
+    weights[i] = 0.25f * float(i % 97) - 3.0f;
+  std::string escaped;
+  for (char c : llvm::StringRef(reinterpret_cast<const char *>(weights.data()),
+                                kCount * sizeof(float))) {
+    char octal[5];
+    std::snprintf(octal, sizeof(octal), "\\%03o", unsigned(uint8_t(c)));
+    escaped += octal;
+  }
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("onnx-weights", dir));
+  llvm::SmallString<128> bin(dir);
+  llvm::sys::path::append(bin, "w.bin");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(bin, ec);
+    ASSERT_FALSE(ec);
+    out.write(reinterpret_cast<const char *>(weights.data()),
+              kCount * sizeof(float));
+  }
+  std::string text =
+      "ir_version: 8\nopset_import { domain: \"\" version: 17 }\ngraph {\n" +
+      input("x", "dim { dim_value: 5000 }") +
+      "initializer { name: \"w\" data_type: 1 dims: 5000 raw_data: \"" +
+      escaped +
+      "\" }\n"
+      "initializer { name: \"v\" data_type: 1 dims: 5000 data_location: "
+      "EXTERNAL external_data { key: \"location\" value: \"w.bin\" } }\n"
+      "node { op_type: \"Add\" input: [\"x\", \"w\"] output: \"a\" }\n"
+      "node { op_type: \"Add\" input: [\"a\", \"v\"] output: \"y\" }\n"
+      "output { name: \"y\" type { tensor_type { elem_type: 1 } } }\n}\n";
+  llvm::SmallString<128> model(dir);
+  llvm::sys::path::append(model, "model.onnxtxt");
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(text, model);
+  OnnxImportFailure failure;
+  module = importOnnx(*buffer, /*textFormat=*/true, context, {}, failure);
+  llvm::sys::fs::remove(bin);
+  llvm::sys::fs::remove(dir);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  reference::Tensor x;
+  x.elementType = Float32Type::get(&context);
+  x.shape = {kCount};
+  x.data.assign(kCount, 1.0);
+  reference::Options options;
+  FailureOr<SmallVector<reference::Tensor>> out =
+      reference::interpret(func, {x}, options);
+  ASSERT_TRUE(succeeded(out));
+  for (int i = 0; i < kCount; ++i)
+    ASSERT_EQ((*out)[0].data[i], 1.0 + 2.0 * double(weights[i])) << i;
 }
 
 TEST_F(OnnxImportTest, BatchNormalizationPerChannel) {
