@@ -784,7 +784,18 @@ OwningOpRef<ModuleOp> GraphImporter::run(OnnxImportFailure &failure) {
                                            : OnnxImportFailure::Unsupported;
     return nullptr;
   }
-  if (failed(importOutputs()) || failed(verify(*module)))
+  if (failed(importOutputs()))
+    return nullptr;
+  // Constants nothing reads: initializers the graph does not use, and
+  // filters the importer transposed into new constants.
+  SmallVector<Operation *> unused;
+  module->walk([&](fuse::ConstantOp op) {
+    if (op->use_empty())
+      unused.push_back(op);
+  });
+  for (Operation *op : unused)
+    op->erase();
+  if (failed(verify(*module)))
     return nullptr;
   failure = OnnxImportFailure::None;
   return module;

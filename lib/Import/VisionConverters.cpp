@@ -12,7 +12,12 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -28,15 +33,75 @@ bool inRange(ArrayRef<int64_t> values, int64_t low) {
                       [&](int64_t v) { return v >= low && v <= (1 << 20); });
 }
 
+/// `x`, a constant, transposed by `perm` here, once (a conv's filter), so
+/// that no kernel does it at every run; null when `x` is not a constant
+/// the importer can read.
+Value transposedConstant(GraphImporter &g, Location loc, Value x,
+                         ArrayRef<int64_t> perm, RankedTensorType type) {
+  auto constant = x.getDefiningOp<fuse::ConstantOp>();
+  if (!constant)
+    return nullptr;
+  auto in = cast<RankedTensorType>(x.getType());
+  const int64_t rank = in.getRank(), count = in.getNumElements();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * in.getDimSize(d + 1);
+  // The source of every output element, in output order.
+  std::vector<int64_t> source;
+  source.reserve(count);
+  SmallVector<int64_t> coordinate(rank, 0);
+  for (int64_t o = 0; o < count; ++o) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += coordinate[d] * inStrides[perm[d]];
+    source.push_back(offset);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++coordinate[d] < type.getDimSize(d))
+        break;
+      coordinate[d] = 0;
+    }
+  }
+  Attribute value = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.isSplat())
+      return fuse::ConstantOp::create(g.builder, loc, type,
+                                      dense.reshape(type));
+    SmallVector<Attribute> values(dense.getValues<Attribute>());
+    SmallVector<Attribute> out;
+    out.reserve(count);
+    for (int64_t i : source)
+      out.push_back(values[i]);
+    return fuse::ConstantOp::create(g.builder, loc, type,
+                                    DenseElementsAttr::get(type, out));
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || count == 0 || blob->getData().size() % count != 0)
+    return nullptr;
+  ArrayRef<char> data = blob->getData();
+  const size_t width = data.size() / count;
+  AsmResourceBlob out =
+      HeapAsmResourceBlob::allocate(data.size(), alignof(int64_t), true);
+  MutableArrayRef<char> bytes = out.getMutableData();
+  for (auto [o, i] : llvm::enumerate(source))
+    std::memcpy(bytes.data() + o * width, data.data() + i * width, width);
+  return fuse::ConstantOp::create(
+      g.builder, loc, type,
+      DenseResourceElementsAttr::get(type, "onnx_weight", std::move(out)));
+}
+
 Value transposed(GraphImporter &g, Location loc, Value x,
                  ArrayRef<int64_t> perm) {
   auto in = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(in.getDimSize(p));
-  return fuse::TransposeOp::create(
-      g.builder, loc, RankedTensorType::get(shape, in.getElementType()), x,
-      g.builder.getDenseI64ArrayAttr(perm));
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  if (Value folded = transposedConstant(g, loc, x, perm, type))
+    return folded;
+  return fuse::TransposeOp::create(g.builder, loc, type, x,
+                                   g.builder.getDenseI64ArrayAttr(perm));
 }
 
 LogicalResult conv(GraphImporter &g, const Node &node) {

@@ -105,6 +105,41 @@ TEST_F(OnnxImportTest, ConvPadsStridesAndBiasInNchw) {
   expectNear(run(graph, {x}), {12, 16, 24, 28, 12, 16, 24, 28});
 }
 
+TEST_F(OnnxImportTest, LargeConvFilterIsTransposedOnceByTheImporter) {
+  // A 64x8x3x3 filter (4608 elements, a resource blob) over an 8x3x3 input
+  // without padding: output o is the dot product of the input with filter
+  // o. The importer hands fuse.conv2d an OHWI constant, no transpose op.
+  constexpr int kOut = 64, kIn = 8, kTaps = kIn * 9;
+  std::vector<double> x(kTaps), w(kOut * kTaps);
+  std::string values;
+  for (int i = 0; i < kOut * kTaps; ++i) {
+    w[i] = double((i * 7) % 23 - 11);
+    values += (i ? ", " : "") + std::to_string(int(w[i]));
+  }
+  for (int i = 0; i < kTaps; ++i)
+    x[i] = double(i % 5 - 2);
+  std::string graph =
+      input("x", "dim { dim_value: 1 } dim { dim_value: 8 } dim { dim_value: "
+                 "3 } dim { dim_value: 3 }") +
+      "initializer { name: \"w\" data_type: 1 dims: [64, 8, 3, 3] "
+      "float_data: [" +
+      values +
+      "] }\n"
+      "node { op_type: \"Conv\" input: [\"x\", \"w\"] output: \"y\" }\n"
+      "output { name: \"y\" type { tensor_type { elem_type: 1 } } }";
+  std::vector<double> want(kOut, 0.0);
+  for (int o = 0; o < kOut; ++o)
+    for (int i = 0; i < kTaps; ++i)
+      want[o] += x[i] * w[o * kTaps + i];
+  expectNear(run(graph, {x}), want);
+  bool transposesAConstant = false;
+  module->walk([&](fuse::TransposeOp op) {
+    transposesAConstant |=
+        bool(op.getInput().getDefiningOp<fuse::ConstantOp>());
+  });
+  EXPECT_FALSE(transposesAConstant);
+}
+
 TEST_F(OnnxImportTest, ConvAsymmetricPadsFollowOnnxOrder) {
   // pads = [top, left, bottom, right] = [0, 1, 0, 0]: a 1x2 filter
   // [1, 10] over a row [1, 2, 3] padded on the left only.
