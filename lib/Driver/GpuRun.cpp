@@ -289,27 +289,14 @@ std::unique_ptr<GpuMatmulOffload> openGpuReference(cuda::Driver &driver,
   return offload;
 }
 
-/// An argument's or a result's name: its ONNX name when it was imported,
-/// else argN or resultN.
-std::string nameOf(DictionaryAttr attrs, StringRef kind, unsigned index) {
-  if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("fuse.name"))
-      return name.str();
-  return (kind + Twine(index)).str();
-}
-
-static_assert(static_cast<int>(NamedIoProblem::InvalidInput) ==
-                      ExitInvalidInput &&
-                  static_cast<int>(NamedIoProblem::Usage) == ExitUsage &&
-                  static_cast<int>(NamedIoProblem::IO) == ExitIO,
-              "NamedIoProblem values are exit codes");
-
 /// --inputs NAME=FILE.npy: replaces the seeded values of the inputs named.
-int loadInputFiles(const DriverOptions &options, func::FuncOp model,
+/// Names are the plan's (an imported model's, else argN and resultN), as
+/// opfuse-run reads them.
+int loadInputFiles(const DriverOptions &options, const LaunchPlan &plan,
                    std::vector<HostBuffer> &inputs) {
   std::vector<std::string> names;
-  for (unsigned i = 0; i < model.getNumArguments(); ++i)
-    names.push_back(nameOf(model.getArgAttrDict(i), "arg", i));
+  for (size_t i = 0; i < plan.inputs.size(); ++i)
+    names.push_back(plan.inputName(i));
   NamedIoResult result =
       opfuse::loadInputFiles(options.inputFiles, names, inputs);
   if (result)
@@ -318,11 +305,11 @@ int loadInputFiles(const DriverOptions &options, func::FuncOp model,
 }
 
 /// --save-outputs DIR: each output of the run as DIR/NAME.npy.
-int saveOutputs(const DriverOptions &options, func::FuncOp model,
+int saveOutputs(const DriverOptions &options, const LaunchPlan &plan,
                 const std::vector<HostBuffer> &outputs) {
   std::vector<std::string> names;
-  for (unsigned i = 0; i < model.getNumResults(); ++i)
-    names.push_back(nameOf(model.getResultAttrDict(i), "result", i));
+  for (size_t i = 0; i < plan.outputs.size(); ++i)
+    names.push_back(plan.outputName(i));
   NamedIoResult result =
       saveOutputFiles(options.saveOutputsDir, names, outputs);
   if (result)
@@ -355,7 +342,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   // The user's files first: their errors need no GPU to be reported.
   std::vector<HostBuffer> inputs = generateInputs(plan, options.seed);
   func::FuncOp model = *original.getOps<func::FuncOp>().begin();
-  if (int code = loadInputFiles(options, model, inputs); code != ExitSuccess)
+  if (int code = loadInputFiles(options, plan, inputs); code != ExitSuccess)
     return code;
   int exitCode = ExitSuccess;
   cuda::Driver *driver = openDriver(exitCode);
@@ -432,7 +419,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
     if (checks)
       printOutputChecks(llvm::outs(), *checks);
   }
-  if (int code = saveOutputs(options, model, result->outputs);
+  if (int code = saveOutputs(options, plan, result->outputs);
       code != ExitSuccess)
     return code;
   if (checks &&
