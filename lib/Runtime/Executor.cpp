@@ -161,20 +161,43 @@ llvm::Error allocateBuffers(cuda::Driver &driver, const LaunchPlan &plan,
 
 /// Each kernel's parameters: the buffers' device pointers, by value, then
 /// pointers to its tensor maps, encoded for the buffers' addresses and
-/// stored on the device (128 bytes each, in one allocation).
+/// stored on the device (128 bytes each, in one allocation), or a split-K
+/// kernel's workspace and counters. The steps run one after another, so
+/// every split-K kernel shares one workspace and one set of counters,
+/// zeroed here once; each kernel leaves its counters zero.
 llvm::Error buildArguments(cuda::Driver &driver, const LaunchPlan &plan,
                            const std::vector<CUdeviceptr> &pointers,
                            DeviceBuffers &allocations,
-                           std::vector<std::vector<CUdeviceptr>> &argValues) {
+                           std::vector<std::vector<CUdeviceptr>> &argValues,
+                           BenchResult &result) {
   size_t numMaps = 0;
-  for (const PlanKernel &kernel : plan.kernels)
+  int64_t workspaceBytes = 0, counters = 0;
+  for (const PlanKernel &kernel : plan.kernels) {
     numMaps += kernel.tensorMaps.size();
-  CUdeviceptr maps = 0;
+    if (kernel.splitK > 1) {
+      workspaceBytes = std::max(workspaceBytes, kernel.workspaceBytes);
+      counters = std::max(counters, kernel.splitCounters);
+    }
+  }
+  CUdeviceptr maps = 0, workspace = 0, splitCounters = 0;
   if (numMaps > 0) {
     llvm::Expected<CUdeviceptr> pointer = driver.allocate(numMaps * 128);
     if (!pointer)
       return pointer.takeError();
     allocations.pointers.push_back(maps = *pointer);
+  }
+  if (workspaceBytes > 0) {
+    llvm::Expected<CUdeviceptr> pointer = driver.allocate(workspaceBytes);
+    if (!pointer)
+      return pointer.takeError();
+    allocations.pointers.push_back(workspace = *pointer);
+    pointer = driver.allocate(4 * counters);
+    if (!pointer)
+      return pointer.takeError();
+    allocations.pointers.push_back(splitCounters = *pointer);
+    if (llvm::Error error = driver.memsetAsync(splitCounters, 0, 4 * counters))
+      return error;
+    result.bytesAllocated += workspaceBytes + 4 * counters;
   }
   size_t mapIndex = 0;
   for (const PlanKernel &kernel : plan.kernels) {
@@ -193,6 +216,10 @@ llvm::Error buildArguments(cuda::Driver &driver, const LaunchPlan &plan,
               driver.copyToDevice(address, encoded, sizeof(encoded)))
         return error;
       values.push_back(address);
+    }
+    if (kernel.splitK > 1) {
+      values.push_back(workspace);
+      values.push_back(splitCounters);
     }
     argValues.push_back(std::move(values));
   }
@@ -281,8 +308,8 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
           allocateBuffers(driver, plan, inputs, allocations, pointers, result))
     return std::move(error);
   std::vector<std::vector<CUdeviceptr>> argValues;
-  if (llvm::Error error =
-          buildArguments(driver, plan, pointers, allocations, argValues))
+  if (llvm::Error error = buildArguments(driver, plan, pointers, allocations,
+                                         argValues, result))
     return std::move(error);
   std::vector<std::vector<void *>> argPointers;
   for (std::vector<CUdeviceptr> &values : argValues) {

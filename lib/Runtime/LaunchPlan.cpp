@@ -143,6 +143,10 @@ json::Object kernelJson(const PlanKernel &kernel) {
     object["tiling"] = kernel.tiling;
   if (!kernel.schedule.empty())
     object["schedule"] = kernel.schedule;
+  if (kernel.splitK > 1)
+    object["split_k"] = json::Object{{"splits", kernel.splitK},
+                                     {"workspace_bytes", kernel.workspaceBytes},
+                                     {"counters", kernel.splitCounters}};
   if (!kernel.tensorMaps.empty()) {
     json::Array maps;
     for (const PlanTensorMap &map : kernel.tensorMaps) {

@@ -65,6 +65,20 @@ llvm::Error checkLaunch(const PlanKernel &kernel) {
     return planError(where + " has \"num_inputs\" " +
                      llvm::Twine(kernel.numInputs) + " for " +
                      llvm::Twine(kernel.args.size()) + " args");
+  if (kernel.splitK != 1) {
+    // Each split stores at least one f32 per counted tile; the bound keeps
+    // the runtime's one workspace allocation sane.
+    if (kernel.splitK < 2 || kernel.splitK > 256 || kernel.splitCounters < 1 ||
+        kernel.splitCounters * kernel.splitK > g[0] ||
+        kernel.workspaceBytes < 4 * kernel.splitK * kernel.splitCounters ||
+        kernel.workspaceBytes > (int64_t(1) << 40))
+      return planError(where + " has a \"split_k\" the runtime cannot "
+                               "provide: splits 2 to 256, 1 to grid / splits "
+                               "counters, and a workspace of at least 4 "
+                               "bytes per split and counter, at most 1 TiB");
+    if (!kernel.tensorMaps.empty())
+      return planError(where + " has both \"split_k\" and \"tensor_maps\"");
+  }
   return llvm::Error::success();
 }
 

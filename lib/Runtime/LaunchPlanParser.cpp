@@ -141,6 +141,26 @@ llvm::Expected<PlanKernel> parseKernel(const json::Object &object,
   kernel.sharedBytes = object.getInteger("shared_bytes").value_or(0);
   kernel.tiling = object.getString("tiling").value_or("").str();
   kernel.schedule = object.getString("schedule").value_or("").str();
+  if (const json::Value *split = object.get("split_k")) {
+    const json::Object *splitObject = split->getAsObject();
+    std::optional<int64_t> splits, bytes, counters;
+    if (splitObject) {
+      splits = splitObject->getInteger("splits");
+      bytes = splitObject->getInteger("workspace_bytes");
+      counters = splitObject->getInteger("counters");
+    }
+    if (!splits || !bytes || !counters)
+      return planError("kernel '" + kernel.name +
+                       "': split_k needs integer splits, workspace_bytes and "
+                       "counters");
+    if (*splits < 2)
+      return planError("kernel '" + kernel.name +
+                       "': split_k needs at least 2 splits (a kernel of "
+                       "whole K has no split_k)");
+    kernel.splitK = *splits;
+    kernel.workspaceBytes = *bytes;
+    kernel.splitCounters = *counters;
+  }
   if (const json::Array *maps = object.getArray("tensor_maps")) {
     for (const json::Value &mapValue : *maps) {
       const json::Object *mapObject = mapValue.getAsObject();

@@ -97,8 +97,17 @@ FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
   if (IntegerAttr shared = dialect.getSharedBytesAttrHelper().getAttr(group))
     kernel.sharedBytes = shared.getInt();
   if (MatmulTilingAttr tiling =
-          dialect.getMatmulTilingAttrHelper().getAttr(group))
-    kernel.tiling = formatMatmulTiling(tiling.getTiling());
+          dialect.getMatmulTilingAttrHelper().getAttr(group)) {
+    const MatmulTiling &t = tiling.getTiling();
+    kernel.tiling = formatMatmulTiling(t);
+    if (t.splitK > 1) {
+      // One block per split of each tile (GemmSchedule.cpp), each storing
+      // its f32 accumulators: blockM x blockN of them.
+      kernel.splitK = t.splitK;
+      kernel.splitCounters = kernel.grid[0] / t.splitK;
+      kernel.workspaceBytes = kernel.grid[0] * t.blockM * t.blockN * 4;
+    }
+  }
   if (GemmScheduleAttr schedule =
           dialect.getGemmScheduleAttrHelper().getAttr(group))
     kernel.schedule = schedule.getPlanName().str();

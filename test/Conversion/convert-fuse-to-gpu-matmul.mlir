@@ -309,14 +309,15 @@ func.func @odd(%a: tensor<77x45xbf16>, %b: tensor<45x31xbf16>) -> tensor<77x31xb
 
 // -----
 
-// f32 (auto): the mma.sync pipeline with 16 warps of 32 x 32, 4-byte
-// elements (16-byte copies of 4 f32, 3 stages of (128 + 128) x 32 x 4 =
-// 96 KiB). Without allow-tf32 each thread computes its accumulators with
+// f32 (auto): the mma.sync pipeline with warps of 32 x 32 (here 64 x 64
+// tiles, 15 of them, and 4 warps), 4-byte elements (16-byte copies of 4
+// f32, 3 stages of (64 + 64) x 32 x 4 = 48 KiB). Without allow-tf32 each
+// thread computes its accumulators with
 // f32 FMAs (2 x 4 tiles x 4 accumulators x 8 K = 256 per K step of 8, 4
 // steps a slice); with it, fragments are rounded to TF32 (cvt.rna) and go
 // to mma.sync m16n8k8.
 // WGMMA-LABEL: func.func @f32_bias
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 6, 1, 1>, {{.*}}fuse.shared_bytes = 98304 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 15, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3">, fuse.shared_bytes = 49152 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90">]
 // WGMMA: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg
 // WGMMA: scf.for

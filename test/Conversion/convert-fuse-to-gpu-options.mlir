@@ -15,7 +15,7 @@
 // RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=row-elements-per-thread=0 2>&1 | FileCheck %s --check-prefix=ROW
 // ROW: error: convert-fuse-to-gpu: row-elements-per-thread=0: must be 8, 16, 32 or 64
 // RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=99999999999x64x64/1x1/4" 2>&1 | FileCheck %s --check-prefix=TILING
-// TILING: error: convert-fuse-to-gpu: matmul-tiling: '99999999999x64x64/1x1/4' is not [wgmma:]BMxBNxBK/WMxWN/S with positive integers of at most 65536
+// TILING: error: convert-fuse-to-gpu: matmul-tiling: '99999999999x64x64/1x1/4' is not [wgmma:]BMxBNxBK/WMxWN/S[/kP] with positive integers of at most 65536
 
 // Within range, a block size changes the loop kernel's launch.
 // RUN: opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=128 | FileCheck %s

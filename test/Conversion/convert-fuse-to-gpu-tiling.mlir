@@ -32,13 +32,22 @@ func.func @conv64(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>) -> t
 
 // -----
 
-// 16 rows: one warpgroup of 64 rows; f32 operands: the one f32 tiling.
+// 16 rows: one warpgroup of 64 rows. f32 operands get warps of 32x32:
+// 512^3 has 16 tiles of 128x128, so 64x64 tiles with K split in two
+// (three on the A100's 108 SMs) fill the SMs; 4096^3 keeps 128x128 on
+// the H200; 128x3072 by 3072x768 (GPT-2's MLP down-projection at 128
+// tokens) splits K in four.
 // CHECK-LABEL: func.func @skinny
 // CHECK: fuse.matmul_tiling = #fuse.tiling<"wgmma:64x
 // CHECK-LABEL: func.func @f32
+// CHECK: fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3/k2">
+// CHECK-LABEL: func.func @f32_large
 // CHECK: fuse.matmul_tiling = #fuse.tiling<"128x128x32/4x4/3">
+// CHECK-LABEL: func.func @f32_down_projection
+// CHECK: fuse.grid = array<i64: 96, 1, 1>
+// CHECK-SAME: fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3/k4">
 // A100-LABEL: func.func @f32
-// A100: fuse.matmul_tiling = #fuse.tiling<"128x128x32/4x4/3">
+// A100: fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3/k3">
 func.func @skinny(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<16x4096xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<16x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<16x4096xbf16>
   return %0 : tensor<16x4096xbf16>
@@ -46,6 +55,14 @@ func.func @skinny(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tenso
 func.func @f32(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
   %0 = fuse.matmul %a, %b : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   return %0 : tensor<512x512xf32>
+}
+func.func @f32_large(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %0 = fuse.matmul %a, %b : (tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %0 : tensor<4096x4096xf32>
+}
+func.func @f32_down_projection(%a: tensor<128x3072xf32>, %b: tensor<3072x768xf32>) -> tensor<128x768xf32> {
+  %0 = fuse.matmul %a, %b : (tensor<128x3072xf32>, tensor<3072x768xf32>) -> tensor<128x768xf32>
+  return %0 : tensor<128x768xf32>
 }
 
 // -----

@@ -135,12 +135,70 @@ TEST_F(MatmulTilingChoiceTest, ChipAndElementType) {
     // An A100 block has at most 163 KiB of shared memory.
     EXPECT_LE(e.tiling.sharedBytes(), 163 * 1024);
   }
-  Operation *f32 = matmul(512, 512, 512, "f32");
+  // f32 operands: mma.sync tilings of 32x32 warps and three stages, on
+  // sm_90 too.
+  Operation *f32 = matmul(4096, 4096, 4096, "f32");
   ASSERT_TRUE(f32);
-  std::vector<TilingEstimate> single =
+  std::vector<TilingEstimate> ranked =
       rankMatmulTilings(f32, "sm_90", target("h200"));
-  ASSERT_EQ(single.size(), 1u);
-  EXPECT_EQ(formatMatmulTiling(single.front().tiling), "128x128x32/4x4/3");
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(formatMatmulTiling(ranked.front().tiling), "128x128x32/4x4/3");
+  for (const TilingEstimate &e : ranked) {
+    EXPECT_EQ(e.tiling.instruction, MmaInstruction::Sync);
+    EXPECT_EQ(e.tiling.blockM / e.tiling.warpsM, 32);
+    EXPECT_EQ(e.tiling.blockN / e.tiling.warpsN, 32);
+    EXPECT_EQ(e.tiling.stages, 3);
+  }
+}
+
+TEST_F(MatmulTilingChoiceTest, SplitKFillsIdleSms) {
+  // GPT-2's MLP down-projection at 128 tokens: 24 tiles of 64x64 for 132
+  // SMs and 96 K slices; K split in four puts 96 blocks to work.
+  Operation *skinny = matmul(128, 768, 3072, "f32");
+  ASSERT_TRUE(skinny);
+  std::vector<TilingEstimate> ranked =
+      rankMatmulTilings(skinny, "sm_90", target("h200"));
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(formatMatmulTiling(ranked.front().tiling), "64x64x32/2x2/3/k4");
+  for (const TilingEstimate &e : ranked) {
+    const MatmulTiling &t = e.tiling;
+    if (t.splitK == 1)
+      continue;
+    // Every split has at least four of the 96 slices, none is empty, and
+    // the splits of all tiles fit in two blocks per SM.
+    const int64_t perSplit = (96 + t.splitK - 1) / t.splitK;
+    EXPECT_GE(perSplit, 4) << formatMatmulTiling(t);
+    EXPECT_EQ((96 + perSplit - 1) / perSplit, t.splitK)
+        << formatMatmulTiling(t);
+    EXPECT_LE(e.tiles * t.splitK, 2 * 132) << formatMatmulTiling(t);
+  }
+  // Enough tiles for every SM: never split.
+  for (const TilingEstimate &e : rankMatmulTilings(
+           matmul(4096, 4096, 4096, "f32"), "sm_90", target("h200")))
+    if (e.tiles >= 132)
+      EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
+  // wgmma tilings are never split: bf16 on sm_90 keeps whole K.
+  for (const TilingEstimate &e :
+       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200")))
+    EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
+}
+
+TEST_F(MatmulTilingChoiceTest, SplitKSyntax) {
+  std::string error;
+  std::optional<MatmulTiling> split =
+      parseMatmulTiling("64x64x32/2x2/3/k8", error);
+  ASSERT_TRUE(split) << error;
+  EXPECT_EQ(split->splitK, 8);
+  EXPECT_EQ(formatMatmulTiling(*split), "64x64x32/2x2/3/k8");
+  std::optional<MatmulTiling> whole =
+      parseMatmulTiling("64x64x32/2x2/3/k1", error);
+  ASSERT_TRUE(whole) << error;
+  EXPECT_EQ(formatMatmulTiling(*whole), "64x64x32/2x2/3");
+  EXPECT_NE(*split, *whole);
+  for (const char *bad :
+       {"64x64x32/2x2/3/k0", "64x64x32/2x2/3/k257", "64x64x32/2x2/3/8",
+        "64x64x32/2x2/3/k8/k2", "wgmma:128x128x64/2x1/4/k2"})
+    EXPECT_FALSE(parseMatmulTiling(bad, error)) << bad;
 }
 
 } // namespace

@@ -129,6 +129,53 @@ TEST(LaunchPlanTest, JsonRoundTrip) {
   EXPECT_EQ(parsed->outputs, (std::vector<int>{2}));
 }
 
+TEST(LaunchPlanTest, SplitKRoundTripAndChecks) {
+  LaunchPlan plan = samplePlan();
+  plan.kernels[0].grid = {12, 1, 1};
+  plan.kernels[0].tiling = "64x64x32/2x2/3/k4";
+  plan.kernels[0].splitK = 4;
+  plan.kernels[0].splitCounters = 3;
+  plan.kernels[0].workspaceBytes = 12 * 64 * 64 * 4;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->kernels[0].splitK, 4);
+  EXPECT_EQ(parsed->kernels[0].splitCounters, 3);
+  EXPECT_EQ(parsed->kernels[0].workspaceBytes, 12 * 64 * 64 * 4);
+  // A kernel without split_k reads back as whole K.
+  std::string plain;
+  llvm::raw_string_ostream plainOs(plain);
+  writePlanJson(samplePlan(), plainOs);
+  EXPECT_EQ(plain.find("split_k"), std::string::npos);
+  // More counters than the grid's tiles, one split, a workspace too small.
+  for (auto [splits, counters, bytes] :
+       {std::tuple<int64_t, int64_t, int64_t>{4, 4, 1 << 20},
+        {1, 3, 1 << 20},
+        {4, 3, 8},
+        {300, 1, 1 << 20}}) {
+    LaunchPlan bad = plan;
+    bad.kernels[0].splitK = splits;
+    bad.kernels[0].splitCounters = counters;
+    bad.kernels[0].workspaceBytes = bytes;
+    std::string badText;
+    llvm::raw_string_ostream badOs(badText);
+    writePlanJson(bad, badOs);
+    // splitK 1 writes no split_k at all; write the field by hand.
+    if (splits == 1) {
+      size_t at = badText.find("\"tiling\"");
+      ASSERT_NE(at, std::string::npos);
+      badText.insert(at, "\"split_k\": {\"splits\": 1, \"workspace_bytes\": "
+                         "1048576, \"counters\": 3}, ");
+    }
+    llvm::Expected<LaunchPlan> refused = parsePlanJson(badText);
+    ASSERT_FALSE(bool(refused)) << splits << " " << counters << " " << bytes;
+    EXPECT_NE(llvm::toString(refused.takeError()).find("split_k"),
+              std::string::npos);
+  }
+}
+
 TEST(LaunchPlanTest, TensorMapsRoundTrip) {
   LaunchPlan plan = samplePlan();
   // arg0 is 4 x 8 bf16: rows of 16 bytes, a box of one 8-wide row pair.

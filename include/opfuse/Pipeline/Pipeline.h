@@ -94,7 +94,7 @@ struct FusePipelineOptions
   Option<std::string> matmulTiling{
       *this, "matmul-tiling",
       llvm::cl::desc("Tiles of the tensor-core GEMM kernels as "
-                     "[wgmma:]BMxBNxBK/WMxWN/S, or auto"),
+                     "[wgmma:]BMxBNxBK/WMxWN/S[/kP], or auto"),
       llvm::cl::init("auto")};
   Option<bool> allowTF32{
       *this, "allow-tf32",

@@ -84,6 +84,13 @@ struct PlanKernel {
   int numInputs = 0;
   /// Tensor maps, passed after `args` in this order.
   std::vector<PlanTensorMap> tensorMaps;
+  /// A split-K GEMM (splitK > 1): its blocks store `workspaceBytes` of f32
+  /// partial tiles and count finished splits in `splitCounters` i32
+  /// counters that are zero when it starts and when it ends. The runtime
+  /// passes a workspace and the counters (zeroed once) after `args`.
+  int64_t splitK = 1;
+  int64_t workspaceBytes = 0;
+  int64_t splitCounters = 0;
   /// Device-memory bytes the kernel reads and writes, and its FLOPs.
   int64_t bytes = 0;
   int64_t flops = 0;

@@ -280,8 +280,14 @@ public:
   /// stay in step with slices).
   void prefetch(Value slice, int64_t ahead, int64_t slices,
                 llvm::function_ref<void(Value, Value)> copy) {
+    prefetch(slice, ahead, i32(slices), copy);
+  }
+  /// The same with the number of slices computed in the kernel (a split of
+  /// a split-K tile).
+  void prefetch(Value slice, int64_t ahead, Value slices,
+                llvm::function_ref<void(Value, Value)> copy) {
     Value next = add(slice, i32(ahead));
-    auto guard = scf::IfOp::create(b, loc, lt(next, i32(slices)), false);
+    auto guard = scf::IfOp::create(b, loc, lt(next, slices), false);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(&guard.getThenRegion().front());

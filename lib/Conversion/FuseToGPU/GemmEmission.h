@@ -150,6 +150,9 @@ public:
 struct MainLoop {
   TileCoordinates current;
   SmallVector<Value> acc;
+  /// The mma.sync kernel's tile (i32), and with split-K its split (null
+  /// otherwise).
+  Value tileId, split;
   /// An error was reported while emitting it (the prologue's inputs).
   bool failed = false;
 };
@@ -177,6 +180,14 @@ mlir::LogicalResult emitPrologueSlice(GemmKernelEmission &k,
                                       const TileCoordinates &c, Value slice,
                                       Value stage, Value firstRow, int64_t rows,
                                       Value member, int64_t members);
+
+/// Split-K (GemmSplitK.cpp): every block of a tile stores its partial
+/// accumulators in the workspace; the last of the tile's blocks to finish
+/// (counted in its counter) sums them in split order, resets the counter,
+/// and gets `loop.acc` replaced by the sums, with the builder left inside
+/// the condition, where the epilogue goes; the other blocks end.
+void emitSplitKReduction(GemmKernelEmission &k, MainLoop &loop, Value workspace,
+                         Value counters);
 
 /// The group's elementwise ops on the accumulators, each output stored
 /// once (GemmEpilogue.cpp): 16 bytes a thread with `vectorStores` where

@@ -246,8 +246,12 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
                            /*addrSpace=*/3);
   }
 
+  // After the buffers: two tensor maps (TMA), or the split-K workspace and
+  // counters.
+  const unsigned firstExtra = group.getNumOperands() + group.getNumResults();
+  const bool splitK = t.splitK > 1;
   gpu::GPUFuncOp func =
-      createKernel(b, group, module, name, config.block, tma ? 2 : 0);
+      createKernel(b, group, module, name, config.block, tma || splitK ? 2 : 0);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -281,6 +285,14 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
   }
   if (loop.failed)
     return failure();
+  OpBuilder::InsertionGuard guard(b);
+  if (splitK) {
+    if (!loop.split)
+      return group.emitError("internal error: a split-K tiling reached a "
+                             "main loop without splits");
+    emitSplitKReduction(kernel, loop, entry.getArgument(firstExtra),
+                        entry.getArgument(firstExtra + 1));
+  }
   return emitGemmEpilogue(kernel, loop, context.options.vectorStores);
 }
 

@@ -126,16 +126,41 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   auto toI32 = [&](Value index) { return gb.toI32(index); };
 
   MainLoop result;
-  result.current = k.coordinatesOf(k.blockId);
+  // Split-K: block b computes split b % splitK of tile b / splitK, the K
+  // slices [split * perSplit, min((split + 1) * perSplit, slices)); the
+  // loop below counts slices from the split's first.
+  const int64_t perSplit = llvm::divideCeil(slices, t.splitK);
+  Value firstSlice, splitSlices;
+  result.tileId = k.blockId;
+  if (t.splitK > 1) {
+    result.split = gb.remu(k.blockId, t.splitK);
+    result.tileId = gb.divu(k.blockId, t.splitK);
+    firstSlice = gb.mul(result.split, gb.i32(perSplit));
+    Value left = arith::SubIOp::create(b, loc, gb.i32(slices), firstSlice);
+    splitSlices = arith::MaxSIOp::create(
+        b, loc, gb.i32(0),
+        arith::MinSIOp::create(b, loc, gb.i32(perSplit), left));
+  }
+  auto globalSlice = [&](Value local) {
+    return firstSlice ? gb.add(firstSlice, local) : local;
+  };
+  result.current = k.coordinatesOf(result.tileId);
   const TileCoordinates &current = result.current;
   auto copyStage = [&](Value slice, Value stage) {
-    k.copyInto(current, slice, stage);
+    k.copyInto(current, globalSlice(slice), stage);
   };
   SmallVector<Value> &acc = result.acc;
   // Prologue: the first stages - 1 slices in flight, one commit group each.
   for (int64_t s = 0; s + 1 < t.stages; ++s) {
-    if (s < slices)
+    if (splitSlices) {
+      auto exists = scf::IfOp::create(b, loc, gb.lt(gb.i32(s), splitSlices),
+                                      /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&exists.getThenRegion().front());
       copyStage(gb.i32(s), gb.i32(s));
+    } else if (s < slices) {
+      copyStage(gb.i32(s), gb.i32(s));
+    }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
 
@@ -143,7 +168,11 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   SmallVector<Value> init(accumulators, zero);
   Value lower = arith::ConstantIndexOp::create(b, loc, 0);
-  Value upper = arith::ConstantIndexOp::create(b, loc, slices);
+  Value upper =
+      splitSlices
+          ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), splitSlices)
+                .getResult()
+          : arith::ConstantIndexOp::create(b, loc, slices).getResult();
   Value step = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(b, loc, lower, upper, step, init);
   {
@@ -157,12 +186,15 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
     // and every warp is done with the stage the next copy overwrites.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
     gpu::BarrierOp::create(b, loc);
-    gb.prefetch(slice, t.stages - 1, slices, copyStage);
+    if (splitSlices)
+      gb.prefetch(slice, t.stages - 1, splitSlices, copyStage);
+    else
+      gb.prefetch(slice, t.stages - 1, slices, copyStage);
     if (!k.problem.prologue.ops.empty()) {
       // The prologue rewrites the slice; a second barrier publishes it.
-      result.failed |=
-          failed(emitPrologueSlice(k, current, slice, gb.remu(slice, t.stages),
-                                   gb.i32(0), t.blockM, k.thread, k.threads));
+      result.failed |= failed(emitPrologueSlice(
+          k, current, globalSlice(slice), gb.remu(slice, t.stages), gb.i32(0),
+          t.blockM, k.thread, k.threads));
       gpu::BarrierOp::create(b, loc);
     }
 

@@ -240,8 +240,9 @@ GemmDecision decideGemmSchedule(const GemmProblem &p, const MatmulTiling &t,
   const int64_t maxResidentBlocks = residentBlocks(warpSpecialized ? 128 : 0);
   LaunchConfig &launch = decision.launch;
   launch.block = t.threads() + (warpSpecialized ? 128 : 0);
-  launch.grid =
-      persistent ? std::min(totalTiles, maxResidentBlocks) : totalTiles;
+  // Split-K: the splitK blocks of a tile are neighbours in the grid.
+  launch.grid = persistent ? std::min(totalTiles, maxResidentBlocks)
+                           : totalTiles * t.splitK;
   launch.sharedBytes = t.sharedBytes(p.elementBytes);
   if (tma)
     launch.tensorMaps = {p.tmaA->map, p.tmaB->map};

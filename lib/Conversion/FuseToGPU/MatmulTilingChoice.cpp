@@ -86,11 +86,26 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
     }
   };
   if (f32Operands) {
-    // f32 fragments are read one element at a time: 16 warps of 32 x 32,
-    // and three stages, keep what a thread holds within its registers.
-    MatmulTiling f32;
-    f32.warpsM = f32.warpsN = 4;
-    addWithStages(f32, 4);
+    // f32 fragments are read one element at a time: warps of 32 x 32, and
+    // three stages, keep what a thread holds within its registers. The
+    // narrower tiles are for GEMMs too small to fill the SMs with 128x128.
+    struct Shape {
+      int64_t blockM, blockN;
+    };
+    const int64_t widestM = llvm::alignTo(shape.m, 32);
+    const int64_t widestN = llvm::alignTo(shape.n, 32);
+    for (Shape s :
+         {Shape{128, 128}, Shape{128, 64}, Shape{64, 128}, Shape{64, 64}}) {
+      if ((s.blockM > widestM && s.blockM != 64) ||
+          (s.blockN > widestN && s.blockN != 64))
+        continue;
+      MatmulTiling f32;
+      f32.blockM = s.blockM;
+      f32.blockN = s.blockN;
+      f32.warpsM = s.blockM / 32;
+      f32.warpsN = s.blockN / 32;
+      addWithStages(f32, 4);
+    }
     return result;
   }
   const int64_t widestM = llvm::alignTo(shape.m, 64);
@@ -189,8 +204,35 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
   const double hbmPerSm =
       target.hbmBandwidth * target.memoryEfficiency / target.smCount;
 
-  for (const MatmulTiling &tiling :
-       candidateTilings(chip, shape, f32Operands, sharedLimit)) {
+  std::vector<MatmulTiling> candidates =
+      candidateTilings(chip, shape, f32Operands, sharedLimit);
+  // Split-K for tilings whose tiles leave SMs idle: each split keeps at
+  // least kMinSlicesPerSplit K slices, so that its pipeline fills, and the
+  // splits of all tiles fit in one wave.
+  constexpr int64_t kMinSlicesPerSplit = 4;
+  for (size_t i = 0, e = candidates.size(); i < e; ++i) {
+    const MatmulTiling base = candidates[i];
+    if (base.instruction != MmaInstruction::Sync)
+      continue;
+    const int64_t tiles = shape.batch * llvm::divideCeil(shape.m, base.blockM) *
+                          llvm::divideCeil(shape.n, base.blockN);
+    const int64_t slices =
+        llvm::divideCeil(std::max<int64_t>(shape.k, 1), base.blockK);
+    for (int64_t splits : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+      // Splits of ceil(slices / splits) slices; fewer when the last would
+      // be empty.
+      const int64_t perSplit = llvm::divideCeil(slices, splits);
+      if (perSplit < kMinSlicesPerSplit ||
+          llvm::divideCeil(slices, perSplit) != splits ||
+          tiles * splits > target.smCount * 2)
+        continue;
+      MatmulTiling split = base;
+      split.splitK = splits;
+      candidates.push_back(split);
+    }
+  }
+
+  for (const MatmulTiling &tiling : candidates) {
     TilingEstimate estimate;
     estimate.tiling = tiling;
     estimate.tiles = shape.batch * llvm::divideCeil(shape.m, tiling.blockM) *
@@ -203,23 +245,36 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
     estimate.blocksPerSm = residentBlocksPerSm(tiling, elementBytes, target);
     if (estimate.blocksPerSm <= 0 || estimate.tiles <= 0)
       continue;
-    // Ragged edges are computed in full: K is padded to whole slices.
-    const double paddedK = static_cast<double>(
-        llvm::alignTo(std::max<int64_t>(shape.k, 1), tiling.blockK));
-    const double tileFlops = 2.0 * tiling.blockM * tiling.blockN * paddedK;
-    const double tileOperandBytes =
-        double(tiling.blockM + tiling.blockN) * paddedK * elementBytes;
+    // Ragged edges are computed in full: K is padded to whole slices, and
+    // a block of a split tile walks ceil(slices / splits) of them.
+    const int64_t slices =
+        llvm::divideCeil(std::max<int64_t>(shape.k, 1), tiling.blockK);
+    const double blockK = static_cast<double>(
+        llvm::divideCeil(slices, tiling.splitK) * tiling.blockK);
+    const double blockFlops = 2.0 * tiling.blockM * tiling.blockN * blockK;
+    const double blockOperandBytes =
+        double(tiling.blockM + tiling.blockN) * blockK * elementBytes;
     // Added, not overlapped: the measured times of the H200's GEMM tilings
     // follow the sum (a tile with fewer operand bytes per FLOP wins even
     // where the max would call both compute-bound); docs/cost-model.md.
-    const double mainLoop = tileFlops / flopsPerSm + tileOperandBytes / l2PerSm;
-    // The epilogue runs after the main loop, not under it.
-    const double epilogue = double(epilogueBytes) / estimate.tiles / hbmPerSm;
+    double blockTime = blockFlops / flopsPerSm + blockOperandBytes / l2PerSm;
+    // The epilogue runs after the main loop, not under it, once per tile.
+    double tileTail = double(epilogueBytes) / estimate.tiles / hbmPerSm;
+    if (tiling.splitK > 1) {
+      // Every block stores its f32 partial tile; the last of a tile's
+      // blocks reads all of them back before the epilogue.
+      const double partialBytes = 4.0 * tiling.blockM * tiling.blockN;
+      blockTime += partialBytes / l2PerSm;
+      tileTail += tiling.splitK * partialBytes / l2PerSm;
+    }
     // Blocks resident on one SM share its tensor cores and its L2 port, so
-    // an SM's time is its number of tiles times one tile's; the busiest SM
-    // has ceil(tiles / SMs) of them.
-    estimate.seconds = llvm::divideCeil(estimate.tiles, target.smCount) *
-                       (mainLoop + epilogue) / squeeze;
+    // an SM's time is its number of blocks times one block's; the busiest
+    // SM has ceil(blocks / SMs) of them, and ceil(tiles / SMs) tails.
+    const int64_t blocks = estimate.tiles * tiling.splitK;
+    estimate.seconds =
+        (llvm::divideCeil(blocks, target.smCount) * blockTime +
+         llvm::divideCeil(estimate.tiles, target.smCount) * tileTail) /
+        squeeze;
     ranked.push_back(estimate);
   }
   // Compared in whole nanoseconds, so that tilings the model cannot tell

@@ -13,7 +13,7 @@ func.func @tiling_as_string(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> t
 // -----
 
 func.func @malformed_tiling(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
-  // expected-error @below {{'wide' is not [wgmma:]BMxBNxBK/WMxWN/S with positive integers of at most 65536}}
+  // expected-error @below {{'wide' is not [wgmma:]BMxBNxBK/WMxWN/S[/kP] with positive integers of at most 65536}}
   %0 = fuse.matmul %a, %b {fuse.matmul_tiling = #fuse.tiling<"wide">} : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
   return %0 : tensor<64x64xbf16>
 }
@@ -21,7 +21,7 @@ func.func @malformed_tiling(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> t
 // -----
 
 func.func @huge_tiling(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
-  // expected-error @below {{'99999999999x64x64/1x1/4' is not [wgmma:]BMxBNxBK/WMxWN/S with positive integers of at most 65536}}
+  // expected-error @below {{'99999999999x64x64/1x1/4' is not [wgmma:]BMxBNxBK/WMxWN/S[/kP] with positive integers of at most 65536}}
   %0 = fuse.matmul %a, %b {fuse.matmul_tiling = #fuse.tiling<"99999999999x64x64/1x1/4">} : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
   return %0 : tensor<64x64xbf16>
 }

@@ -57,9 +57,12 @@ mlir::Operation *findContraction(mlir::Operation *kernelOp);
 /// share of L2 bandwidth) plus the epilogue's bytes (at its share of HBM
 /// bandwidth). A tiling needs at least one
 /// resident block per SM (shared memory, registers, threads). Warpgroup MMA
-/// tilings on sm_90, mma.sync ones elsewhere; f32 operands get the one
-/// f32 tiling (128x128x32/4x4/3). Ties keep the order of enumeration,
-/// which lists wider tiles first.
+/// tilings on sm_90, mma.sync ones elsewhere; f32 operands get mma.sync
+/// tilings of 32x32 warps. mma.sync tilings are also offered with K split
+/// (splitK > 1) when their tiles leave SMs idle: the busiest SM then runs
+/// ceil(tiles x splits / SMs) blocks of 1/splits of K, each storing its
+/// partial tile, plus the last block's sum of the partials. Ties keep the
+/// order of enumeration, which lists wider and unsplit tiles first.
 std::vector<TilingEstimate> rankMatmulTilings(mlir::Operation *kernelOp,
                                               llvm::StringRef chip,
                                               const GpuTarget &target);

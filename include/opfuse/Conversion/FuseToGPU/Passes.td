@@ -56,11 +56,13 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "threads, up to 1024, and are streamed beyond that">,
     Option<"matmulTiling", "matmul-tiling", "std::string",
            /*default=*/"\"auto\"",
-           "Tiles of the tensor-core GEMM kernels as [wgmma:]BMxBNxBK/WMxWN/S: "
-           "block tile, warps (warpgroups with wgmma) per block, "
-           "shared-memory stages; auto asks the tile model for each GEMM "
-           "(warpgroup MMA on sm_90, mma.sync elsewhere). A group's own "
-           "fuse.matmul_tiling attribute overrides it">,
+           "Tiles of the tensor-core GEMM kernels as "
+           "[wgmma:]BMxBNxBK/WMxWN/S[/kP]: block tile, warps (warpgroups "
+           "with wgmma) per block, shared-memory stages, K split among P "
+           "blocks per tile (mma.sync only); auto asks the tile model for "
+           "each GEMM (warpgroup MMA on sm_90 for 16-bit operands, mma.sync "
+           "elsewhere and for f32, split-K where the tiles leave SMs idle). "
+           "A group's own fuse.matmul_tiling attribute overrides it">,
     Option<"useTma", "tma", "bool", /*default=*/"true",
            "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
            "tensor maps the host encodes, an mbarrier per stage) where both "

@@ -28,6 +28,20 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
   const bool warpgroups = tiling.instruction == MmaInstruction::Warpgroup;
   SmallVector<StringRef> parts;
   body.split(parts, '/');
+  // An optional fourth part: "kP", K split among P blocks per tile.
+  if (parts.size() == 4) {
+    StringRef split = parts.back();
+    int64_t value;
+    if (!split.consume_front("k") || split.getAsInteger(10, value) ||
+        value < 1 || value > 256) {
+      error = "'" + text.str() +
+              "': the split-K part must be kP with P from 1 to 256 (e.g. "
+              "128x64x32/4x2/3/k4)";
+      return std::nullopt;
+    }
+    tiling.splitK = value;
+    parts.pop_back();
+  }
   SmallVector<int64_t> values;
   for (StringRef part : parts) {
     SmallVector<StringRef> numbers;
@@ -38,15 +52,15 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
       // from overflowing; no tile comes near it.
       if (number.getAsInteger(10, value) || value <= 0 || value > 65536) {
         error = "'" + text.str() +
-                "' is not [wgmma:]BMxBNxBK/WMxWN/S with positive integers "
-                "of at most 65536";
+                "' is not [wgmma:]BMxBNxBK/WMxWN/S[/kP] with positive "
+                "integers of at most 65536";
         return std::nullopt;
       }
       values.push_back(value);
     }
   }
   if (parts.size() != 3 || values.size() != 6) {
-    error = "'" + text.str() + "' is not [wgmma:]BMxBNxBK/WMxWN/S (e.g. " +
+    error = "'" + text.str() + "' is not [wgmma:]BMxBNxBK/WMxWN/S[/kP] (e.g. " +
             formatMatmulTiling(MatmulTiling()) + ")";
     return std::nullopt;
   }
@@ -71,6 +85,8 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
     else if (t.stages < 3)
       error = "wgmma: at least 3 stages (one copied, one multiplied, one "
               "still read by the MMA in flight)";
+    else if (t.splitK != 1)
+      error = "wgmma: split-K (/kP) is for mma.sync tilings";
   } else {
     const int64_t warpM = t.blockM / t.warpsM, warpN = t.blockN / t.warpsN;
     if (t.blockM % t.warpsM || warpM % 16 || t.blockN % t.warpsN || warpN % 16)
@@ -95,7 +111,8 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
 std::string formatMatmulTiling(const MatmulTiling &t) {
   return ((t.instruction == MmaInstruction::Warpgroup ? "wgmma:" : "") +
           Twine(t.blockM) + "x" + Twine(t.blockN) + "x" + Twine(t.blockK) +
-          "/" + Twine(t.warpsM) + "x" + Twine(t.warpsN) + "/" + Twine(t.stages))
+          "/" + Twine(t.warpsM) + "x" + Twine(t.warpsN) + "/" +
+          Twine(t.stages) + (t.splitK > 1 ? "/k" + Twine(t.splitK) : Twine()))
       .str();
 }
 

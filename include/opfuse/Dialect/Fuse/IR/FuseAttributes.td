@@ -92,9 +92,13 @@ def Fuse_MatmulTilingAttr : Fuse_Attr<"MatmulTiling", "tiling"> {
   let summary = "The tiles of a GEMM kernel";
   let description = [{
     The tensor-core instruction and tiles of a GEMM kernel, spelled as the
-    `--matmul-tiling` option spells them: `[wgmma:]BMxBNxBK/WMxWN/S` is a
-    BM x BN output tile per block, K slices of BK, WM x WN warps (mma.sync)
-    or warpgroups (`wgmma:`, sm_90), and S shared-memory stages. The
+    `--matmul-tiling` option spells them: `[wgmma:]BMxBNxBK/WMxWN/S[/kP]`
+    is a BM x BN output tile per block, K slices of BK, WM x WN warps
+    (mma.sync) or warpgroups (`wgmma:`, sm_90), S shared-memory stages,
+    and optionally (mma.sync only) K split among P blocks per output tile:
+    each stores its f32 partial sums in a workspace the runtime provides,
+    and the last to finish adds them in split order and runs the epilogue.
+    The
     parser checks what every kernel needs (whole MMAs per warp, at most
     1024 threads, the shared memory of one block); whether the chip has the
     instruction is checked where the kernel is emitted.

@@ -36,11 +36,15 @@ enum class MmaInstruction {
 /// in `stages` shared-memory buffers. With mma.sync its warpsM x warpsN
 /// warps each own a (blockM / warpsM) x (blockN / warpsN) part of the tile;
 /// with wgmma, warpsM x warpsN counts warpgroups (warpsN = 1, 64 rows each).
+/// With splitK > 1 (mma.sync only) each tile's K slices are divided among
+/// splitK blocks; each stores its partial sums, and the last of them to
+/// finish adds all of them, in split order, and runs the epilogue.
 struct MatmulTiling {
   MmaInstruction instruction = MmaInstruction::Sync;
   int64_t blockM = 128, blockN = 128, blockK = 32;
   int64_t warpsM = 2, warpsN = 2;
   int64_t stages = 4;
+  int64_t splitK = 1;
 
   /// Threads per block.
   int64_t threads() const {
@@ -60,23 +64,23 @@ struct MatmulTiling {
     return instruction == other.instruction && blockM == other.blockM &&
            blockN == other.blockN && blockK == other.blockK &&
            warpsM == other.warpsM && warpsN == other.warpsN &&
-           stages == other.stages;
+           stages == other.stages && splitK == other.splitK;
   }
   bool operator!=(const MatmulTiling &other) const { return !(*this == other); }
 };
 
 inline llvm::hash_code hash_value(const MatmulTiling &t) {
   return llvm::hash_combine(static_cast<int>(t.instruction), t.blockM, t.blockN,
-                            t.blockK, t.warpsM, t.warpsN, t.stages);
+                            t.blockK, t.warpsM, t.warpsN, t.stages, t.splitK);
 }
 
-/// Parses "[wgmma:]BMxBNxBK/WMxWN/S" (e.g. "128x128x32/2x2/4" for mma.sync,
-/// "wgmma:128x256x64/2x1/4" for warpgroup MMA); on failure says why in
-/// `error`.
+/// Parses "[wgmma:]BMxBNxBK/WMxWN/S[/kP]" (e.g. "128x128x32/2x2/4" for
+/// mma.sync, "wgmma:128x256x64/2x1/4" for warpgroup MMA, "64x64x32/2x2/3/k8"
+/// for mma.sync with K split 8 ways); on failure says why in `error`.
 std::optional<MatmulTiling> parseMatmulTiling(llvm::StringRef text,
                                               std::string &error);
 
-/// The tiling as "[wgmma:]BMxBNxBK/WMxWN/S".
+/// The tiling as "[wgmma:]BMxBNxBK/WMxWN/S", with "/kP" when splitK > 1.
 std::string formatMatmulTiling(const MatmulTiling &tiling);
 
 } // namespace opfuse
