@@ -112,10 +112,33 @@ GRAPHS = {
                              rms_norm_matmul,
                              [(8, 4096), (4096,), (4096, 4096)],
                              torch.bfloat16, 2 * 8 * 4096 * 4096),
+    # Split-K (f32 GEMMs whose output tiles leave SMs idle): two tuned on,
+    # from the exported GPT-2 and ResNet-18, and three held out, written
+    # down before the first run. --tilings auto 128x128x32/4x4/3 times
+    # them beside the f32 tiling opfuse used for every f32 GEMM before.
+    "splitk_down_proj_f32": ("bench/graphs/splitk_down_proj_f32.mlir", matmul,
+                             [(128, 3072), (3072, 768)], torch.float32,
+                             2 * 128 * 3072 * 768),
+    "splitk_conv7_f32": ("bench/graphs/splitk_conv7_f32.mlir", conv_nhwc,
+                         [(1, 7, 7, 512), (512, 3, 3, 512)], torch.float32,
+                         2 * 49 * 512 * 9 * 512),
+    "splitk_ragged_f32": ("bench/graphs/splitk_ragged_f32.mlir", matmul,
+                          [(200, 5000), (5000, 300)], torch.float32,
+                          2 * 200 * 5000 * 300),
+    "splitk_decode_f32": ("bench/graphs/splitk_decode_f32.mlir", matmul,
+                          [(8, 4096), (4096, 4096)], torch.float32,
+                          2 * 8 * 4096 * 4096),
+    "splitk_batched_f32": ("bench/graphs/splitk_batched_f32.mlir", matmul,
+                           [(4, 64, 4096), (4, 4096, 96)], torch.float32,
+                           2 * 4 * 64 * 4096 * 96),
 }
 
 
 def main():
+    # f32 against f32: opfuse computes f32 GEMMs with FMAs unless
+    # --allow-tf32, and cuDNN's convolutions default to TF32.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--opt-fuse",
                         default=os.path.join(ROOT, "build/bin/opt-fuse"))

@@ -1,5 +1,5 @@
-// RUN: opfuse-opt %s --fuse-serialize-kernels | FileCheck %s
-// RUN: opfuse-opt %s --fuse-serialize-kernels | FileCheck %s --check-prefix=KEPT
+// RUN: opfuse-opt %s --split-input-file --fuse-serialize-kernels | FileCheck %s
+// RUN: opfuse-opt %s --split-input-file --fuse-serialize-kernels | FileCheck %s --check-prefix=KEPT
 
 // The kernel module becomes PTX as with gpu-module-to-binary{format=isa},
 // except that signed i32 and i16 min/max reach the NVPTX backend as
@@ -44,6 +44,44 @@ module attributes {gpu.container_module} {
       %v = llvm.intr.umax(%u, %a) : (i32, i32) -> i32
       %p5 = llvm.getelementptr %out[6] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i32
       llvm.store %v, %p5 : i32, !llvm.ptr<1>
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Several kernels are compiled in parts and merged: one header, every
+// kernel, the shared-memory declaration both parts make kept once.
+// RUN: opfuse-opt %s --split-input-file --fuse-serialize-kernels | FileCheck %s --check-prefix=PARTS
+// RUN: opfuse-opt %s --split-input-file --fuse-serialize-kernels --mlir-disable-threading | FileCheck %s --check-prefix=PARTS
+// PARTS: gpu.binary @parts {{.*}}merged by opfuse{{.*}}.version 7.8{{.*}}.extern .shared .align 16 .b8 shared_bytes[];{{.*}}.entry first({{.*}}.entry second({{.*}}.entry third(
+// One header per binary (two binaries in this file), one declaration:
+// RUN: opfuse-opt %s --split-input-file --fuse-serialize-kernels | grep -o '[.]version' | wc -l | FileCheck %s --check-prefix=TWO
+// TWO: {{^}}2{{$}}
+// RUN: opfuse-opt %s --split-input-file --fuse-serialize-kernels | grep -o 'extern .shared .align 16' | wc -l | FileCheck %s --check-prefix=ONCE
+// ONCE: {{^}}1{{$}}
+module attributes {gpu.container_module} {
+  gpu.module @parts [#nvvm.target<chip = "sm_90">] {
+    llvm.mlir.global external @shared_bytes() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    llvm.func @first(%out: !llvm.ptr<1>, %a: f32) attributes {gpu.kernel, nvvm.kernel} {
+      %s = llvm.mlir.addressof @shared_bytes : !llvm.ptr<3>
+      llvm.store %a, %s : f32, !llvm.ptr<3>
+      %v = llvm.load %s : !llvm.ptr<3> -> f32
+      llvm.store %v, %out : f32, !llvm.ptr<1>
+      llvm.return
+    }
+    llvm.func @second(%out: !llvm.ptr<1>, %a: f32) attributes {gpu.kernel, nvvm.kernel} {
+      %s = llvm.mlir.addressof @shared_bytes : !llvm.ptr<3>
+      llvm.store %a, %s : f32, !llvm.ptr<3>
+      %v = llvm.load %s : !llvm.ptr<3> -> f32
+      %w = llvm.fadd %v, %a : f32
+      llvm.store %w, %out : f32, !llvm.ptr<1>
+      llvm.return
+    }
+    llvm.func @third(%out: !llvm.ptr<1>, %a: f32) attributes {gpu.kernel, nvvm.kernel} {
+      %w = llvm.fmul %a, %a : f32
+      llvm.store %w, %out : f32, !llvm.ptr<1>
       llvm.return
     }
   }

@@ -172,6 +172,17 @@ def SerializeKernels : Pass<"fuse-serialize-kernels", "mlir::ModuleOp"> {
     negation is dropped from the encoding, so `max(a, -b, c)` computes
     `max(a, b, c)`. Unsigned min/max, 64-bit ones and float ones are not
     affected.
+
+    A module of several kernels is compiled in parts, at most 8, of
+    consecutive kernels of about equal size, on the context's threads
+    (`--mlir-disable-threading` runs them one after another): LLVM's
+    optimiser and the NVPTX backend are most of a model's compile time.
+    The parts depend on the kernels only, never on the number of threads,
+    so the PTX is the same on every machine. Their PTX texts are merged
+    into the one module the runtime loads: one header, each part's
+    statements in order, a declaration or function identical to an earlier
+    part's kept once; two different definitions of one name are an internal
+    error.
   }];
   let options = [
     Option<"toolkitPath", "toolkit", "std::string", "\"\"",
