@@ -19,6 +19,12 @@ every op without an importer or emitter) and the script goes on.
 
     python3 bench/onnx_compare.py [--opt-fuse build/bin/opt-fuse]
         [--models resnet18 gpt2 bert] [--small] [--keep DIR] [--iters 50]
+        [--dtype f32|bf16]
+
+--dtype bf16 casts each model and its float inputs to bf16 before the
+export (the same on both sides); outputs are then compared with the f32
+model's, for PyTorch's bf16 run and opfuse's alike, against the bf16
+relative-L2 tolerance of docs/numerics.md (1e-2).
 
 --small builds GPT-2 and BERT with narrow layers (the same ONNX operators,
 files of a few hundred KB) and feeds ResNet-18 a 64x64 image, for trying
@@ -134,6 +140,17 @@ def compare_outputs(reference, got):
 
 def measure(name, args, workdir, rows):
     model, inputs, names, outputs = build(name, args.small)
+    f32_reference = None
+    if args.dtype == "bf16":
+        import copy
+        cuda_f32 = copy.deepcopy(model).cuda()
+        with torch.no_grad():
+            f32_reference = first_tensor(
+                cuda_f32(*(t.cuda() for t in inputs))).float()
+        del cuda_f32
+        model = model.to(torch.bfloat16)
+        inputs = tuple(t.to(torch.bfloat16) if t.is_floating_point() else t
+                       for t in inputs)
     path = os.path.join(workdir, f"{name}.onnx")
     how = export(model, inputs, names, outputs, path)
     size = os.path.getsize(path)
@@ -156,7 +173,8 @@ def measure(name, args, workdir, rows):
     feeds = []
     for input_name, tensor in zip(names, inputs):
         npy = os.path.join(workdir, f"{name}.{input_name}.npy")
-        np.save(npy, tensor.numpy())
+        np.save(npy, tensor.float().numpy() if tensor.dtype == torch.bfloat16
+                else tensor.numpy())
         feeds += ["--inputs", f"{input_name}={npy}"]
     saved = os.path.join(workdir, f"{name}.out")
     done, _ = run([args.opt_fuse, path, "--bench", "--emit=report-json",
@@ -172,9 +190,17 @@ def measure(name, args, workdir, rows):
     cuda_inputs = tuple(t.cuda() for t in inputs)
     with torch.no_grad():
         reference = first_tensor(cuda_model(*cuda_inputs)).float()
-    error, metrics = compare_outputs(reference, np.load(os.path.join(saved, f"{outputs[0]}.npy")))
+    got = np.load(os.path.join(saved, f"{outputs[0]}.npy"))
+    error, metrics = compare_outputs(reference, got)
     verdict = error or f"rel L2 {metrics[0]:.2e}, max abs {metrics[1]:.2e}"
-    print(f"  outputs against PyTorch (f32): {verdict}", flush=True)
+    print(f"  outputs against PyTorch ({args.dtype}): {verdict}", flush=True)
+    if f32_reference is not None:
+        _, torch_bf16 = compare_outputs(f32_reference, reference.cpu().numpy())
+        error, ours = compare_outputs(f32_reference, got)
+        verdict = error or (
+            f"vs f32 model: opfuse rel L2 {ours[0]:.2e}, PyTorch bf16 "
+            f"{torch_bf16[0]:.2e} ({'within' if ours[0] <= 1e-2 else 'OVER'} 1e-2)")
+        print(f"  {verdict}", flush=True)
 
     with torch.no_grad():
         eager = lambda *xs: first_tensor(cuda_model(*xs))
@@ -204,6 +230,8 @@ def main():
     parser.add_argument("--keep", help="copy the exported .onnx files here")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--dtype", choices=["f32", "bf16"], default="f32",
+                        help="run the models in f32 or cast to bf16")
     args = parser.parse_args()
 
     rows = []
