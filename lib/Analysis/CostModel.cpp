@@ -48,7 +48,7 @@ double Prediction::seconds() const {
 }
 
 double CostModel::flopsCeiling(Operation *op) const {
-  if (isa<MatmulOp, Conv2DOp>(op)) {
+  if (isa<MatmulOp, Conv2DOp, AttentionOp>(op)) {
     Type element =
         cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
     if (element.isF16() || element.isBF16())

@@ -145,6 +145,66 @@ public:
   }
 
 private:
+  /// fuse.attention unfused, in double: scores, an exact softmax (a row
+  /// with every key hidden gives zeros), then the weighted sum of values.
+  void attention(AttentionOp a) {
+    const Tensor &q = get(a.getQ()), &k = get(a.getK()), &v = get(a.getV());
+    Tensor out = make(a.getResult());
+    const int64_t batch = q.shape[0], heads = q.shape[1], sq = q.shape[2],
+                  d = q.shape[3], kvHeads = k.shape[1], sk = k.shape[2],
+                  dv = v.shape[3];
+    const int64_t group = heads / kvHeads;
+    const double scale = a.getScale().convertToDouble();
+    std::optional<Broadcaster> mask;
+    const Tensor *maskTensor = nullptr;
+    if (Value m = a.getMask()) {
+      maskTensor = &get(m);
+      mask.emplace(ArrayRef<int64_t>{batch, heads, sq, sk}, maskTensor->shape);
+    }
+    std::vector<double> scores(sk), weights(dv);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t kvh = h / group;
+        const double *kBase = &k.data[(b * kvHeads + kvh) * sk * d];
+        const double *vBase = &v.data[(b * kvHeads + kvh) * sk * dv];
+        for (int64_t i = 0; i < sq; ++i) {
+          const double *qRow = &q.data[((b * heads + h) * sq + i) * d];
+          double top = -std::numeric_limits<double>::infinity();
+          for (int64_t j = 0; j < sk; ++j) {
+            double s = -std::numeric_limits<double>::infinity();
+            if (!a.getCausal() || j <= i) {
+              double dot = 0;
+              for (int64_t c = 0; c < d; ++c)
+                dot = accumulate(dot + qRow[c] * kBase[j * d + c]);
+              s = dot * scale;
+              if (mask)
+                s += maskTensor
+                         ->data[mask->map(((b * heads + h) * sq + i) * sk + j)];
+            }
+            scores[j] = s;
+            top = std::max(top, s);
+          }
+          double sum = 0;
+          for (int64_t j = 0; j < sk; ++j) {
+            scores[j] =
+                std::isinf(top) && top < 0 ? 0 : std::exp(scores[j] - top);
+            sum = accumulate(sum + scores[j]);
+          }
+          std::fill(weights.begin(), weights.end(), 0.0);
+          for (int64_t j = 0; j < sk; ++j) {
+            const double p = sum > 0 ? scores[j] / sum : 0;
+            if (p == 0)
+              continue;
+            for (int64_t c = 0; c < dv; ++c)
+              weights[c] = accumulate(weights[c] + p * vBase[j * dv + c]);
+          }
+          double *o = &out.data[((b * heads + h) * sq + i) * dv];
+          std::copy(weights.begin(), weights.end(), o);
+        }
+      }
+    set(a.getResult(), std::move(out));
+  }
+
   double accumulate(double v) const {
     return options.f64Accumulation ? v : static_cast<float>(v);
   }
@@ -700,6 +760,10 @@ std::optional<LogicalResult> Interpreter::evalDataMovement(Operation &op) {
 std::optional<LogicalResult>
 Interpreter::evalComputeOrCollective(Operation &op) {
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(&op)
+      .Case([&](AttentionOp a) {
+        attention(a);
+        return success();
+      })
       .Case([&](MatmulOp m) {
         const Tensor &a = get(m.getLhs());
         const Tensor &b = get(m.getRhs());

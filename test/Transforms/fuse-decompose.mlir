@@ -85,3 +85,52 @@ func.func @untouched(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %0 = fuse.reduce_sum %x axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// attention: scores in f32 (q and k widened), grouped-query heads read as
+// rows of their key/value head (4 query heads on 2: [1, 2, 12, 8]), the
+// scale, the causal mask from an index row and column, a softmax whose
+// fully hidden rows give 0 (max -inf -> 0, sum 0 -> 1), probabilities
+// rounded to v's type for the second matmul.
+// CHECK-LABEL: func.func @attention_gqa_causal
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x6x8xbf16>, %[[K:.*]]: tensor<1x2x6x8xbf16>, %[[V:.*]]: tensor<1x2x6x4xbf16>)
+// CHECK: %[[QF:.*]] = fuse.cast %[[Q]] : tensor<1x4x6x8xbf16> to tensor<1x4x6x8xf32>
+// CHECK: %[[QR:.*]] = fuse.reshape %[[QF]] : tensor<1x4x6x8xf32> -> tensor<1x2x12x8xf32>
+// CHECK: %[[KF:.*]] = fuse.cast %[[K]]
+// CHECK: %[[S:.*]] = fuse.matmul %[[QR]], %[[KF]] transpose_b : (tensor<1x2x12x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x12x6xf32>
+// CHECK: %[[SR:.*]] = fuse.reshape %[[S]] : tensor<1x2x12x6xf32> -> tensor<1x4x6x6xf32>
+// CHECK: %[[SCALE:.*]] = fuse.constant dense<3.500000e-01> : tensor<f32>
+// CHECK: %[[SS:.*]] = fuse.mul %[[SR]], %[[SCALE]]
+// CHECK: %[[ROWS:.*]] = fuse.constant dense<{{\[\[}}0], [1], [2], [3], [4], [5]]> : tensor<6x1xi32>
+// CHECK: %[[COLS:.*]] = fuse.constant dense<{{\[\[}}0, 1, 2, 3, 4, 5]]> : tensor<1x6xi32>
+// CHECK: %[[VISIBLE:.*]] = fuse.compare le, %[[COLS]], %[[ROWS]]
+// CHECK: %[[MASKED:.*]] = fuse.select %[[VISIBLE]], %[[SS]], %{{.*}}
+// CHECK: %[[MAX:.*]] = fuse.reduce_max %[[MASKED]] axes = [3] keepdims
+// CHECK: fuse.compare eq, %[[MAX]]
+// CHECK: %[[TOP:.*]] = fuse.select %{{.*}}, %{{.*}}, %[[MAX]]
+// CHECK: %[[E:.*]] = fuse.exp
+// CHECK: %[[SUM:.*]] = fuse.reduce_sum %[[E]] axes = [3] keepdims
+// CHECK: %[[L:.*]] = fuse.select %{{.*}}, %{{.*}}, %[[SUM]]
+// CHECK: %[[P:.*]] = fuse.div %[[E]], %[[L]]
+// CHECK: %[[PB:.*]] = fuse.cast %[[P]] : tensor<1x4x6x6xf32> to tensor<1x4x6x6xbf16>
+// CHECK: %[[PR:.*]] = fuse.reshape %[[PB]] : tensor<1x4x6x6xbf16> -> tensor<1x2x12x6xbf16>
+// CHECK: %[[O:.*]] = fuse.matmul %[[PR]], %[[V]] : (tensor<1x2x12x6xbf16>, tensor<1x2x6x4xbf16>) -> tensor<1x2x12x4xbf16>
+// CHECK: %[[OR:.*]] = fuse.reshape %[[O]] : tensor<1x2x12x4xbf16> -> tensor<1x4x6x4xbf16>
+// CHECK: return %[[OR]]
+func.func @attention_gqa_causal(%q: tensor<1x4x6x8xbf16>, %k: tensor<1x2x6x8xbf16>, %v: tensor<1x2x6x4xbf16>) -> tensor<1x4x6x4xbf16> {
+  %0 = fuse.attention %q, %k, %v scale = 3.500000e-01 causal : (tensor<1x4x6x8xbf16>, tensor<1x2x6x8xbf16>, tensor<1x2x6x4xbf16>) -> tensor<1x4x6x4xbf16>
+  return %0 : tensor<1x4x6x4xbf16>
+}
+
+// -----
+
+// Without a mask or causal no row can be fully hidden: the plain softmax.
+// CHECK-LABEL: func.func @attention_plain
+// CHECK: fuse.matmul
+// CHECK-NOT: fuse.select
+// CHECK: fuse.matmul
+func.func @attention_plain(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x6x8xf32> {
+  %0 = fuse.attention %q, %k, %v scale = 3.500000e-01 : (tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x6x8xf32>
+  return %0 : tensor<1x2x6x8xf32>
+}

@@ -211,6 +211,27 @@ TEST_F(CostInterfaceTest, MatmulIsTwoMNK) {
             65536);
 }
 
+TEST_F(CostInterfaceTest, AttentionCountsVisiblePairs) {
+  // B = 2, H = 4 (2 key/value heads), Sq = Sk = 8, D = 16, Dv = 8: per
+  // (query, key) pair 2 D + 2 Dv + 5 = 53 FLOPs; 64 pairs a head, 36 with
+  // causal (1 + 2 + ... + 8). Bytes: q 2048, k 1024, v 512, out 1024 (f16).
+  const char *args = "%q: tensor<2x4x8x16xf16>, %k: tensor<2x2x8x16xf16>, "
+                     "%v: tensor<2x2x8x8xf16>";
+  const char *types = ": (tensor<2x4x8x16xf16>, tensor<2x2x8x16xf16>, "
+                      "tensor<2x2x8x8xf16>) -> tensor<2x4x8x8xf16>";
+  EXPECT_EQ(
+      (cost<AttentionOp>(args, std::string("%0 = fuse.attention %q, %k, %v "
+                                           "scale = 2.500000e-01 ") +
+                                   types)),
+      (Cost{8 * 64 * 53, 2048 + 1024 + 512, 1024, 0}));
+  EXPECT_EQ(
+      (cost<AttentionOp>(args, std::string("%0 = fuse.attention %q, %k, %v "
+                                           "scale = 2.500000e-01 causal ") +
+                                   types))
+          .flops,
+      8 * 36 * 53);
+}
+
 TEST_F(CostInterfaceTest, Conv2D) {
   // ResNet 3x3, N=32, 56x56, 64 -> 64: 2 * (32*56*56*64) * (3*3*64).
   const int64_t outputs = 32LL * 56 * 56 * 64;

@@ -7,9 +7,13 @@
 
 #include "../Dialect/FuseTestUtils.h"
 
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 #include "opfuse/Reference/Interpreter.h"
 
+#include "mlir/Pass/PassManager.h"
+
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace opfuse;
@@ -447,6 +451,85 @@ TEST_F(InterpreterTest, KernelPrecisionRoundsWhatAGroupYields) {
                  }());
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0][0], 1.0078125);
+}
+
+TEST_F(InterpreterTest, AttentionByHand) {
+  // One head, two queries, three keys of dimension 2, scale 1, causal.
+  // Query 0 sees key 0 only: output v0 = 1. Query 1 = (1, 0) sees keys 0
+  // (1, 0) and 1 (0, 1): scores 1 and 0, weights e/(e+1) and 1/(e+1),
+  // output 1 e/(e+1) + 2/(e+1). Key 2 (score 5, v 100) is hidden.
+  const char *source = R"mlir(
+    func.func @f(%q: tensor<1x1x2x2xf32>, %k: tensor<1x1x3x2xf32>, %v: tensor<1x1x3x1xf32>) -> tensor<1x1x2x1xf32> {
+      %o = fuse.attention %q, %k, %v scale = 1.000000e+00 causal : (tensor<1x1x2x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x1xf32>) -> tensor<1x1x2x1xf32>
+      return %o : tensor<1x1x2x1xf32>
+    })mlir";
+  const double e = std::exp(1.0);
+  auto out = run(source, {{0, 1, 1, 0}, {1, 0, 0, 1, 5, 5}, {1, 2, 100}});
+  ASSERT_EQ(out.size(), 1u);
+  expectNear(out[0], {1.0, (e + 2) / (e + 1)});
+  // A mask of -inf over every key of query 1 gives zeros, not NaN.
+  const char *masked = R"mlir(
+    func.func @f(%q: tensor<1x1x2x2xf32>, %k: tensor<1x1x3x2xf32>, %v: tensor<1x1x3x1xf32>, %m: tensor<1x1x2x3xf32>) -> tensor<1x1x2x1xf32> {
+      %o = fuse.attention %q, %k, %v mask %m scale = 1.000000e+00 : (tensor<1x1x2x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x1xf32>, tensor<1x1x2x3xf32>) -> tensor<1x1x2x1xf32>
+      return %o : tensor<1x1x2x1xf32>
+    })mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  out = run(masked, {{0, 1, 1, 0},
+                     {1, 0, 0, 1, 5, 5},
+                     {1, 2, 100},
+                     {0, -inf, -inf, -inf, -inf, -inf}});
+  ASSERT_EQ(out.size(), 1u);
+  expectNear(out[0], {1.0, 0.0});
+}
+
+TEST_F(InterpreterTest, AttentionMatchesItsDecomposition) {
+  // Grouped-query (4 query heads on 2 key/value heads), causal, an added
+  // mask broadcast over heads that hides all of query 0's keys: the f64
+  // evaluation of fuse.attention and fuse-decompose's primitives (scores
+  // and softmax in f32) agree to f32 rounding.
+  const char *source = R"mlir(
+    func.func @f(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x3xf32>, %m: tensor<1x1x5x6xf32>) -> tensor<1x4x5x3xf32> {
+      %o = fuse.attention %q, %k, %v mask %m scale = 3.500000e-01 causal : (tensor<1x4x5x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x3xf32>, tensor<1x1x5x6xf32>) -> tensor<1x4x5x3xf32>
+      return %o : tensor<1x4x5x3xf32>
+    })mlir";
+  auto values = [](int64_t n, int64_t seed) {
+    std::vector<double> data(n);
+    for (int64_t i = 0; i < n; ++i)
+      data[i] = std::sin(double(i * 7 + seed)) * 2;
+    return data;
+  };
+  std::vector<double> mask = values(30, 4);
+  const double inf = std::numeric_limits<double>::infinity();
+  mask[0] = -inf; // query 0 sees key 0 only (causal): now none
+  std::vector<std::vector<double>> inputs = {values(160, 1), values(96, 2),
+                                             values(36, 3), mask};
+  auto direct = run(source, inputs);
+
+  auto func = parseFirst<func::FuncOp>(source);
+  ASSERT_TRUE(func);
+  PassManager pm(&context);
+  pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  int attentions = 0;
+  module->walk([&](fuse::AttentionOp) { ++attentions; });
+  EXPECT_EQ(attentions, 0);
+  SmallVector<Tensor> args;
+  for (auto [type, data] : llvm::zip(func.getArgumentTypes(), inputs)) {
+    auto tensor = cast<RankedTensorType>(type);
+    Tensor t;
+    t.elementType = tensor.getElementType();
+    t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    t.data = data;
+    args.push_back(std::move(t));
+  }
+  FailureOr<SmallVector<Tensor>> decomposed = reference::interpret(func, args);
+  ASSERT_TRUE(succeeded(decomposed));
+  ASSERT_EQ(direct.size(), 1u);
+  expectNear((*decomposed)[0].data, direct[0], 1e-5);
+  // Query 0 of every head: zeros.
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t c = 0; c < 3; ++c)
+      EXPECT_EQ(direct[0][h * 15 + c], 0.0);
 }
 
 TEST_F(InterpreterTest, GatherOutOfRangeIsAnError) {

@@ -641,3 +641,51 @@ func.func @yield_outside_group(%x: tensor<4xf32>) {
   // expected-error@+1 {{'fuse.yield' op expects parent op 'fuse.group'}}
   fuse.yield %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @attention_rank(%q: tensor<8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op q must be [batch, heads, sequence, head dim] (rank 4), got rank 3}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>) -> tensor<1x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_types(%q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xbf16>, %v: tensor<1x8x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op q, k and v must have one element type; k differs from q}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<1x8x128x64xf32>, tensor<1x8x128x64xbf16>, tensor<1x8x128x64xf32>) -> tensor<1x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<1x6x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op q's 6 heads must be a multiple of k's and v's 4}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<1x6x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>) -> tensor<1x6x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x32xf32>, %v: tensor<1x4x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op q and k must have the same head dim (dimension 3): 64 and 32}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x128x32xf32>, tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_length(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x100x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op k and v must have the same sequence length (dimension 2): 128 and 100}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x100x64xf32>) -> tensor<1x4x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x100x64xf32>, %v: tensor<1x4x100x64xf32>, %m: tensor<1x1x128x128xf32>) {
+  // expected-error@+1 {{'fuse.attention' op mask must broadcast to the scores [1, 4, 128, 100]}}
+  %0 = fuse.attention %q, %k, %v mask %m scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x100x64xf32>, tensor<1x4x100x64xf32>, tensor<1x1x128x128xf32>) -> tensor<1x4x128x64xf32>
+  return
+}

@@ -37,3 +37,16 @@ func.func @conv(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>,
       : (tensor<32x56x56x64xbf16>, tensor<64x3x3x1xbf16>) -> tensor<32x54x54x64xbf16>
   return
 }
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x2x100x64xbf16>,
+                     %v: tensor<2x2x100x32xbf16>, %m: tensor<2x1x128x100xbf16>) {
+  // Grouped-query heads (8 on 2), a key sequence of its own, Dv != D.
+  // CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} scale = 1.250000e-01 : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>) -> tensor<2x8x128x32xbf16>
+  %0 = fuse.attention %q, %k, %v scale = 1.250000e-01
+      : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>) -> tensor<2x8x128x32xbf16>
+  // CHECK: fuse.attention {{.*}} mask %{{.*}} scale = 1.250000e-01 causal : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>, tensor<2x1x128x100xbf16>) -> tensor<2x8x128x32xbf16>
+  %1 = fuse.attention %q, %k, %v mask %m scale = 1.250000e-01 causal
+      : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>, tensor<2x1x128x100xbf16>) -> tensor<2x8x128x32xbf16>
+  return
+}

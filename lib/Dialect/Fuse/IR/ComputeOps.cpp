@@ -111,6 +111,96 @@ int64_t MatmulOp::getFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto q = cast<RankedTensorType>(adaptor.getQ().getType());
+  auto k = cast<RankedTensorType>(adaptor.getK().getType());
+  auto v = cast<RankedTensorType>(adaptor.getV().getType());
+  for (auto [label, type] :
+       {std::pair<StringRef, RankedTensorType>{"q", q}, {"k", k}, {"v", v}}) {
+    if (type.getRank() != 4)
+      return emitShapeError(loc, name,
+                            label +
+                                " must be [batch, heads, sequence, head "
+                                "dim] (rank 4), got rank " +
+                                Twine(type.getRank()));
+    if (type.getElementType() != q.getElementType())
+      return emitShapeError(loc, name,
+                            "q, k and v must have one element type; " + label +
+                                " differs from q");
+  }
+  if (k.getDimSize(0) != q.getDimSize(0) || v.getDimSize(0) != q.getDimSize(0))
+    return emitShapeError(
+        loc, name,
+        "q, k and v must have the same batch (dimension 0): " +
+            Twine(q.getDimSize(0)) + ", " + Twine(k.getDimSize(0)) + ", " +
+            Twine(v.getDimSize(0)));
+  if (k.getDimSize(1) != v.getDimSize(1))
+    return emitShapeError(loc, name,
+                          "k and v must have the same heads (dimension 1): " +
+                              Twine(k.getDimSize(1)) + " and " +
+                              Twine(v.getDimSize(1)));
+  if (k.getDimSize(1) == 0 || q.getDimSize(1) % k.getDimSize(1) != 0)
+    return emitShapeError(loc, name,
+                          "q's " + Twine(q.getDimSize(1)) +
+                              " heads must be a multiple of k's and v's " +
+                              Twine(k.getDimSize(1)));
+  if (k.getDimSize(2) != v.getDimSize(2))
+    return emitShapeError(loc, name,
+                          "k and v must have the same sequence length "
+                          "(dimension 2): " +
+                              Twine(k.getDimSize(2)) + " and " +
+                              Twine(v.getDimSize(2)));
+  if (k.getDimSize(3) != q.getDimSize(3))
+    return emitShapeError(
+        loc, name,
+        "q and k must have the same head dim (dimension 3): " +
+            Twine(q.getDimSize(3)) + " and " + Twine(k.getDimSize(3)));
+  if (Value maskValue = adaptor.getMask()) {
+    auto mask = cast<RankedTensorType>(maskValue.getType());
+    SmallVector<int64_t> scores = {q.getDimSize(0), q.getDimSize(1),
+                                   q.getDimSize(2), k.getDimSize(2)};
+    if (mask.getElementType() != q.getElementType())
+      return emitShapeError(loc, name,
+                            "mask must have q's element type (an additive "
+                            "mask; -inf hides a key)");
+    if (!broadcastsTo(mask.getShape(), scores))
+      return emitShapeError(loc, name,
+                            "mask must broadcast to the scores [" +
+                                Twine(scores[0]) + ", " + Twine(scores[1]) +
+                                ", " + Twine(scores[2]) + ", " +
+                                Twine(scores[3]) + "]");
+  }
+  results.push_back(RankedTensorType::get(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(3)},
+      q.getElementType()));
+  return success();
+}
+
+int64_t AttentionOp::getVisiblePairs() {
+  const int64_t sq = getQ().getType().getDimSize(2);
+  const int64_t sk = getK().getType().getDimSize(2);
+  if (!getCausal())
+    return sq * sk;
+  // Query i sees keys 0..min(i, sk - 1).
+  const int64_t full = std::min(sq, sk);
+  return full * (full + 1) / 2 + (sq - full) * sk;
+}
+
+int64_t AttentionOp::getFlops() {
+  RankedTensorType q = getQ().getType(), v = getV().getType();
+  const int64_t heads = q.getDimSize(0) * q.getDimSize(1);
+  return heads * getVisiblePairs() *
+         (2 * q.getDimSize(3) + 2 * v.getDimSize(3) + 5);
+}
+
+//===----------------------------------------------------------------------===//
 // conv2d
 //===----------------------------------------------------------------------===//
 

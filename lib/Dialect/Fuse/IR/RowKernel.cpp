@@ -23,7 +23,7 @@ bool isReduction(Operation *op) {
 }
 
 bool isComposite(Operation *op) {
-  return isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op);
+  return isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(op);
 }
 
 std::optional<RowShape> getRowShape(Operation *op) {

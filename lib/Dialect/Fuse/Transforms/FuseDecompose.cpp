@@ -2,8 +2,9 @@
 //
 // softmax, layer_norm and rms_norm become reductions and elementwise ops, so
 // that fusion can put each into one kernel together with its producers and
-// consumers. Narrow floats are widened to f32 first: every reduction
-// accumulates in f32 and only the result is rounded back.
+// consumers; attention becomes two matmuls around such a softmax. Narrow floats
+// are widened to f32 first: every reduction accumulates in f32 and only the
+// result is rounded back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
 
 namespace opfuse::fuse {
 #define GEN_PASS_DEF_FUSEDECOMPOSE
@@ -115,7 +118,84 @@ public:
     return narrow(y, op.getType().getElementType());
   }
 
+  /// softmax(scale q kᵀ + mask) v: the scores and their softmax in f32,
+  /// the probabilities in v's type for the second matmul. Grouped-query
+  /// heads need no copy of k and v: q's [B, H, Sq, D] is read as
+  /// [B, Hkv, (H / Hkv) Sq, D], the query heads of one key/value head
+  /// stacked as rows.
+  Value attention(AttentionOp op) {
+    RankedTensorType q = op.getQ().getType(), k = op.getK().getType(),
+                     v = op.getV().getType();
+    const int64_t batch = q.getDimSize(0), heads = q.getDimSize(1),
+                  sq = q.getDimSize(2), kvHeads = k.getDimSize(1),
+                  sk = k.getDimSize(2);
+    const int64_t group = heads / kvHeads;
+    Type f32 = b.getF32Type();
+    auto reshape = [&](Value value, ArrayRef<int64_t> shape) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (type.getShape() == shape)
+        return value;
+      return ReshapeOp::create(b, loc, type.clone(shape), value);
+    };
+    Value queries = reshape(widen(op.getQ()),
+                            {batch, kvHeads, group * sq, q.getDimSize(3)});
+    Value scores = MatmulOp::create(b, loc, queries, widen(op.getK()),
+                                    /*transpose_a=*/false,
+                                    /*transpose_b=*/true);
+    scores = reshape(scores, {batch, heads, sq, sk});
+    scores =
+        binary<MulOp>(scores, scalar(f32, op.getScale().convertToDouble()));
+    const bool canHideRows = op.getMask() || op.getCausal();
+    if (Value mask = op.getMask())
+      scores = binary<AddOp>(scores, widen(mask));
+    const double minusInfinity = -std::numeric_limits<double>::infinity();
+    if (op.getCausal()) {
+      // Key j is visible to query i when j <= i: an [Sq, 1] and a [1, Sk]
+      // index column compared, so nothing of size Sq x Sk is stored.
+      auto indices = [&](ArrayRef<int64_t> shape, int64_t n) -> Value {
+        SmallVector<int32_t> values(n);
+        for (int64_t i = 0; i < n; ++i)
+          values[i] = static_cast<int32_t>(i);
+        auto type = RankedTensorType::get(shape, b.getI32Type());
+        return ConstantOp::create(
+            b, loc, DenseElementsAttr::get(type, ArrayRef<int32_t>(values)));
+      };
+      Value visible =
+          CompareOp::create(b, loc, CompareDirection::le, indices({1, sk}, sk),
+                            indices({sq, 1}, sq));
+      scores =
+          SelectOp::create(b, loc, visible, scores, scalar(f32, minusInfinity));
+    }
+    SmallVector<int64_t> last = {3};
+    Value top = reduce<ReduceMaxOp>(scores, last);
+    if (canHideRows) {
+      // A row of hidden keys: exp(-inf - 0) = 0 everywhere, then 0 / 1.
+      Value hidden = CompareOp::create(b, loc, CompareDirection::eq, top,
+                                       scalar(f32, minusInfinity));
+      top = SelectOp::create(b, loc, hidden, scalar(f32, 0.0), top);
+    }
+    Value exp = ExpOp::create(b, loc, binary<SubOp>(scores, top));
+    Value sum = reduce<ReduceSumOp>(exp, last);
+    if (canHideRows) {
+      Value empty = CompareOp::create(b, loc, CompareDirection::eq, sum,
+                                      scalar(f32, 0.0));
+      sum = SelectOp::create(b, loc, empty, scalar(f32, 1.0), sum);
+    }
+    Value probabilities = narrow(binary<DivOp>(exp, sum), v.getElementType());
+    probabilities = reshape(probabilities, {batch, kvHeads, group * sq, sk});
+    Value out = MatmulOp::create(b, loc, probabilities, op.getV());
+    return reshape(out, op.getType().getShape());
+  }
+
 private:
+  /// A rank-0 constant, broadcast by the op that reads it.
+  Value scalar(Type elementType, double value) {
+    auto type = RankedTensorType::get({}, elementType);
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
+  }
+
   static SmallVector<int64_t> trailingAxes(RankedTensorType type,
                                            int64_t axis) {
     SmallVector<int64_t> axes;
@@ -149,7 +229,8 @@ struct FuseDecomposePass
           llvm::TypeSwitch<Operation *, Value>(op)
               .Case([&](SoftmaxOp s) { return decomposer.softmax(s); })
               .Case([&](LayerNormOp l) { return decomposer.layerNorm(l); })
-              .Case([&](RmsNormOp r) { return decomposer.rmsNorm(r); });
+              .Case([&](RmsNormOp r) { return decomposer.rmsNorm(r); })
+              .Case([&](AttentionOp a) { return decomposer.attention(a); });
       op->getResult(0).replaceAllUsesWith(replacement);
       op->erase();
     }

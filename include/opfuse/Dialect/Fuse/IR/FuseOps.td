@@ -748,6 +748,47 @@ def Fuse_MatmulOp : Fuse_Op<"matmul", [Pure, Fuse_ComputeBound,
   }];
 }
 
+def Fuse_AttentionOp : Fuse_Op<"attention", [Pure, Fuse_ComputeBound,
+    Fuse_ShapeRules, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+  let summary = "scaled dot-product attention";
+  let description = [{
+    `softmax(scale * q kᵀ + mask) v` per batch element and head, with
+    `q` `[B, H, Sq, D]`, `k` `[B, Hkv, Sk, D]`, `v` `[B, Hkv, Sk, Dv]` and
+    the result `[B, H, Sq, Dv]`, all of one float type. Fewer key/value
+    heads than query heads (grouped-query attention) is allowed when `H`
+    is a multiple of `Hkv`: query head `h` reads key/value head
+    `h / (H / Hkv)`. `mask`, when present, is added to the scores and
+    broadcasts to `[B, H, Sq, Sk]` (a float tensor of the same type; -inf
+    hides a key). `causal` hides key `j` from query `i` when `j > i`
+    (PyTorch's `is_causal`, aligned at the top left). A query row whose
+    keys are all hidden gives zeros, not NaN.
+
+    A composite: `fuse-decompose` writes it as two matmuls around an f32
+    softmax (scores computed in f32; the probabilities rounded to `v`'s type
+    for the second matmul), and the reference computes it unfused in f64.
+    FLOPs: `2 D + 2 Dv` per (query, visible key) pair of every head, plus 5
+    for its softmax; with `causal`, only the pairs `j <= i` count.
+
+    ```mlir
+    %o = fuse.attention %q, %k, %v scale = 1.250000e-01 causal
+        : (tensor<2x16x1024x128xbf16>, tensor<2x4x1024x128xbf16>, tensor<2x4x1024x128xbf16>) -> tensor<2x16x1024x128xbf16>
+    ```
+  }];
+  let arguments = (ins Fuse_FloatTensor:$q, Fuse_FloatTensor:$k,
+                       Fuse_FloatTensor:$v, Optional<Fuse_FloatTensor>:$mask,
+                       F32Attr:$scale, UnitAttr:$causal);
+  let results = (outs Fuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`mask` $mask^)? `scale` `=` $scale (`causal` $causal^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// (query, key) pairs of one head that are not hidden by `causal`.
+    int64_t getVisiblePairs();
+  }];
+}
+
 def Fuse_Conv2DOp : Fuse_Op<"conv2d", [Pure, Fuse_ComputeBound,
     Fuse_ShapeRules, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "2-D convolution, NHWC input, OHWI filter";

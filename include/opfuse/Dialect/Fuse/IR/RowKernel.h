@@ -22,7 +22,7 @@ namespace opfuse::fuse {
 /// reduce_sum, reduce_max or reduce_mean.
 bool isReduction(mlir::Operation *op);
 
-/// softmax, layer_norm or rms_norm: emitted as their primitives
+/// softmax, layer_norm, rms_norm or attention: emitted as their primitives
 /// (fuse-decompose).
 bool isComposite(mlir::Operation *op);
 

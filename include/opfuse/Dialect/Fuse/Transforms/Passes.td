@@ -12,11 +12,14 @@
 include "mlir/Pass/PassBase.td"
 
 def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
-  let summary = "Decompose softmax, layer_norm and rms_norm into primitives";
+  let summary = "Decompose softmax, layer_norm, rms_norm and attention into primitives";
   let description = [{
     Rewrites softmax (max-subtracted), layer_norm (with a corrected
     two-pass variance) and rms_norm into reductions and elementwise ops,
-    so that fusion can make one kernel of each with its neighbours.
+    so that fusion can make one kernel of each with its neighbours, and
+    attention into two matmuls around such a softmax (scores in f32,
+    grouped-query heads read as rows of their key/value head, the causal
+    mask from an index row and column, hidden rows giving zeros).
     Reductions keep their axes so that their results broadcast back over
     the row; f16 and bf16 are widened to f32 first and the result rounded
     once. docs/numerics.md gives the formulas and why.
