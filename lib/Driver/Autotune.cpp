@@ -234,7 +234,8 @@ int timeCandidates(Tuning &tuning, ModuleOp module, cuda::Driver &driver,
                     .tiling);
     PassManager emission(module.getContext());
     buildKernelEmissionPasses(emission, tuning.compile);
-    if (failed(emission.run(*trial)))
+    if (failed(applyMlirCommandLineOptions(emission)) ||
+        failed(emission.run(*trial)))
       return ExitUnsupported;
     FailureOr<std::string> ptx = extractPtx(*trial);
     FailureOr<LaunchPlan> plan = buildLaunchPlan(*trial);

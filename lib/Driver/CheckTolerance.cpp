@@ -10,6 +10,7 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+#include "opfuse/Driver/Driver.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -101,7 +102,8 @@ computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments,
   OwningOpRef<ModuleOp> copy = module.clone();
   PassManager decompose(func.getContext());
   decompose.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
-  if (failed(decompose.run(*copy)))
+  if (failed(applyMlirCommandLineOptions(decompose)) ||
+      failed(decompose.run(*copy)))
     return failure();
   auto probe = copy->lookupSymbol<func::FuncOp>(func.getSymName());
   Operation *terminator = probe.front().getTerminator();

@@ -266,7 +266,8 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   OwningOpRef<ModuleOp> unfused = module.clone();
   PassManager decompose(context);
   buildDecomposePasses(decompose);
-  if (failed(decompose.run(*unfused)))
+  if (failed(applyMlirCommandLineOptions(decompose)) ||
+      failed(decompose.run(*unfused)))
     return ExitUnsupported;
   CompileOptions compile = options.compile;
   compile.binary = emit != EmitKind::Fused || run;
@@ -275,7 +276,7 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   // needs no GPU emitter, so it covers every op.
   PassManager fusion(context);
   buildFusionPasses(fusion, compile);
-  if (failed(fusion.run(module)))
+  if (failed(applyMlirCommandLineOptions(fusion)) || failed(fusion.run(module)))
     return ExitUnsupported;
   if (options.testInternalError) {
     module.emitError("internal error: raised by --test-internal-error after "
@@ -299,7 +300,8 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   }
   PassManager emission(context);
   buildKernelEmissionPasses(emission, compile);
-  if (failed(emission.run(module)))
+  if (failed(applyMlirCommandLineOptions(emission)) ||
+      failed(emission.run(module)))
     return ExitUnsupported;
 
   if (emit == EmitKind::Fused) {

@@ -12,6 +12,7 @@
 #include "ReferenceCost.h"
 
 #include "opfuse/Analysis/InputRanges.h"
+#include "opfuse/Driver/Driver.h"
 #include "opfuse/Pipeline/Pipeline.h"
 #include "opfuse/Target/Artifact.h"
 
@@ -32,12 +33,13 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
   OwningOpRef<ModuleOp> decomposed = original.clone();
   PassManager decompose(original.getContext());
   buildDecomposePasses(decompose);
-  if (failed(decompose.run(*decomposed)))
+  if (failed(applyMlirCommandLineOptions(decompose)) ||
+      failed(decompose.run(*decomposed)))
     return ExitUnsupported;
   OwningOpRef<ModuleOp> fused = decomposed->clone();
   PassManager pm(original.getContext());
   buildFusionPasses(pm, options.compile);
-  if (failed(pm.run(*fused)))
+  if (failed(applyMlirCommandLineOptions(pm)) || failed(pm.run(*fused)))
     return ExitUnsupported;
   func::FuncOp before = *decomposed->getOps<func::FuncOp>().begin();
   func::FuncOp after = *fused->getOps<func::FuncOp>().begin();

@@ -260,12 +260,24 @@ const char *overview =
     "  opt-fuse model.mlir --emit=memory -o m.svg  the buffer plan\n"
     "  opt-fuse --calibrate -o h200.json        measure this GPU (then\n"
     "                                           --target=h200.json)\n"
-    "  opt-fuse model.mlir --bench --check      time it and check numerics\n";
+    "  opt-fuse model.mlir --bench --check      time it and check numerics\n"
+    "  opt-fuse model.mlir --mlir-print-ir-after-all --emit=summary\n"
+    "                                           IR after every pass; "
+    "mlir-opt's\n"
+    "                                           --mlir-* options (timing,\n"
+    "                                           statistics, debug info) are\n"
+    "                                           listed by --help-hidden\n";
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // mlir-opt's --mlir-* options (IR printing, timing, statistics, threading)
+  // are accepted too; --help-hidden lists them.
+  opfuse::registerMlirCommandLineOptions();
   cl::HideUnrelatedOptions(category);
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (name.starts_with("mlir-"))
+      option->setHiddenFlag(cl::Hidden);
   cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { os << "opfuse opt-fuse 0.1\n"; });
   std::string help = std::string(overview) + "\n" + opfuse::describeExitCodes();

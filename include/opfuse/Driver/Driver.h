@@ -23,6 +23,7 @@
 
 namespace mlir {
 class MLIRContext;
+class PassManager;
 } // namespace mlir
 
 namespace opfuse {
@@ -140,6 +141,17 @@ mlir::OwningOpRef<mlir::ModuleOp> loadAnyModel(const DriverOptions &options,
 
 /// Runs opt-fuse's work for `options`; returns the process exit code.
 int runDriver(const DriverOptions &options);
+
+/// Registers MLIR's command-line options for the context (threading,
+/// diagnostics), the IR printer (--mlir-print-debuginfo, ...), pass
+/// managers (--mlir-print-ir-after-all, --mlir-pass-statistics, ...) and
+/// timing (--mlir-timing), as mlir-opt does; call before parsing the
+/// command line. Every pass manager the driver runs then applies them.
+void registerMlirCommandLineOptions();
+
+/// MLIR's pass-manager and timing options, where a tool registered them
+/// (registerMlirCommandLineOptions), applied to `pm`; nothing otherwise.
+mlir::LogicalResult applyMlirCommandLineOptions(mlir::PassManager &pm);
 
 } // namespace opfuse
 
