@@ -254,6 +254,26 @@ int writeCompiled(const DriverOptions &options, std::optional<EmitKind> emit,
   return ExitSuccess;
 }
 
+/// Runs the pipeline up to --compile-to's stage and writes the module there.
+int compileToStage(const DriverOptions &options, ModuleOp module,
+                   llvm::function_ref<int()> writeModule) {
+  CompileOptions compile = options.compile;
+  compile.stopAfter = options.compileTo;
+  compile.binary = *options.compileTo != CompileStage::Gpu;
+  PassManager fusion(module.getContext());
+  buildFusionPasses(fusion, compile);
+  if (failed(applyMlirCommandLineOptions(fusion)) || failed(fusion.run(module)))
+    return ExitUnsupported;
+  if (*options.compileTo >= CompileStage::Gpu) {
+    PassManager emission(module.getContext());
+    buildKernelEmissionPasses(emission, compile);
+    if (failed(applyMlirCommandLineOptions(emission)) ||
+        failed(emission.run(module)))
+      return ExitUnsupported;
+  }
+  return writeModule();
+}
+
 /// Compiles the selected function of `module` and does what `options` ask
 /// with it: an output, a run on the GPU, or both.
 int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
@@ -428,6 +448,11 @@ int runDriver(const DriverOptions &options) {
       os << "\n";
     });
   };
+  if (options.compileTo) {
+    if (failed(selectFunction(*module, options.function)))
+      return ExitUsage;
+    return finish(compileToStage(options, *module, writeModule));
+  }
   if (!compile && !options.checkFusion)
     return writeModule();
   if (options.eachFunction)

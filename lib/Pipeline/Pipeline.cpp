@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -60,6 +61,18 @@ std::optional<std::string> checkCudaToolkit(llvm::StringRef request) {
           "under it (give the CUDA root, 'auto' or 'none')")
       .str();
 }
+
+std::optional<CompileStage> parseCompileStage(llvm::StringRef value) {
+  return llvm::StringSwitch<std::optional<CompileStage>>(value)
+      .Case("fused", CompileStage::Fused)
+      .Case("planned", CompileStage::Planned)
+      .Case("gpu", CompileStage::Gpu)
+      .Case("llvm", CompileStage::Llvm)
+      .Case("ptx", CompileStage::Ptx)
+      .Default(std::nullopt);
+}
+
+const char *listCompileStages() { return "fused, planned, gpu, llvm, ptx"; }
 
 void buildDecomposePasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
@@ -114,6 +127,8 @@ void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
     pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
   }
   pm.addNestedPass<func::FuncOp>(fuse::createFuseOutlineKernels());
+  if (options.stopAfter == CompileStage::Fused)
+    return;
   fuse::FusePlanMemoryOptions memory;
   memory.planOutputs = options.planOutputs;
   memory.explain = options.explain;
@@ -137,7 +152,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.numerics = emitter.numerics;
   pm.addPass(createConvertFuseToGPU(emission));
   pm.addPass(createDedupKernels());
-  if (!options.binary)
+  if (!options.binary || options.stopAfter == CompileStage::Gpu)
     return;
 
   std::string toolkit = resolveCudaToolkit(options.cudaToolkit);
@@ -152,6 +167,8 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   // wgmma and the proxy fence are NVVM ops written as inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  if (options.stopAfter == CompileStage::Llvm)
+    return;
   SerializeKernelsOptions serialise;
   serialise.toolkitPath = toolkit;
   pm.addPass(createSerializeKernels(serialise));

@@ -121,6 +121,13 @@ cl::opt<int> rowElementsPerThread(
              "16, 32 or 64 (default 32); longer rows get more threads, and "
              "beyond 1024 threads a row is streamed in passes"),
     cl::init(32), cl::cat(category));
+cl::opt<std::string> compileTo(
+    "compile-to",
+    cl::desc("Stop after a stage of the pipeline and print the module there "
+             "(instead of --emit): fused (fuse.group kernels), planned (with "
+             "the buffer plan's offsets), gpu (the gpu.func kernels), llvm "
+             "(the kernels in the LLVM dialect) or ptx (gpu.binary)"),
+    cl::value_desc("stage"), cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",
     cl::desc("Tiles of the tensor-core GEMM kernels: "
@@ -308,6 +315,26 @@ int main(int argc, char **argv) {
       return opfuse::ExitUsage;
     }
     options.emit = kind;
+  }
+  if (compileTo.getNumOccurrences()) {
+    std::optional<opfuse::CompileStage> stage =
+        opfuse::parseCompileStage(compileTo);
+    if (!stage) {
+      llvm::errs() << "opt-fuse: error: unknown --compile-to stage '"
+                   << compileTo
+                   << "' (expected one of: " << opfuse::listCompileStages()
+                   << ")\n";
+      return opfuse::ExitUsage;
+    }
+    if (emit.getNumOccurrences() || bench || check || checkFusion || autotune ||
+        eachFunction) {
+      llvm::errs() << "opt-fuse: error: --compile-to prints the module at a "
+                      "stage; it does not combine with --emit, --bench, "
+                      "--check, --check-fusion, --autotune or "
+                      "--each-function\n";
+      return opfuse::ExitUsage;
+    }
+    options.compileTo = stage;
   }
   if (autotuneCandidates < 1 || autotuneCandidates > 16) {
     llvm::errs() << "opt-fuse: error: --autotune-candidates must be 1 to 16\n";

@@ -64,6 +64,9 @@ struct DriverOptions {
   std::string outputPath = "-";
   /// Unset: mlir, unless --bench or --check asked for a run instead.
   std::optional<EmitKind> emit;
+  /// --compile-to: run the pipeline up to this stage and write the module
+  /// as it is there, instead of any --emit output.
+  std::optional<CompileStage> compileTo;
   /// The function to compile; may stay empty when the model holds one.
   std::string function;
   /// Compile and run (--check, --bench, --check-fusion) every function of

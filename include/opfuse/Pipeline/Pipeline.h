@@ -20,6 +20,18 @@ namespace opfuse {
 
 /// What the pipeline compiles with, as plain values: opt-fuse's
 /// DriverOptions embed one, and --fuse-pipeline's options become one.
+/// Where --compile-to stops the pipeline (IREE's convention): after fusion
+/// (fuse.group kernels), after buffer planning (offsets on the groups),
+/// after kernel emission (gpu.func kernels), after the NVVM lowering (the
+/// kernels in the LLVM dialect), or after serialisation (gpu.binary, PTX).
+enum class CompileStage { Fused, Planned, Gpu, Llvm, Ptx };
+
+/// Parses a --compile-to value; nullopt for an unknown one.
+std::optional<CompileStage> parseCompileStage(llvm::StringRef value);
+
+/// The accepted --compile-to values, for help and errors.
+const char *listCompileStages();
+
 struct CompileOptions {
   /// Run the fusion passes (off: one kernel per op).
   bool fuse = true;
@@ -40,6 +52,9 @@ struct CompileOptions {
   EmitterOptions emitter;
   /// Serialise the kernels to PTX (gpu.binary).
   bool binary = true;
+  /// Build only the passes up to this stage (--compile-to); all of them
+  /// when unset.
+  std::optional<CompileStage> stopAfter;
 };
 
 /// The options of --fuse-pipeline (opfuse-opt); the same knobs as
