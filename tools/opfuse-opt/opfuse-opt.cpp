@@ -14,6 +14,10 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   opfuse::registerAllDialects(registry);
   opfuse::registerAllPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "opfuse optimizer driver\n", registry));
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv,
+      "opfuse-opt: runs opfuse's and MLIR's passes on IR, as mlir-opt does\n"
+      "(opt-fuse is the compiler driver: a model in, PTX,\n"
+      "plans, reports and GPU runs out)\n",
+      registry));
 }

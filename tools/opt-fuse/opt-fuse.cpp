@@ -254,7 +254,8 @@ cl::opt<bool> testInternalError(
     cl::Hidden, cl::cat(category));
 
 const char *overview =
-    "opt-fuse: the opfuse operator-fusion compiler\n\n"
+    "opt-fuse: the opfuse operator-fusion compiler (the driver; opfuse-opt\n"
+    "runs single passes and pipelines on IR, as mlir-opt does)\n\n"
     "Reads a model in the fuse dialect (a file, or - for standard input),\n"
     "fuses its operators into GPU kernels and writes what --emit asks for;\n"
     "with --bench/--check it runs the kernels on the GPU.\n\n"
