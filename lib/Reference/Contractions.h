@@ -36,6 +36,22 @@ struct Conv2DOperands {
 
 void conv2d(const Conv2DOperands &operands, bool f64Accumulation);
 
+/// fuse.attention: q [B, H, Sq, D], k [B, Hkv, Sk, D], v [B, Hkv, Sk, Dv]
+/// and out [B, H, Sq, Dv], row-major; the mask, when set, read at element
+/// strides `maskStrides` over [B, H, Sq, Sk] (0 where it broadcasts).
+struct AttentionOperands {
+  const double *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr;
+  double *out = nullptr;
+  int64_t batch = 0, heads = 0, sq = 0, d = 0, kvHeads = 0, sk = 0, dv = 0;
+  int64_t maskStrides[4] = {0, 0, 0, 0};
+  double scale = 1;
+  bool causal = false;
+};
+
+/// Unfused: the scores, an exact softmax (a row whose keys are all hidden
+/// gives zeros), then the probability-weighted sum of the values.
+void attention(const AttentionOperands &operands, bool f64Accumulation);
+
 } // namespace opfuse::reference
 
 #endif // OPFUSE_LIB_REFERENCE_CONTRACTIONS_H

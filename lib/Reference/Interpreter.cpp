@@ -145,63 +145,35 @@ public:
   }
 
 private:
-  /// fuse.attention unfused, in double: scores, an exact softmax (a row
-  /// with every key hidden gives zeros), then the weighted sum of values.
   void attention(AttentionOp a) {
     const Tensor &q = get(a.getQ()), &k = get(a.getK()), &v = get(a.getV());
     Tensor out = make(a.getResult());
-    const int64_t batch = q.shape[0], heads = q.shape[1], sq = q.shape[2],
-                  d = q.shape[3], kvHeads = k.shape[1], sk = k.shape[2],
-                  dv = v.shape[3];
-    const int64_t group = heads / kvHeads;
-    const double scale = a.getScale().convertToDouble();
-    std::optional<Broadcaster> mask;
-    const Tensor *maskTensor = nullptr;
+    AttentionOperands operands;
+    operands.q = q.data.data();
+    operands.k = k.data.data();
+    operands.v = v.data.data();
+    operands.out = out.data.data();
+    operands.batch = q.shape[0];
+    operands.heads = q.shape[1];
+    operands.sq = q.shape[2];
+    operands.d = q.shape[3];
+    operands.kvHeads = k.shape[1];
+    operands.sk = k.shape[2];
+    operands.dv = v.shape[3];
+    operands.scale = a.getScale().convertToDouble();
+    operands.causal = a.getCausal();
     if (Value m = a.getMask()) {
-      maskTensor = &get(m);
-      mask.emplace(ArrayRef<int64_t>{batch, heads, sq, sk}, maskTensor->shape);
+      // The mask's strides over the scores, aligned right, 0 where it
+      // broadcasts.
+      const Tensor &mask = get(m);
+      operands.mask = mask.data.data();
+      SmallVector<int64_t> strides = stridesOf(mask.shape);
+      const int64_t offset = 4 - mask.shape.size();
+      for (size_t d = 0; d < mask.shape.size(); ++d)
+        if (mask.shape[d] != 1)
+          operands.maskStrides[offset + d] = strides[d];
     }
-    std::vector<double> scores(sk), weights(dv);
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t h = 0; h < heads; ++h) {
-        const int64_t kvh = h / group;
-        const double *kBase = &k.data[(b * kvHeads + kvh) * sk * d];
-        const double *vBase = &v.data[(b * kvHeads + kvh) * sk * dv];
-        for (int64_t i = 0; i < sq; ++i) {
-          const double *qRow = &q.data[((b * heads + h) * sq + i) * d];
-          double top = -std::numeric_limits<double>::infinity();
-          for (int64_t j = 0; j < sk; ++j) {
-            double s = -std::numeric_limits<double>::infinity();
-            if (!a.getCausal() || j <= i) {
-              double dot = 0;
-              for (int64_t c = 0; c < d; ++c)
-                dot = accumulate(dot + qRow[c] * kBase[j * d + c]);
-              s = dot * scale;
-              if (mask)
-                s += maskTensor
-                         ->data[mask->map(((b * heads + h) * sq + i) * sk + j)];
-            }
-            scores[j] = s;
-            top = std::max(top, s);
-          }
-          double sum = 0;
-          for (int64_t j = 0; j < sk; ++j) {
-            scores[j] =
-                std::isinf(top) && top < 0 ? 0 : std::exp(scores[j] - top);
-            sum = accumulate(sum + scores[j]);
-          }
-          std::fill(weights.begin(), weights.end(), 0.0);
-          for (int64_t j = 0; j < sk; ++j) {
-            const double p = sum > 0 ? scores[j] / sum : 0;
-            if (p == 0)
-              continue;
-            for (int64_t c = 0; c < dv; ++c)
-              weights[c] = accumulate(weights[c] + p * vBase[j * dv + c]);
-          }
-          double *o = &out.data[((b * heads + h) * sq + i) * dv];
-          std::copy(weights.begin(), weights.end(), o);
-        }
-      }
+    reference::attention(operands, options.f64Accumulation);
     set(a.getResult(), std::move(out));
   }
 

@@ -86,3 +86,8 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+
+// A kernel module without a target cannot be serialised: a located error.
+// RUN: not opfuse-opt %S/Inputs/serialize-no-target.mlir --fuse-serialize-kernels 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// NOTARGET: serialize-no-target.mlir:{{[0-9]+}}:{{[0-9]+}}: error: fuse-serialize-kernels: a kernel module needs exactly one target

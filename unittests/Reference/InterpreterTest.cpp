@@ -32,6 +32,18 @@ protected:
     std::vector<std::vector<double>> outputs;
     if (!func)
       return outputs;
+    FailureOr<SmallVector<Tensor>> results =
+        reference::interpret(func, arguments(func, inputs), options);
+    EXPECT_TRUE(succeeded(results));
+    if (succeeded(results))
+      for (Tensor &t : *results)
+        outputs.push_back(t.data);
+    return outputs;
+  }
+
+  /// `inputs` as the tensors of `func`'s signature.
+  static SmallVector<Tensor>
+  arguments(func::FuncOp func, const std::vector<std::vector<double>> &inputs) {
     SmallVector<Tensor> args;
     for (auto [type, data] : llvm::zip(func.getArgumentTypes(), inputs)) {
       auto tensor = cast<RankedTensorType>(type);
@@ -41,13 +53,7 @@ protected:
       t.data = data;
       args.push_back(std::move(t));
     }
-    FailureOr<SmallVector<Tensor>> results =
-        reference::interpret(func, args, options);
-    EXPECT_TRUE(succeeded(results));
-    if (succeeded(results))
-      for (Tensor &t : *results)
-        outputs.push_back(t.data);
-    return outputs;
+    return args;
   }
 
   static void expectNear(const std::vector<double> &got,
@@ -513,16 +519,8 @@ TEST_F(InterpreterTest, AttentionMatchesItsDecomposition) {
   int attentions = 0;
   module->walk([&](fuse::AttentionOp) { ++attentions; });
   EXPECT_EQ(attentions, 0);
-  SmallVector<Tensor> args;
-  for (auto [type, data] : llvm::zip(func.getArgumentTypes(), inputs)) {
-    auto tensor = cast<RankedTensorType>(type);
-    Tensor t;
-    t.elementType = tensor.getElementType();
-    t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-    t.data = data;
-    args.push_back(std::move(t));
-  }
-  FailureOr<SmallVector<Tensor>> decomposed = reference::interpret(func, args);
+  FailureOr<SmallVector<Tensor>> decomposed =
+      reference::interpret(func, arguments(func, inputs));
   ASSERT_TRUE(succeeded(decomposed));
   ASSERT_EQ(direct.size(), 1u);
   expectNear((*decomposed)[0].data, direct[0], 1e-5);

@@ -689,3 +689,27 @@ func.func @attention_mask(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x100x64xf32>
   %0 = fuse.attention %q, %k, %v mask %m scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x100x64xf32>, tensor<1x4x100x64xf32>, tensor<1x1x128x128xf32>) -> tensor<1x4x128x64xf32>
   return
 }
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op q, k and v must have the same batch (dimension 0): 2, 1, 1}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<2x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>) -> tensor<2x4x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_heads(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x2x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op k and v must have the same heads (dimension 1): 4 and 2}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x2x128x64xf32>) -> tensor<1x4x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %m: tensor<128x128xbf16>) {
+  // expected-error@+1 {{'fuse.attention' op mask must have q's element type (an additive mask; -inf hides a key)}}
+  %0 = fuse.attention %q, %k, %v mask %m scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<128x128xbf16>) -> tensor<1x4x128x64xf32>
+  return
+}
