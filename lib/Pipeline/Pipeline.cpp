@@ -91,6 +91,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.emitter.vectorsPerThread = vectorsPerThread;
   options.emitter.rowElementsPerThread = rowElementsPerThread;
   options.emitter.matmulTiling = matmulTiling;
+  options.emitter.attentionTiling = attentionTiling;
   options.emitter.allowTF32 = allowTF32;
   options.emitter.useTma = useTma;
   options.emitter.warpSpecialize = warpSpecialize;
@@ -119,7 +120,16 @@ void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createCanonicalizerPass());
   // Kernels are emitted for primitives only; with fusion a composite's
   // primitives become one kernel again, with its neighbours.
-  buildDecomposePasses(pm);
+  if (options.fuse) {
+    // Attention is fused by recognising it and keeping it whole for the
+    // attention kernel; without fusion every composite is decomposed.
+    fuse::FuseDecomposeOptions decompose;
+    decompose.keepAttention = true;
+    decompose.explain = options.explain;
+    pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose(decompose));
+  } else {
+    buildDecomposePasses(pm);
+  }
   if (options.fuse) {
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
@@ -143,6 +153,7 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.vectorsPerThread = emitter.vectorsPerThread;
   emission.rowElementsPerThread = emitter.rowElementsPerThread;
   emission.matmulTiling = emitter.matmulTiling;
+  emission.attentionTiling = emitter.attentionTiling;
   emission.allowTF32 = emitter.allowTF32;
   emission.useTma = emitter.useTma;
   emission.warpSpecialize = emitter.warpSpecialize;

@@ -16,6 +16,12 @@
 // ROW: error: convert-fuse-to-gpu: row-elements-per-thread=0: must be 8, 16, 32 or 64
 // RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=99999999999x64x64/1x1/4" 2>&1 | FileCheck %s --check-prefix=TILING
 // TILING: error: convert-fuse-to-gpu: matmul-tiling: '99999999999x64x64/1x1/4' is not [wgmma:]BMxBNxBK/WMxWN/S[/kP] with positive integers of at most 65536
+// RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=96x64" 2>&1 | FileCheck %s --check-prefix=ATTN-M
+// ATTN-M: error: convert-fuse-to-gpu: attention-tiling: '96x64': BM (query rows per block) must be 64 or 128
+// RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x48" 2>&1 | FileCheck %s --check-prefix=ATTN-N
+// ATTN-N: error: convert-fuse-to-gpu: attention-tiling: '64x48': BN (keys per step) must be 32, 64 or 128
+// RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=big" 2>&1 | FileCheck %s --check-prefix=ATTN-TEXT
+// ATTN-TEXT: error: convert-fuse-to-gpu: attention-tiling: 'big': expected auto or BMxBN (e.g. 128x64)
 
 // Within range, a block size changes the loop kernel's launch.
 // RUN: opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=128 | FileCheck %s

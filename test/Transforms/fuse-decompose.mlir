@@ -1,4 +1,5 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-decompose | FileCheck %s
+// RUN: opfuse-opt %s -split-input-file "-fuse-decompose=keep-attention=1 fuse-explain=1" 2>&1 | FileCheck %s --check-prefix=KEEP
 
 // softmax: the row maximum is subtracted before exp; reductions keep their
 // axis so that they broadcast back over the row.
@@ -133,4 +134,21 @@ func.func @attention_gqa_causal(%q: tensor<1x4x6x8xbf16>, %k: tensor<1x2x6x8xbf1
 func.func @attention_plain(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x6x8xf32> {
   %0 = fuse.attention %q, %k, %v scale = 3.500000e-01 : (tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x6x8xf32>
   return %0 : tensor<1x2x6x8xf32>
+}
+
+// -----
+
+// With keep-attention an attention the fused kernel computes (bf16 or f16,
+// head dims multiples of 16 up to 128) stays whole; the others above are
+// decomposed, and with fuse-explain a remark says why.
+// KEEP: remark: attention decomposed into two matmuls around a softmax: the fused attention kernel takes head dimensions that are multiples of 16 up to 128; D is 8
+// KEEP: remark: attention decomposed into two matmuls around a softmax: the fused attention kernel takes bf16 or f16 operands, not f32
+// KEEP-LABEL: func.func @attention_kept
+// KEEP-NEXT: fuse.attention
+// KEEP-NOT: fuse.matmul
+// CHECK-LABEL: func.func @attention_kept
+// CHECK: fuse.matmul
+func.func @attention_kept(%q: tensor<1x2x6x16xf16>, %k: tensor<1x2x6x16xf16>, %v: tensor<1x2x6x16xf16>) -> tensor<1x2x6x16xf16> {
+  %0 = fuse.attention %q, %k, %v scale = 2.500000e-01 : (tensor<1x2x6x16xf16>, tensor<1x2x6x16xf16>, tensor<1x2x6x16xf16>) -> tensor<1x2x6x16xf16>
+  return %0 : tensor<1x2x6x16xf16>
 }

@@ -128,6 +128,12 @@ cl::opt<std::string> compileTo(
              "the buffer plan's offsets), gpu (the gpu.func kernels), llvm "
              "(the kernels in the LLVM dialect) or ptx (gpu.binary)"),
     cl::value_desc("stage"), cl::cat(category));
+cl::opt<std::string> attentionTiling(
+    "attention-tiling",
+    cl::desc("Tiles of the fused attention kernel: BMxBN = query rows per "
+             "block of 4 warps (64 or 128) x keys per step (32, 64 or 128); "
+             "auto (default) picks by head dimension and query count"),
+    cl::value_desc("BMxBN"), cl::init("auto"), cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",
     cl::desc("Tiles of the tensor-core GEMM kernels: "
@@ -364,6 +370,7 @@ int main(int argc, char **argv) {
   compile.emitter.vectorsPerThread = vectorsPerThread;
   compile.emitter.rowElementsPerThread = rowElementsPerThread;
   compile.emitter.matmulTiling = matmulTiling;
+  compile.emitter.attentionTiling = attentionTiling;
   compile.emitter.allowTF32 = allowTF32;
   compile.emitter.numerics = numerics;
   compile.emitter.useTma = !noTma;

@@ -111,6 +111,11 @@ struct FusePipelineOptions
       llvm::cl::desc("Tiles of the tensor-core GEMM kernels as "
                      "[wgmma:]BMxBNxBK/WMxWN/S[/kP], or auto"),
       llvm::cl::init("auto")};
+  Option<std::string> attentionTiling{
+      *this, "attention-tiling",
+      llvm::cl::desc("Tiles of the fused attention kernel as BMxBN (query "
+                     "rows per block x keys per step), or auto"),
+      llvm::cl::init("auto")};
   Option<bool> allowTF32{
       *this, "allow-tf32",
       llvm::cl::desc("f32 matmuls and convolutions on tensor cores as TF32"),

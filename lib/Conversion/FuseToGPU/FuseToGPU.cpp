@@ -66,6 +66,7 @@ LogicalResult ConvertFuseToGPUPass::initialize(MLIRContext *context) {
   options.vectorsPerThread = vectorsPerThread;
   options.rowElementsPerThread = rowElementsPerThread;
   options.matmulTiling = matmulTiling;
+  options.attentionTiling = attentionTiling;
   options.allowTF32 = allowTF32;
   options.useTma = useTma;
   options.warpSpecialize = warpSpecialize;

@@ -165,7 +165,7 @@ public:
 
   EmitterMatch match(ArrayRef<Operation *> ops,
                      ArrayRef<Value> outputs) const override {
-    if (!llvm::any_of(ops, isContraction))
+    if (!llvm::any_of(ops, isGemmContraction))
       return EmitterMatch::notMine();
     std::string why;
     if (analyzeGemmKernel(ops, why))

@@ -9,6 +9,8 @@
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
+#include "AttentionEmission.h"
+
 using namespace mlir;
 using namespace opfuse::fuse;
 
@@ -40,10 +42,12 @@ const KernelEmitterRegistry &getKernelEmitters() {
   static const KernelEmitterRegistry registry = [] {
     KernelEmitterRegistry emitters;
     // A reduction makes a row kernel even beside a contraction (which the
-    // row emitter then refuses with its reason); a contraction makes a
-    // GEMM; a transpose of the minor dimension a tiled transpose, other
-    // data movement a view kernel; the loop emitter takes what is left.
+    // row emitter then refuses with its reason); an attention makes an
+    // attention kernel, another contraction a GEMM; a transpose of the minor
+    // dimension a tiled transpose, other data movement a view kernel; the loop
+    // emitter takes what is left.
     emitters.add(createRowEmitter());
+    emitters.add(createAttentionEmitter());
     emitters.add(createGemmEmitter());
     emitters.add(createTransposeEmitter());
     emitters.add(createViewLoopEmitter());
@@ -73,6 +77,9 @@ std::optional<std::string> checkEmitterOptions(const EmitterOptions &options) {
   if (options.numerics != "default" && options.numerics != "strict")
     return "numerics=" + options.numerics + ": expected default or strict";
   std::string error;
+  if (options.attentionTiling != "auto" &&
+      !attention::parseAttentionTiling(options.attentionTiling, error))
+    return "attention-tiling: " + error;
   if (options.matmulTiling != "auto" &&
       !parseMatmulTiling(options.matmulTiling, error))
     return "matmul-tiling: " + error;

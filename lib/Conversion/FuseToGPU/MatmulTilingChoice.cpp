@@ -24,11 +24,11 @@ using namespace opfuse::fuse;
 namespace opfuse {
 
 Operation *findContraction(Operation *kernelOp) {
-  if (isContraction(kernelOp))
+  if (isGemmContraction(kernelOp))
     return kernelOp;
   if (auto group = dyn_cast<GroupOp>(kernelOp))
     for (Operation &op : group.getBody().front())
-      if (isContraction(&op))
+      if (isGemmContraction(&op))
         return &op;
   return nullptr;
 }

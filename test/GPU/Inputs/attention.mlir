@@ -34,3 +34,42 @@ func.func @hidden_rows_bf16(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x64x64xbf1
   %o = fuse.attention %q, %k, %v mask %m scale = 1.250000e-01 : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<64x1xbf16>) -> tensor<1x2x64x64xbf16>
   return %o : tensor<1x2x64x64xbf16>
 }
+
+// The fused attention kernel reading q, k and v through the head-splitting
+// views of one QKV projection ([B, S, 3 H D] sliced, reshaped and
+// transposed) and storing through the head merge with a residual add.
+func.func @views_bf16(%qkv: tensor<2x100x768xbf16>, %x: tensor<2x100x256xbf16>) -> tensor<2x100x256xbf16> {
+  %qs = fuse.slice %qkv offsets = [0, 0, 0] sizes = [2, 100, 256] strides = [1, 1, 1] : tensor<2x100x768xbf16> -> tensor<2x100x256xbf16>
+  %ks = fuse.slice %qkv offsets = [0, 0, 256] sizes = [2, 100, 256] strides = [1, 1, 1] : tensor<2x100x768xbf16> -> tensor<2x100x256xbf16>
+  %vs = fuse.slice %qkv offsets = [0, 0, 512] sizes = [2, 100, 256] strides = [1, 1, 1] : tensor<2x100x768xbf16> -> tensor<2x100x256xbf16>
+  %qr = fuse.reshape %qs : tensor<2x100x256xbf16> -> tensor<2x100x4x64xbf16>
+  %kr = fuse.reshape %ks : tensor<2x100x256xbf16> -> tensor<2x100x4x64xbf16>
+  %vr = fuse.reshape %vs : tensor<2x100x256xbf16> -> tensor<2x100x4x64xbf16>
+  %q = fuse.transpose %qr permutation = [0, 2, 1, 3] : tensor<2x100x4x64xbf16> -> tensor<2x4x100x64xbf16>
+  %k = fuse.transpose %kr permutation = [0, 2, 1, 3] : tensor<2x100x4x64xbf16> -> tensor<2x4x100x64xbf16>
+  %v = fuse.transpose %vr permutation = [0, 2, 1, 3] : tensor<2x100x4x64xbf16> -> tensor<2x4x100x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 causal : (tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>) -> tensor<2x4x100x64xbf16>
+  %ot = fuse.transpose %o permutation = [0, 2, 1, 3] : tensor<2x4x100x64xbf16> -> tensor<2x100x4x64xbf16>
+  %om = fuse.reshape %ot : tensor<2x100x4x64xbf16> -> tensor<2x100x256xbf16>
+  %y = fuse.add %om, %x : (tensor<2x100x256xbf16>, tensor<2x100x256xbf16>) -> tensor<2x100x256xbf16>
+  return %y : tensor<2x100x256xbf16>
+}
+
+// Grouped-query, causal, head dim 128, bf16, 333 queries and keys.
+func.func @gqa_causal_bf16_d128(%q: tensor<1x8x333x128xbf16>, %k: tensor<1x2x333x128xbf16>, %v: tensor<1x2x333x128xbf16>) -> tensor<1x8x333x128xbf16> {
+  %o = fuse.attention %q, %k, %v scale = 8.838835e-02 causal : (tensor<1x8x333x128xbf16>, tensor<1x2x333x128xbf16>, tensor<1x2x333x128xbf16>) -> tensor<1x8x333x128xbf16>
+  return %o : tensor<1x8x333x128xbf16>
+}
+
+// Decode: one query per sequence against 1000 keys, a per-sequence
+// padding mask broadcast over heads and the query, f16.
+func.func @decode_f16(%q: tensor<4x8x1x64xf16>, %k: tensor<4x8x1000x64xf16>, %v: tensor<4x8x1000x64xf16>, %m: tensor<4x1x1x1000xf16>) -> tensor<4x8x1x64xf16> {
+  %o = fuse.attention %q, %k, %v mask %m scale = 1.250000e-01 : (tensor<4x8x1x64xf16>, tensor<4x8x1000x64xf16>, tensor<4x8x1000x64xf16>, tensor<4x1x1x1000xf16>) -> tensor<4x8x1x64xf16>
+  return %o : tensor<4x8x1x64xf16>
+}
+
+// Head dims 32 (q, k) and 48 (v): multiples of 16 other than 64 and 128.
+func.func @narrow_heads_bf16(%q: tensor<1x2x70x32xbf16>, %k: tensor<1x2x90x32xbf16>, %v: tensor<1x2x90x48xbf16>) -> tensor<1x2x70x48xbf16> {
+  %o = fuse.attention %q, %k, %v scale = 1.767767e-01 : (tensor<1x2x70x32xbf16>, tensor<1x2x90x32xbf16>, tensor<1x2x90x48xbf16>) -> tensor<1x2x70x48xbf16>
+  return %o : tensor<1x2x70x48xbf16>
+}

@@ -61,6 +61,9 @@ struct EmitterOptions {
   int64_t rowElementsPerThread = 32;
   /// The GEMM tiling, or "auto" for the tile model's pick per GEMM.
   std::string matmulTiling = "auto";
+  /// The attention kernel's tiling: "auto" or BMxBN (query rows per block
+  /// x keys per step).
+  std::string attentionTiling = "auto";
   bool allowTF32 = false;
   bool useTma = true;
   bool warpSpecialize = true;
@@ -189,7 +192,8 @@ private:
 };
 
 /// The built-in emitters, in priority order: row reductions (a group with
-/// a reduction), GEMM (a group with a contraction), tiled transpose (one
+/// a reduction), attention (a group with a fuse.attention), GEMM (a group
+/// with a matmul or conv2d), tiled transpose (one
 /// transpose of the minor dimension with its prologue and epilogue), view
 /// (a group that moves data: transpose, slice, concat, gather), loop
 /// (elementwise).
@@ -198,6 +202,7 @@ const KernelEmitterRegistry &getKernelEmitters();
 /// The built-in emitters, one factory each (KernelEmitters.cpp registers
 /// them).
 std::unique_ptr<KernelEmitter> createRowEmitter();
+std::unique_ptr<KernelEmitter> createAttentionEmitter();
 std::unique_ptr<KernelEmitter> createGemmEmitter();
 std::unique_ptr<KernelEmitter> createTransposeEmitter();
 std::unique_ptr<KernelEmitter> createViewLoopEmitter();

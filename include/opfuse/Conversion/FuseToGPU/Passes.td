@@ -63,6 +63,12 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "each GEMM (warpgroup MMA on sm_90 for 16-bit operands, mma.sync "
            "elsewhere and for f32, split-K where the tiles leave SMs idle). "
            "A group's own fuse.matmul_tiling attribute overrides it">,
+    Option<"attentionTiling", "attention-tiling", "std::string",
+           /*default=*/"\"auto\"",
+           "Tiles of the fused attention kernel as BMxBN: query rows per "
+           "block of 4 warps (64 or 128) and keys per step (32, 64 or 128); "
+           "auto picks 128 rows (64 for 64 queries or fewer) and 64 keys "
+           "(32 for head dimensions over 64)">,
     Option<"useTma", "tma", "bool", /*default=*/"true",
            "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
            "tensor maps the host encodes, an mbarrier per stage) where both "

@@ -336,7 +336,7 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
             "a #fuse.tiling, e.g. #fuse.tiling<\"" +
                 formatMatmulTiling(MatmulTiling()) + "\">")))
       return failure();
-    return onlyOn(isa<GroupOp>(op) || isContraction(op),
+    return onlyOn(isa<GroupOp>(op) || isGemmContraction(op),
                   "a fuse.group or a contraction (matmul, conv2d)");
   }
   if (name == getKernelAttrHelper().getName()) {

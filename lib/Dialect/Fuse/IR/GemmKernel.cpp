@@ -22,7 +22,11 @@ using namespace mlir;
 
 namespace opfuse::fuse {
 
-bool isContraction(Operation *op) { return isa<MatmulOp, Conv2DOp>(op); }
+bool isContraction(Operation *op) {
+  return isa<MatmulOp, Conv2DOp, AttentionOp>(op);
+}
+
+bool isGemmContraction(Operation *op) { return isa<MatmulOp, Conv2DOp>(op); }
 
 GemmShape getGemmShape(Operation *op) {
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
@@ -32,6 +36,15 @@ GemmShape getGemmShape(Operation *op) {
     shape.m = out[0] * out[1] * out[2];
     shape.n = out[3];
     shape.k = filter[1] * filter[2] * filter[3];
+    return shape;
+  }
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    ArrayRef<int64_t> out = attention.getType().getShape();
+    GemmShape shape;
+    shape.batch = out[0] * out[1];
+    shape.m = out[2];
+    shape.n = out[3];
+    shape.k = attention.getQ().getType().getDimSize(3);
     return shape;
   }
   auto matmul = cast<MatmulOp>(op);
@@ -61,6 +74,9 @@ getGemmPrologue(Operation *contraction,
           describeOp(contraction) + "; " + reason;
     return std::nullopt;
   };
+  if (isa<AttentionOp>(contraction))
+    return noPrologue("an attention kernel reads q from memory (no "
+                      "prologue)");
   if (!matmul)
     return noPrologue("a conv2d reads its input from memory (no prologue)");
   if (matmul.getTransposeA())
@@ -205,7 +221,15 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
     auto isView = [&](Operation *op) {
       return members.contains(op) && isStridedViewOp(op);
     };
-    if (!isStridedViewOp(producer) || !isa<MatmulOp>(contraction)) {
+    auto attention = dyn_cast<AttentionOp>(contraction);
+    if (attention && operand == attention.getMask()) {
+      why = describeOp(producer) + " produces the mask of " +
+            describeOp(contraction) +
+            "; an attention kernel reads its mask from memory as it is";
+      return nullptr;
+    }
+    if (!isStridedViewOp(producer) ||
+        !isa<MatmulOp, AttentionOp>(contraction)) {
       why = describeOp(producer) + " produces an operand of " +
             describeOp(contraction) +
             "; a GEMM kernel reads its operands from memory, through "
@@ -224,6 +248,12 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
       return nullptr;
     }
     const size_t rank = view->strides.size();
+    if (attention && view->strides[rank - 1] != 1) {
+      why = "the head dimension of " + describeOp(contraction) +
+            "'s operand is not contiguous in the buffer it views, so the "
+            "attention kernel cannot read it in place";
+      return nullptr;
+    }
     if (view->strides[rank - 1] != 1 && view->strides[rank - 2] != 1) {
       why = "neither of the two minor dimensions of " +
             describeOp(contraction) +
@@ -242,7 +272,7 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   for (Operation *op : ops) {
     if (!isOutputView(op))
       continue;
-    if (!isa<MatmulOp>(contraction)) {
+    if (isa<Conv2DOp>(contraction)) {
       why = describeOp(op) + " cannot run in a conv2d epilogue (only "
                              "elementwise ops can)";
       return nullptr;

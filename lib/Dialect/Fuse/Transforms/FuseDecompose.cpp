@@ -10,6 +10,7 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
@@ -216,11 +217,24 @@ private:
 
 struct FuseDecomposePass
     : public opfuse::fuse::impl::FuseDecomposeBase<FuseDecomposePass> {
+  using FuseDecomposeBase::FuseDecomposeBase;
+
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     getOperation().walk([&](Operation *op) {
-      if (isComposite(op))
-        composites.push_back(op);
+      if (!isComposite(op))
+        return;
+      if (auto attention = dyn_cast<AttentionOp>(op);
+          attention && keepAttention) {
+        std::optional<std::string> why = whyNoAttentionKernel(attention);
+        if (!why)
+          return;
+        if (explain)
+          op->emitRemark("attention decomposed into two matmuls around a "
+                         "softmax: ")
+              << *why;
+      }
+      composites.push_back(op);
     });
     for (Operation *op : composites) {
       OpBuilder b(op);

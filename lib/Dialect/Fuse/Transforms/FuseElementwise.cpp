@@ -58,7 +58,7 @@ bool isFusibleProducer(Operation *op) {
 /// operands through, and the prologue it may compute A with, join its
 /// kernel.
 bool isRoot(Operation *op) {
-  return isa<MatmulOp>(op) || isElementwise(op) ||
+  return isa<MatmulOp, AttentionOp>(op) || isElementwise(op) ||
          getRowShape(op).has_value() || isDataMovement(op);
 }
 
@@ -564,7 +564,7 @@ private:
     const bool gemmView =
         cluster.hasContraction &&
         llvm::all_of(producer->getUsers(), [](Operation *user) {
-          return isa<MatmulOp>(user) || isStridedViewOp(user);
+          return isa<MatmulOp, AttentionOp>(user) || isStridedViewOp(user);
         });
     return gemmView || cluster.hasDataMovement ||
            getNumElements(producer->getResultTypes()[0]) ==

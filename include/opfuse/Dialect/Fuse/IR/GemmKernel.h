@@ -1,8 +1,9 @@
 //===- GemmKernel.h - Ops that form one GEMM kernel -------------*- C++ -*-===//
 //
 // The structure shared by the fusion pass (which groups only what the
-// emitter accepts) and the GEMM emitter: one fuse.matmul or fuse.conv2d
-// (an implicit GEMM), reading its operands from memory (a matmul's through
+// emitter accepts) and the GEMM and attention emitters: one fuse.matmul,
+// fuse.conv2d (an implicit GEMM) or fuse.attention (two GEMMs around an
+// online softmax), reading its operands from memory (a matmul's through
 // strided views, or its A operand through elementwise ops applied to each
 // K slice in shared memory: the prologue), with elementwise ops over its
 // output shape applied to the accumulators before the one store (the
@@ -23,9 +24,14 @@
 
 namespace opfuse::fuse {
 
-/// An op the GEMM emitter computes on tensor cores: fuse.matmul, or
-/// fuse.conv2d as an implicit GEMM.
+/// An op a kernel computes on tensor cores from operands it reads from
+/// memory, one per kernel, with elementwise ops on its output as the
+/// epilogue: fuse.matmul, fuse.conv2d and fuse.attention.
 bool isContraction(mlir::Operation *op);
+
+/// A contraction the GEMM emitter computes: fuse.matmul, or fuse.conv2d as
+/// an implicit GEMM.
+bool isGemmContraction(mlir::Operation *op);
 
 /// A contraction seen as a batch of GEMMs: `batch` independent products of
 /// an MxK and a KxN matrix. A conv2d is one GEMM with M = N*OH*OW output
@@ -34,7 +40,8 @@ struct GemmShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
 };
 
-/// The GEMM shape of the contraction `op`.
+/// The GEMM shape of the contraction `op`; for an attention, the shape of
+/// its second product (M = Sq query rows, N = Dv, K = D, batch = B * H).
 GemmShape getGemmShape(mlir::Operation *op);
 
 /// The prologue of a matmul kernel: the elementwise ops (in block order)
@@ -59,11 +66,12 @@ getGemmPrologue(mlir::Operation *contraction,
 /// contraction, whose operands come from outside `ops` or, for a matmul,
 /// through transposes, slices and reshapes inside `ops` that form a
 /// strided layout with one of its two minor dimensions contiguous
-/// (StridedView.h), or, for a matmul's A, through a prologue
+/// (StridedView.h; an attention's q, k and v with the last one contiguous,
+/// and its mask from memory as it is), or, for a matmul's A, through a prologue
 /// (getGemmPrologue), and otherwise only elementwise ops and splat constants
 /// whose results have the contraction's output shape; transposes and
-/// reshapes after them, for a matmul, when the chain keeps the output's
-/// columns consecutive (getStoreLayout in StridedView.h). Returns the
+/// reshapes after them, for a matmul or an attention, when the chain keeps the
+/// output's columns consecutive (getStoreLayout in StridedView.h). Returns the
 /// contraction, or null with the reason in `why`.
 mlir::Operation *analyzeGemmKernel(llvm::ArrayRef<mlir::Operation *> ops,
                                    std::string &why);

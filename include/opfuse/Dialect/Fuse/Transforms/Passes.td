@@ -24,6 +24,11 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
     the row; f16 and bf16 are widened to f32 first and the result rounded
     once. docs/numerics.md gives the formulas and why.
 
+    With `keep-attention` an attention the fused attention kernel computes
+    (bf16 or f16, head dimensions multiples of 16 up to 128) stays one op
+    for fusion to give its own kernel; the others are decomposed (with
+    `fuse-explain`, a remark says why).
+
     ```mlir
     %p = fuse.softmax %x axis = 1 : tensor<4x1024xf32>
     // becomes
@@ -34,6 +39,12 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
     %p = fuse.div %e, %s : (tensor<4x1024xf32>, tensor<4x1xf32>) -> tensor<4x1024xf32>
     ```
   }];
+  let options = [
+    Option<"keepAttention", "keep-attention", "bool", /*default=*/"false",
+           "Keep the attentions the fused attention kernel computes">,
+    Option<"explain", "fuse-explain", "bool", /*default=*/"false",
+           "Remark why an attention is decomposed when keep-attention is on">,
+  ];
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }
 

@@ -1,0 +1,33 @@
+//===- AttentionKernel.h - What the fused attention kernel computes -*- C++
+//-*-===//
+//
+// The fused attention kernel (one flash-style kernel: both products on
+// tensor cores around an online softmax) runs a fuse.attention whose
+// operands it can hold in its tiles. fuse-decompose keeps those for fusion
+// and writes the others as two matmuls around a softmax; the attention
+// emitter refuses nothing this predicate accepts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_DIALECT_FUSE_IR_ATTENTIONKERNEL_H
+#define OPFUSE_DIALECT_FUSE_IR_ATTENTIONKERNEL_H
+
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include <optional>
+#include <string>
+
+namespace opfuse::fuse {
+
+/// The largest head dimension (D and Dv) the fused kernel holds: its
+/// output rows stay in registers.
+constexpr int64_t kMaxAttentionHeadDim = 128;
+
+/// Why the fused attention kernel cannot compute `op`, or nothing when it
+/// can: bf16 or f16 operands, head dimensions D and Dv multiples of 16 up
+/// to kMaxAttentionHeadDim, and no empty dimension.
+std::optional<std::string> whyNoAttentionKernel(AttentionOp op);
+
+} // namespace opfuse::fuse
+
+#endif // OPFUSE_DIALECT_FUSE_IR_ATTENTIONKERNEL_H

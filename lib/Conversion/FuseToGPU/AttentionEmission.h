@@ -1,0 +1,91 @@
+//===- AttentionEmission.h - The fused attention kernel ---------*- C++ -*-===//
+//
+// One flash-style kernel per fuse.attention group: a block owns BM query
+// rows of one (batch, head), streams the keys and values through shared
+// memory BN at a time, computes S = Q Kᵀ and O += P V on tensor cores
+// (mma.sync m16n8k16) and keeps the softmax online in registers, so no
+// score ever reaches memory. The output goes through the GEMM epilogue
+// (GemmEpilogue.cpp): the group's elementwise ops and the store layout
+// that merges the heads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_LIB_CONVERSION_FUSETOGPU_ATTENTIONEMISSION_H
+#define OPFUSE_LIB_CONVERSION_FUSETOGPU_ATTENTIONEMISSION_H
+
+#include "KernelBuilder.h"
+
+#include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
+
+#include <optional>
+#include <string>
+
+namespace opfuse::attention {
+
+/// How the kernel tiles the work: BM query rows per block (16 or 32 rows
+/// per warp), BN keys per step of the K/V stream, `warps` warps.
+struct AttentionTiling {
+  int64_t blockM = 64, blockN = 64, warps = 4;
+  int64_t rowsPerWarp() const { return blockM / warps; }
+  int64_t threads() const { return warps * 32; }
+};
+
+/// "auto" or "BMxBN" (BM 64 or 128 with 4 warps, BN 32, 64 or 128): the
+/// tiling, or nothing with the reason in `error`.
+std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
+                                                    std::string &error);
+
+/// One of q, k, v: the group input it is read from and the element strides
+/// of its four dimensions [B, H, S, D] there (the last is 1).
+struct AttentionOperand {
+  unsigned input = 0;
+  int64_t offset = 0;
+  llvm::SmallVector<int64_t, 4> strides;
+  /// Elements per cp.async copy: 8, 4 or 2.
+  int64_t chunk = 8;
+};
+
+/// What one fuse.attention group computes.
+struct AttentionProblem {
+  fuse::AttentionOp op;
+  mlir::Type elementType;
+  int64_t batch = 0, heads = 0, kvHeads = 0, sq = 0, sk = 0, d = 0, dv = 0;
+  AttentionOperand q, k, v;
+  /// The mask's group input and its strides in the [B, H, Sq, Sk] score
+  /// space (0 where it broadcasts), when there is one.
+  std::optional<unsigned> maskInput;
+  InputAccess mask;
+  float scale = 1.0f;
+  bool causal = false;
+};
+
+/// The problem `group` poses, or an error at the op at fault; `why` without
+/// a group (fusion's question) is answered by checkAttentionOps.
+mlir::FailureOr<AttentionProblem> analyzeAttentionProblem(fuse::GroupOp group);
+
+/// Why `ops` are not one attention kernel, or nothing when they are.
+std::optional<std::string>
+checkAttentionOps(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// The tiling for `problem` under `option` ("auto" or BMxBN).
+AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
+                                      llvm::StringRef option);
+
+/// Shared memory the kernel uses: the Q tile and two stages of K and V.
+int64_t attentionSharedBytes(const AttentionProblem &problem,
+                             const AttentionTiling &tiling);
+
+/// The kernel's launch: one block per BM query rows of each (batch, head).
+LaunchConfig attentionLaunch(const AttentionProblem &problem,
+                             const AttentionTiling &tiling);
+
+/// Emits the kernel `name` for `group` into `module`.
+mlir::LogicalResult
+emitAttentionKernel(fuse::GroupOp group, AttentionProblem &problem,
+                    const AttentionTiling &tiling, const LaunchConfig &config,
+                    mlir::gpu::GPUModuleOp module, llvm::StringRef name,
+                    const EmitContext &context);
+
+} // namespace opfuse::attention
+
+#endif // OPFUSE_LIB_CONVERSION_FUSETOGPU_ATTENTIONEMISSION_H

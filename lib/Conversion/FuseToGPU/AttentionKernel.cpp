@@ -1,0 +1,519 @@
+//===- AttentionKernel.cpp - The flash-style attention kernel -------------===//
+//
+// A block of 4 warps owns BM query rows of one (batch, head); each warp
+// owns BM / 4 of them (one or two m16 tiles). The Q tile is copied into
+// shared memory once; keys and values stream through two stages of BN
+// rows, the next tile's cp.async copies in flight while the warps compute
+// on the current one. Per tile each warp computes its scores S = Q Kᵀ
+// with mma.sync m16n8k16 (ldmatrix fragments of Q and K), scales them
+// into the base-2 domain, adds the mask, hides keys past the sequence or
+// (causal) past the row, and updates its rows' running maximum and sum
+// (online softmax: earlier output rows rescaled by 2^(m_old - m_new)).
+// The probabilities never leave registers: the accumulator fragment of
+// S, rounded to bf16/f16 in pairs, is the A fragment of P V (V read with
+// ldmatrix.trans). Causal blocks stop at their last visible key tile, and
+// blocks start with the longest rows so the tail of the grid is short.
+// At the end each row is divided by its sum (zero for a row with no
+// visible key) and handed to the GEMM epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionEmission.h"
+#include "GemmEmission.h"
+
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace opfuse::fuse;
+using opfuse::gemm::GemmBuilder;
+
+namespace opfuse::attention {
+
+namespace {
+
+constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
+
+class AttentionKernel {
+public:
+  AttentionKernel(AttentionProblem &p, const AttentionTiling &t, OpBuilder &b,
+                  KernelBuilder &kb, GemmBuilder &gb, Block &entry, Value smem)
+      : p(p), t(t), b(b), loc(p.op.getLoc()), kb(kb), gb(gb), entry(entry),
+        smem(smem) {
+    elementBytes = getElementByteSize(p.elementType);
+    mTiles = t.rowsPerWarp() / 16;
+    sTiles = t.blockN / 8;
+    oTiles = p.dv / 8;
+    qBytes = t.blockM * p.d * elementBytes;
+    kBytes = t.blockN * p.d * elementBytes;
+    stageBytes = t.blockN * (p.d + p.dv) * elementBytes;
+  }
+
+  /// The main loop; returns the output accumulators, normalised, in the
+  /// m16n8 order of the GEMM epilogue. `thread`, `lane` and `warpRow` come
+  /// from the epilogue's preamble.
+  SmallVector<Value> emit(Value thread, Value lane, Value warpRow);
+
+  /// The block's (batch * heads + head) and first query row.
+  Value bh, mStart;
+
+private:
+  Value f32(double value) {
+    return arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(static_cast<float>(value)));
+  }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  /// 2^x with the special-function unit (ex2.approx: 2 ulp; 2^-inf = 0).
+  Value exp2(Value x) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, b.getF32Type(), ValueRange{x},
+               "ex2.approx.ftz.f32 $0, $1;", "=f,f",
+               /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+  /// `value` combined across the four threads of a quad (one row of an
+  /// accumulator fragment).
+  Value quadReduce(Value value, bool sum) {
+    for (int64_t offset : {1, 2}) {
+      Value other = gpu::ShuffleOp::create(b, loc, value, gb.i32(offset),
+                                           gb.i32(32), gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      value = sum ? fadd(value, other) : fmax(value, other);
+    }
+    return value;
+  }
+  /// Element offset of `operand` for the block's (batch, head), its head
+  /// taken from `head`.
+  Value baseOf(const AttentionOperand &operand, Value batch, Value head) {
+    Value offset = kb.constant(operand.offset);
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, gb.toIndexType(batch),
+                              kb.constant(operand.strides[0])));
+    return arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, gb.toIndexType(head),
+                              kb.constant(operand.strides[1])));
+  }
+  /// cp.async copies of rows [first, first + rows) of `operand` (`width`
+  /// elements each, from `base`) into shared memory at `smemOffset`,
+  /// swizzled; rows at or past `limit` are zeros.
+  void copyTile(const AttentionOperand &operand, Value base, Value first,
+                int64_t rows, int64_t width, int64_t limit, Value smemOffset);
+  /// S = Q Kᵀ for the K tile in `stage`: mTiles x sTiles fragments.
+  SmallVector<Value> scores(Value stage);
+  /// The base-2 logits of the scores of key tile `tile`: scaled, masked,
+  /// and -inf where a key is hidden.
+  void logits(SmallVector<Value> &s, Value tile);
+  /// O += P V for the V tile in `stage`, P in registers.
+  void accumulate(ArrayRef<Value> probabilities, Value stage,
+                  SmallVector<Value> &o);
+
+  AttentionProblem &p;
+  const AttentionTiling &t;
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder &kb;
+  GemmBuilder &gb;
+  Block &entry;
+  Value smem;
+  int64_t elementBytes = 2, mTiles = 1, sTiles = 8, oTiles = 16;
+  int64_t qBytes = 0, kBytes = 0, stageBytes = 0;
+  // The preamble's values.
+  Value thread, lane, warpRow, group8, quad, matrixLow, matrixHigh, rowInMatrix;
+  Value qBase, kBase, vBase, batchIndex, headIndex;
+};
+
+void AttentionKernel::copyTile(const AttentionOperand &operand, Value base,
+                               Value first, int64_t rows, int64_t width,
+                               int64_t limit, Value smemOffset) {
+  const int64_t chunk = operand.chunk;
+  const int64_t chunksPerRow = width / chunk, chunks = rows * chunksPerRow;
+  const int64_t threads = t.threads(), bytes = chunk * elementBytes;
+  Value pointer = entry.getArgument(operand.input);
+  for (int64_t start = 0; start < chunks; start += threads) {
+    OpBuilder::InsertionGuard guard(b);
+    Value q = gb.add(thread, gb.i32(start));
+    if (start + threads > chunks) {
+      auto inTile = scf::IfOp::create(b, loc, gb.lt(q, gb.i32(chunks)),
+                                      /*withElse=*/false);
+      b.setInsertionPointToStart(&inTile.getThenRegion().front());
+    }
+    Value row = gb.divu(q, chunksPerRow);
+    Value col = gb.mul(gb.remu(q, chunksPerRow), gb.i32(chunk));
+    Value globalRow = gb.add(first, row);
+    Value valid = gb.lt(globalRow, gb.i32(limit));
+    Value offset = arith::AddIOp::create(
+        b, loc, base,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, gb.toIndexType(globalRow),
+                                  kb.constant(operand.strides[2])),
+            gb.toIndexType(col)));
+    // Rows past the sequence copy nothing (zeros) from a valid address.
+    offset = arith::SelectOp::create(b, loc, valid, offset, base);
+    Value source = kb.pointerAt(pointer, p.elementType, offset);
+    Value target = gb.sharedPointer(
+        smem, gb.add(smemOffset, gb.swizzled(row, col, width)));
+    Value sourceBytes =
+        arith::SelectOp::create(b, loc, valid, gb.i32(bytes), gb.i32(0));
+    NVVM::CpAsyncOp::create(b, loc, target, source, bytes,
+                            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                        : NVVM::LoadCacheModifierKind::CA,
+                            sourceBytes);
+  }
+}
+
+SmallVector<Value> AttentionKernel::scores(Value stage) {
+  Value kTile = gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes)));
+  Value zero = f32(0.0);
+  SmallVector<Value> s(mTiles * sTiles * 4, zero);
+  for (int64_t kk = 0; kk < p.d; kk += 16) {
+    SmallVector<SmallVector<Value>> a;
+    for (int64_t i = 0; i < mTiles; ++i) {
+      Value row = gb.add(gb.add(warpRow, gb.i32(i * 16)),
+                         gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
+      Value col = gb.add(gb.i32(kk), gb.mul(matrixHigh, gb.i32(8)));
+      a.push_back(gb.loadMatrices(smem, gb.swizzled(row, col, p.d), false));
+    }
+    for (int64_t j = 0; j < sTiles; j += 2) {
+      Value row = gb.add(gb.i32(j * 8),
+                         gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
+      Value col = gb.add(gb.i32(kk), gb.mul(matrixLow, gb.i32(8)));
+      SmallVector<Value> four = gb.loadMatrices(
+          smem, gb.add(kTile, gb.swizzled(row, col, p.d)), false);
+      for (int64_t i = 0; i < mTiles; ++i)
+        for (int64_t half = 0; half < 2; ++half) {
+          MutableArrayRef<Value> c(&s[(i * sTiles + j + half) * 4], 4);
+          SmallVector<Value> d =
+              gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
+          llvm::copy(d, c.begin());
+        }
+    }
+  }
+  return s;
+}
+
+void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
+  const double log2e = 1.4426950408889634;
+  Value scale = f32(p.scale * log2e);
+  Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
+  Value firstKey = gb.mul(tile, gb.i32(t.blockN));
+  const bool ragged = p.sk % t.blockN != 0;
+  Value maskPointer = p.maskInput ? entry.getArgument(*p.maskInput) : Value();
+  Type maskType =
+      p.maskInput
+          ? cast<RankedTensorType>(p.op.getMask().getType()).getElementType()
+          : Type();
+  // The mask's offset for the block's (batch, head); rows and columns are
+  // clamped into the mask so that hidden positions read a valid element.
+  Value maskBase;
+  if (p.maskInput)
+    maskBase = kb.broadcastOffset(p.mask, {gb.toIndexType(batchIndex),
+                                           gb.toIndexType(headIndex),
+                                           kb.constant(0), kb.constant(0)});
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = gb.add(gb.add(mStart, warpRow),
+                         gb.add(gb.i32(i * 16 + half * 8), group8));
+      Value maskRow;
+      if (p.maskInput)
+        maskRow = arith::AddIOp::create(
+            b, loc, maskBase,
+            arith::MulIOp::create(b, loc,
+                                  gb.toIndexType(arith::MinUIOp::create(
+                                      b, loc, row, gb.i32(p.sq - 1))),
+                                  kb.constant(p.mask.strides[2])));
+      for (int64_t j = 0; j < sTiles; ++j)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &x = s[(i * sTiles + j) * 4 + half * 2 + e];
+          Value col = gb.add(gb.add(firstKey, gb.i32(j * 8 + e)),
+                             gb.mul(quad, gb.i32(2)));
+          x = fmul(x, scale);
+          if (p.maskInput) {
+            Value clamped =
+                arith::MinUIOp::create(b, loc, col, gb.i32(p.sk - 1));
+            Value offset = arith::AddIOp::create(
+                b, loc, maskRow,
+                arith::MulIOp::create(b, loc, gb.toIndexType(clamped),
+                                      kb.constant(p.mask.strides[3])));
+            Value m = kb.load(maskPointer, maskType, offset, 1).front();
+            x = math::FmaOp::create(b, loc, m, f32(log2e), x);
+          }
+          Value hidden;
+          if (p.causal)
+            hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           col, row);
+          if (ragged) {
+            Value outside = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::uge, col, gb.i32(p.sk));
+            hidden =
+                hidden
+                    ? arith::OrIOp::create(b, loc, hidden, outside).getResult()
+                    : outside;
+          }
+          if (hidden)
+            x = arith::SelectOp::create(b, loc, hidden, minusInfinity, x);
+        }
+    }
+}
+
+void AttentionKernel::accumulate(ArrayRef<Value> probabilities, Value stage,
+                                 SmallVector<Value> &o) {
+  Value vTile =
+      gb.add(gb.i32(qBytes + kBytes), gb.mul(stage, gb.i32(stageBytes)));
+  for (int64_t kk = 0; kk < t.blockN / 16; ++kk) {
+    // The A fragment of keys 16 kk .. 16 kk + 15: the S fragments of n8
+    // tiles 2 kk and 2 kk + 1, rows g and g + 8, in pairs.
+    SmallVector<SmallVector<Value>> a;
+    for (int64_t i = 0; i < mTiles; ++i) {
+      auto pair = [&](int64_t tile, int64_t half) {
+        const int64_t first = (i * sTiles + tile) * 4 + half * 2;
+        return kb.packLanes({probabilities[first], probabilities[first + 1]},
+                            p.elementType);
+      };
+      a.push_back({pair(2 * kk, 0), pair(2 * kk, 1), pair(2 * kk + 1, 0),
+                   pair(2 * kk + 1, 1)});
+    }
+    for (int64_t j = 0; j < oTiles; j += 2) {
+      Value row = gb.add(gb.i32(kk * 16),
+                         gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
+      Value col = gb.add(gb.i32(j * 8), gb.mul(matrixHigh, gb.i32(8)));
+      SmallVector<Value> four = gb.loadMatrices(
+          smem, gb.add(vTile, gb.swizzled(row, col, p.dv)), true);
+      for (int64_t i = 0; i < mTiles; ++i)
+        for (int64_t half = 0; half < 2; ++half) {
+          MutableArrayRef<Value> c(&o[(i * oTiles + j + half) * 4], 4);
+          SmallVector<Value> d =
+              gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
+          llvm::copy(d, c.begin());
+        }
+    }
+  }
+}
+
+SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
+                                         Value firstRow) {
+  thread = threadId;
+  lane = laneId;
+  warpRow = firstRow;
+  group8 = gb.divu(lane, 4);
+  quad = gb.remu(lane, 4);
+  Value matrix = gb.divu(lane, 8);
+  matrixLow = gb.remu(matrix, 2);
+  matrixHigh = gb.divu(matrix, 2);
+  rowInMatrix = gb.remu(lane, 8);
+
+  // Blocks take the longest rows (the last query tiles, under a causal
+  // mask) first.
+  const int64_t heads = p.batch * p.heads;
+  const int64_t tilesM = llvm::divideCeil(p.sq, t.blockM);
+  Value blockId = gb.toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  bh = gb.remu(blockId, heads);
+  Value mTile = arith::SubIOp::create(b, loc, gb.i32(tilesM - 1),
+                                      gb.divu(blockId, heads));
+  mStart = gb.mul(mTile, gb.i32(t.blockM));
+  batchIndex = gb.divu(bh, p.heads);
+  headIndex = gb.remu(bh, p.heads);
+  Value kvHead = gb.divu(headIndex, p.heads / p.kvHeads);
+  qBase = baseOf(p.q, batchIndex, headIndex);
+  kBase = baseOf(p.k, batchIndex, kvHead);
+  vBase = baseOf(p.v, batchIndex, kvHead);
+
+  auto copyKeys = [&](Value tile, Value stage) {
+    Value first = gb.mul(tile, gb.i32(t.blockN));
+    Value at = gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes)));
+    copyTile(p.k, kBase, first, t.blockN, p.d, p.sk, at);
+    copyTile(p.v, vBase, first, t.blockN, p.dv, p.sk,
+             gb.add(at, gb.i32(kBytes)));
+  };
+  copyTile(p.q, qBase, mStart, t.blockM, p.d, p.sq, gb.i32(0));
+  copyKeys(gb.i32(0), gb.i32(0));
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+  // Key tiles this block visits: all, or under a causal mask those up to
+  // its last row.
+  const int64_t keyTiles = llvm::divideCeil(p.sk, t.blockN);
+  Value tiles = gb.i32(keyTiles);
+  if (p.causal)
+    tiles = arith::MinUIOp::create(
+        b, loc, tiles,
+        gb.divu(gb.add(mStart, gb.i32(t.blockM + t.blockN - 1)), t.blockN));
+
+  Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> init(mTiles * oTiles * 4, f32(0.0));
+  // Per row (m-tile, half): the running maximum and sum.
+  const int64_t rows = mTiles * 2;
+  init.append(rows, minusInfinity);
+  init.append(rows, f32(0.0));
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tiles),
+      arith::ConstantIndexOp::create(b, loc, 1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = loop.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    b.setInsertionPointToStart(body);
+    Value tile = gb.toI32(loop.getInductionVar());
+    ValueRange carried = body->getArguments().drop_front();
+    SmallVector<Value> o(carried.take_front(mTiles * oTiles * 4));
+    SmallVector<Value> maxima(carried.slice(mTiles * oTiles * 4, rows));
+    SmallVector<Value> sums(carried.take_back(rows));
+
+    // This tile has landed and every warp is done with the other stage:
+    // the next tile's copies go there while this one is computed on.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+    Value next = gb.add(tile, gb.i32(1));
+    {
+      auto exists = scf::IfOp::create(b, loc, gb.lt(next, tiles),
+                                      /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&exists.getThenRegion().front());
+      copyKeys(next, gb.remu(next, 2));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    Value stage = gb.remu(tile, 2);
+
+    SmallVector<Value> s = scores(stage);
+    logits(s, tile);
+    for (int64_t i = 0; i < mTiles; ++i)
+      for (int64_t half = 0; half < 2; ++half) {
+        const int64_t r = i * 2 + half;
+        auto element = [&](int64_t j, int64_t e) -> Value & {
+          return s[(i * sTiles + j) * 4 + half * 2 + e];
+        };
+        Value top = element(0, 0);
+        for (int64_t j = 0; j < sTiles; ++j)
+          for (int64_t e = 0; e < 2; ++e)
+            if (j || e)
+              top = fmax(top, element(j, e));
+        top = fmax(maxima[r], quadReduce(top, /*sum=*/false));
+        // A row with no visible key yet keeps a maximum of -inf; its
+        // exponentials are taken against 0 (all zeros, no NaN).
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            top, minusInfinity);
+        Value reference = arith::SelectOp::create(b, loc, empty, f32(0.0), top);
+        Value correction = exp2(fsub(maxima[r], reference));
+        Value sum = f32(0.0);
+        for (int64_t j = 0; j < sTiles; ++j)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value &x = element(j, e);
+            x = exp2(fsub(x, reference));
+            sum = fadd(sum, x);
+          }
+        sums[r] = math::FmaOp::create(b, loc, sums[r], correction, sum);
+        maxima[r] = top;
+        for (int64_t j = 0; j < oTiles; ++j)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
+            acc = fmul(acc, correction);
+          }
+      }
+    accumulate(s, stage, o);
+    SmallVector<Value> yielded(o);
+    llvm::append_range(yielded, maxima);
+    llvm::append_range(yielded, sums);
+    scf::YieldOp::create(b, loc, yielded);
+  }
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  ValueRange results = loop.getResults();
+  SmallVector<Value> o(results.take_front(mTiles * oTiles * 4));
+  ValueRange sums = results.take_back(rows);
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value sum = quadReduce(sums[i * 2 + half], /*sum=*/true);
+      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
+                                         f32(0.0));
+      Value inverse = arith::SelectOp::create(
+          b, loc, none, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
+      for (int64_t j = 0; j < oTiles; ++j)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
+          acc = fmul(acc, inverse);
+        }
+    }
+  return o;
+}
+
+} // namespace
+
+LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
+                                  const AttentionTiling &t,
+                                  const LaunchConfig &config,
+                                  gpu::GPUModuleOp module, StringRef name,
+                                  const EmitContext &context) {
+  int64_t largest = 0;
+  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
+                                            group.getResultTypes()))
+    largest = std::max(largest, getNumElements(type));
+  Type indexType = indexTypeFor(group.getContext(), largest);
+  OpBuilder b(group.getContext());
+  Location loc = group.getLoc();
+  auto sharedPointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  if (!module.lookupSymbol(kDynamicShared)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kDynamicShared, Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+  }
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
+  Block &entry = func.getBody().front();
+  b.setInsertionPoint(entry.getTerminator());
+  KernelBuilder kb(b, loc, indexType);
+  kb.setStrictNumerics(context.options.strictNumerics());
+  Value smem =
+      LLVM::AddressOfOp::create(b, loc, sharedPointerType, kDynamicShared);
+
+  // The output as the GEMM epilogue sees it: a [B, H] batch of Sq x Dv
+  // tiles of BM rows, each warp holding rowsPerWarp of them in m16n8
+  // fragments.
+  MatmulTiling tiling;
+  tiling.instruction = MmaInstruction::Sync;
+  tiling.blockM = t.blockM;
+  tiling.blockN = problem.dv;
+  tiling.blockK = 16;
+  tiling.warpsM = t.warps;
+  tiling.warpsN = 1;
+  tiling.stages = 2;
+  gemm::GemmProblem output;
+  output.contraction = problem.op;
+  output.elementType = problem.elementType;
+  output.elementBytes = getElementByteSize(problem.elementType);
+  output.output = problem.op.getType();
+  output.batchShape = {problem.batch, problem.heads};
+  output.shape = getGemmShape(problem.op);
+  GemmBuilder gb(b, loc, kb, tiling, problem.elementType);
+  auto schedule = GemmScheduleAttr::get(
+      b.getContext(), GemmScheduleKind::mma_sync, GemmOperandFeed::cp_async);
+  gemm::GemmKernelEmission epilogue(group, output, tiling, schedule, b, kb, gb,
+                                    entry, smem);
+  epilogue.emitPreamble();
+
+  AttentionKernel kernel(problem, t, b, kb, gb, entry, smem);
+  gemm::MainLoop loop;
+  loop.acc = kernel.emit(epilogue.thread, epilogue.lane, epilogue.warpRow);
+  loop.current.tileM = kernel.mStart;
+  loop.current.tileN = gb.i32(0);
+  loop.current.batch = kernel.bh;
+  loop.current.batchIndices =
+      kb.decompose(gb.toIndexType(kernel.bh), output.batchShape);
+  return gemm::emitGemmEpilogue(epilogue, loop, context.options.vectorStores);
+}
+
+} // namespace opfuse::attention

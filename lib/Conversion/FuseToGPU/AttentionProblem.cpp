@@ -1,0 +1,218 @@
+//===- AttentionProblem.cpp - What an attention group computes ------------===//
+//
+// The attention op of a group, where its q, k and v lie (group inputs read
+// through the head-splitting views inside the group, as strides), how its
+// mask broadcasts, and the tiling and launch of its kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionEmission.h"
+
+#include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+#include "opfuse/Dialect/Fuse/IR/MatmulTiling.h"
+#include "opfuse/Dialect/Fuse/IR/StridedView.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace opfuse::attention {
+
+std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
+                                                    std::string &error) {
+  auto [m, n] = text.split('x');
+  int64_t blockM = 0, blockN = 0;
+  if (m.getAsInteger(10, blockM) || n.getAsInteger(10, blockN)) {
+    error = "'" + text.str() + "': expected auto or BMxBN (e.g. 128x64)";
+    return std::nullopt;
+  }
+  if (blockM != 64 && blockM != 128) {
+    error = "'" + text.str() + "': BM (query rows per block) must be 64 or 128";
+    return std::nullopt;
+  }
+  if (blockN != 32 && blockN != 64 && blockN != 128) {
+    error = "'" + text.str() + "': BN (keys per step) must be 32, 64 or 128";
+    return std::nullopt;
+  }
+  AttentionTiling tiling;
+  tiling.blockM = blockM;
+  tiling.blockN = blockN;
+  return tiling;
+}
+
+std::optional<std::string> checkAttentionOps(ArrayRef<Operation *> ops) {
+  std::string why;
+  Operation *contraction = analyzeGemmKernel(ops, why);
+  if (!contraction)
+    return why;
+  auto attention = dyn_cast<AttentionOp>(contraction);
+  if (!attention)
+    return std::string("the kernel holds no attention");
+  if (std::optional<std::string> unsupported = whyNoAttentionKernel(attention))
+    return unsupported;
+  // Each of q, k and v is copied in chunks of 4 bytes or more along the
+  // head dimension.
+  llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
+  auto isView = [&](Operation *op) {
+    return members.contains(op) && isStridedViewOp(op);
+  };
+  for (Value operand : {attention.getQ(), attention.getK(), attention.getV()}) {
+    Operation *def = operand.getDefiningOp();
+    if (!def || !members.contains(def))
+      continue;
+    std::optional<StridedView> view = getStridedView(operand, isView, why);
+    if (!view)
+      return why;
+    int64_t alignment = view->offset;
+    for (int64_t stride : ArrayRef<int64_t>(view->strides).drop_back())
+      alignment = std::gcd(alignment, stride);
+    if (alignment % 2 != 0)
+      return describeOp(def) + " places rows of " + describeOp(attention) +
+             "'s operand at odd element offsets; the attention kernel copies "
+             "at least two elements at a time";
+  }
+  return std::nullopt;
+}
+
+/// The operand `value` of the attention in `body`: its group input and
+/// strides, through the views that produce it inside the group.
+static FailureOr<AttentionOperand> operandOf(AttentionOp op, Value value,
+                                             Block &body) {
+  AttentionOperand result;
+  auto type = cast<RankedTensorType>(value.getType());
+  Value base = value;
+  SmallVector<int64_t> strides;
+  if (!isa<BlockArgument>(value)) {
+    std::string why;
+    std::optional<StridedView> view = getStridedView(
+        value,
+        [&](Operation *o) {
+          return o->getBlock() == &body && isStridedViewOp(o);
+        },
+        why);
+    if (!view)
+      return op.emitError("the attention kernel cannot read this operand in "
+                          "place: ")
+             << why;
+    base = view->base;
+    result.offset = view->offset;
+    strides.assign(view->strides.begin(), view->strides.end());
+  } else {
+    int64_t stride = 1;
+    strides.assign(type.getRank(), 0);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= type.getDimSize(d);
+    }
+  }
+  auto argument = dyn_cast<BlockArgument>(base);
+  if (!argument)
+    return op.emitError("the attention kernel reads q, k and v from memory; "
+                        "they must be inputs of the group");
+  if (strides.back() != 1)
+    return op.emitError("the attention kernel reads the head dimension "
+                        "contiguously");
+  result.input = argument.getArgNumber();
+  result.strides.assign(strides.begin(), strides.end());
+  int64_t alignment = result.offset;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    alignment = std::gcd(alignment, stride);
+  const int64_t row = type.getDimSize(3);
+  alignment = std::gcd(alignment, row);
+  result.chunk = alignment % 8 == 0 ? 8 : alignment % 4 == 0 ? 4 : 2;
+  if (alignment % 2 != 0)
+    return op.emitError("the attention kernel copies at least two elements "
+                        "at a time; this operand's rows start at odd offsets");
+  return result;
+}
+
+FailureOr<AttentionProblem> analyzeAttentionProblem(GroupOp group) {
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  if (std::optional<std::string> why = checkAttentionOps(ops))
+    return group.emitError("not one attention kernel: ") << *why;
+  AttentionProblem p;
+  for (Operation *op : ops)
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      p.op = attention;
+  AttentionOp op = p.op;
+  RankedTensorType q = op.getQ().getType(), k = op.getK().getType(),
+                   v = op.getV().getType();
+  p.elementType = q.getElementType();
+  p.batch = q.getDimSize(0);
+  p.heads = q.getDimSize(1);
+  p.sq = q.getDimSize(2);
+  p.d = q.getDimSize(3);
+  p.kvHeads = k.getDimSize(1);
+  p.sk = k.getDimSize(2);
+  p.dv = v.getDimSize(3);
+  p.scale = op.getScale().convertToFloat();
+  p.causal = op.getCausal();
+  for (auto [value, operand] :
+       {std::pair{op.getQ(), &p.q}, std::pair{op.getK(), &p.k},
+        std::pair{op.getV(), &p.v}}) {
+    FailureOr<AttentionOperand> analyzed = operandOf(op, value, body);
+    if (failed(analyzed))
+      return failure();
+    *operand = *analyzed;
+  }
+  if (Value mask = op.getMask()) {
+    auto argument = dyn_cast<BlockArgument>(mask);
+    if (!argument)
+      return op.emitError("the attention kernel reads its mask from memory; "
+                          "it must be an input of the group");
+    p.maskInput = argument.getArgNumber();
+    SmallVector<int64_t> space = {p.batch, p.heads, p.sq, p.sk};
+    FailureOr<InputAccess> access =
+        analyzeInput(group, cast<RankedTensorType>(mask.getType()), space,
+                     argument.getArgNumber());
+    if (failed(access))
+      return failure();
+    p.mask = *access;
+  }
+  return p;
+}
+
+AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
+                                      StringRef option) {
+  std::string error;
+  if (option != "auto")
+    if (std::optional<AttentionTiling> tiling =
+            parseAttentionTiling(option, error))
+      return *tiling;
+  // 32 query rows a warp halve the shared-memory reads of K and V per
+  // FLOP; they fit in registers beside the scores only with narrow heads or
+  // a narrow key step.
+  AttentionTiling tiling;
+  tiling.blockM = 128;
+  tiling.blockN = std::max(problem.d, problem.dv) > 64 ? 32 : 64;
+  // Few query rows: 16 a warp, so the blocks fill the GPU.
+  if (problem.sq <= 64)
+    tiling.blockM = 64;
+  return tiling;
+}
+
+int64_t attentionSharedBytes(const AttentionProblem &problem,
+                             const AttentionTiling &tiling) {
+  const int64_t bytes = getElementByteSize(problem.elementType);
+  return tiling.blockM * problem.d * bytes +
+         2 * tiling.blockN * (problem.d + problem.dv) * bytes;
+}
+
+LaunchConfig attentionLaunch(const AttentionProblem &problem,
+                             const AttentionTiling &tiling) {
+  LaunchConfig config;
+  config.block = tiling.threads();
+  config.grid = problem.batch * problem.heads *
+                llvm::divideCeil(problem.sq, tiling.blockM);
+  config.sharedBytes = attentionSharedBytes(problem, tiling);
+  return config;
+}
+
+} // namespace opfuse::attention
