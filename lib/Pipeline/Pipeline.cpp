@@ -123,6 +123,10 @@ void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
   if (options.fuse) {
     // Attention is fused by recognising it and keeping it whole for the
     // attention kernel; without fusion every composite is decomposed.
+    fuse::FuseRecognizeAttentionOptions recognize;
+    recognize.explain = options.explain;
+    pm.addNestedPass<func::FuncOp>(
+        fuse::createFuseRecognizeAttention(recognize));
     fuse::FuseDecomposeOptions decompose;
     decompose.keepAttention = true;
     decompose.explain = options.explain;
@@ -194,7 +198,8 @@ void registerFusePipeline() {
   PassPipelineRegistration<FusePipelineOptions>(
       "fuse-pipeline",
       "opfuse's whole pipeline: fuse-set-target, canonicalize, "
-      "fuse-decompose, fuse-elementwise, fuse-outline-kernels, "
+      "fuse-recognize-attention, fuse-decompose, fuse-elementwise, "
+      "fuse-outline-kernels, "
       "fuse-plan-memory, convert-fuse-to-gpu, fuse-dedup-kernels, NVVM "
       "lowering "
       "and fuse-serialize-kernels (PTX)",

@@ -27,6 +27,11 @@ constexpr int64_t kMaxAttentionHeadDim = 128;
 /// can: bf16 or f16 operands, head dimensions D and Dv multiples of 16 up
 /// to kMaxAttentionHeadDim, and no empty dimension.
 std::optional<std::string> whyNoAttentionKernel(AttentionOp op);
+/// The same for an attention of q, k and v of these types (before one is
+/// built), each [B, H, S, D] or with fewer leading dimensions.
+std::optional<std::string> whyNoAttentionKernel(mlir::RankedTensorType q,
+                                                mlir::RankedTensorType k,
+                                                mlir::RankedTensorType v);
 
 } // namespace opfuse::fuse
 

@@ -11,6 +11,40 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FuseRecognizeAttention : Pass<"fuse-recognize-attention", "mlir::func::FuncOp"> {
+  let summary = "Rewrite matmul, scale, mask, softmax and matmul chains into fuse.attention";
+  let description = [{
+    Finds attention written out as its parts, the way frontends and the
+    examples write it: `matmul(q, kᵀ)` (k transposed by a `fuse.transpose`
+    of its two minor dimensions, or `transpose_b`), an optional scale (a
+    `fuse.mul` or `fuse.div` by a splat constant), an optional additive
+    mask (`fuse.add`), a `fuse.softmax` over the last axis, an optional
+    `fuse.cast`, and `matmul(p, v)`, every intermediate read only by the
+    next part. The chain becomes one `fuse.attention` (rank-2 and rank-3
+    operands reshaped to `[B, H, S, D]`) when the fused attention kernel
+    runs it (bf16 or f16, head dimensions multiples of 16 up to 128), so
+    the scores are never written to memory. Other chains are left as they
+    are; with `fuse-explain`, a remark at the softmax says why.
+
+    ```mlir
+    %kt = fuse.transpose %k permutation = [0, 1, 3, 2] : tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
+    %s = fuse.matmul %q, %kt : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16>
+    %c = fuse.constant dense<1.250000e-01> : tensor<bf16>
+    %t = fuse.mul %s, %c : (tensor<1x2x64x64xbf16>, tensor<bf16>) -> tensor<1x2x64x64xbf16>
+    %p = fuse.softmax %t axis = 3 : tensor<1x2x64x64xbf16>
+    %o = fuse.matmul %p, %v : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16>
+    // becomes
+    %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16>
+    ```
+  }];
+  let options = [
+    Option<"explain", "fuse-explain", "bool", /*default=*/"false",
+           "Remark on each recognised attention and, at the softmax, why a "
+           "chain between two matmuls is not one">,
+  ];
+  let dependentDialects = ["::opfuse::fuse::FuseDialect"];
+}
+
 def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
   let summary = "Decompose softmax, layer_norm, rms_norm and attention into primitives";
   let description = [{

@@ -1,0 +1,294 @@
+//===- FuseRecognizeAttention.cpp - Unfused attention as fuse.attention ---===//
+//
+// Frontends write attention as its parts: matmul(Q, Kᵀ), a scale, an
+// additive mask, a softmax over the keys and matmul(P, V). Found whole,
+// with every intermediate read only by the next part, the chain becomes
+// one fuse.attention, which the fused attention kernel runs without
+// writing the scores. Only what that kernel runs is rewritten (others are
+// left for the GEMM and row kernels); with fuse-explain every softmax that
+// sits between two matmuls and is not rewritten gets a remark with the
+// reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h"
+
+#include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace opfuse::fuse {
+#define GEN_PASS_DEF_FUSERECOGNIZEATTENTION
+#include "opfuse/Dialect/Fuse/Transforms/Passes.h.inc"
+} // namespace opfuse::fuse
+
+using namespace mlir;
+using namespace opfuse::fuse;
+
+namespace {
+
+/// One attention written out: scores = matmul(q, kᵀ) [* scale | / scale]
+/// [+ mask], p = softmax(scores) [cast], out = matmul(p, v).
+struct AttentionChain {
+  MatmulOp scores, output;
+  SoftmaxOp softmax;
+  Value q, k, v, mask;
+  /// k as the scores matmul reads it: [.., D, Sk] (transposed in the
+  /// model) or [.., Sk, D] (transpose_b).
+  bool kRowsAreKeys = false;
+  double scale = 1.0;
+  /// The ops the chain replaces, output first (each reads the next).
+  SmallVector<Operation *> parts;
+};
+
+/// The value of a splat fuse.constant defining `value`.
+std::optional<double> splatValue(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat() || !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// The chain around `softmax`, or the reason it is not one the attention
+/// kernel runs. `between` is set when the softmax sits between two matmuls
+/// (the only case worth a remark).
+FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
+                                     std::string &why) {
+  AttentionChain chain;
+  chain.softmax = softmax;
+  between = false;
+  auto scoresType = cast<RankedTensorType>(softmax.getType());
+  const int64_t rank = scoresType.getRank();
+  // Forward: the probabilities, maybe cast, are the A operand of a matmul.
+  Value probabilities = softmax.getResult();
+  SmallVector<Value> intermediates = {probabilities};
+  auto matmulReading = [](Value value) -> MatmulOp {
+    for (Operation *user : value.getUsers())
+      if (auto matmul = dyn_cast<MatmulOp>(user);
+          matmul && matmul.getLhs() == value)
+        return matmul;
+    return nullptr;
+  };
+  chain.output = matmulReading(probabilities);
+  if (!chain.output)
+    for (Operation *user : probabilities.getUsers())
+      if (auto cast = dyn_cast<CastOp>(user))
+        if (MatmulOp matmul = matmulReading(cast.getResult())) {
+          chain.output = matmul;
+          chain.parts.push_back(cast);
+          probabilities = cast.getResult();
+          intermediates.push_back(probabilities);
+          break;
+        }
+  if (!chain.output)
+    return failure();
+  chain.parts.insert(chain.parts.begin(), chain.output);
+  chain.parts.push_back(softmax);
+  // Backward: [add mask] <- [mul/div scale] <- matmul.
+  Value x = softmax.getInput();
+  if (auto add = x.getDefiningOp<AddOp>()) {
+    Value lhs = add.getLhs(), rhs = add.getRhs();
+    auto fromScores = [](Value value) {
+      Operation *def = value.getDefiningOp();
+      return def && isa<MulOp, DivOp, MatmulOp>(def);
+    };
+    const bool lhsScores = fromScores(lhs);
+    chain.mask = lhsScores ? rhs : lhs;
+    intermediates.push_back(x);
+    x = lhsScores ? lhs : rhs;
+    chain.parts.push_back(add);
+  }
+  if (auto mul = x.getDefiningOp<MulOp>()) {
+    std::optional<double> c = splatValue(mul.getRhs());
+    Value other = mul.getLhs();
+    if (!c) {
+      c = splatValue(mul.getLhs());
+      other = mul.getRhs();
+    }
+    if (c) {
+      chain.scale = *c;
+      intermediates.push_back(x);
+      x = other;
+      chain.parts.push_back(mul);
+    }
+  } else if (auto div = x.getDefiningOp<DivOp>()) {
+    std::optional<double> c = splatValue(div.getRhs());
+    if (c && *c != 0.0) {
+      chain.scale = 1.0 / *c;
+      intermediates.push_back(x);
+      x = div.getLhs();
+      chain.parts.push_back(div);
+    }
+  }
+  intermediates.push_back(x);
+  chain.scores = x.getDefiningOp<MatmulOp>();
+  between = true;
+  if (!chain.scores) {
+    why = "the softmax's input is not matmul(q, kᵀ), scaled by a splat "
+          "constant and plus a mask";
+    return failure();
+  }
+  chain.parts.push_back(chain.scores);
+  // The kernel never writes the scores or the probabilities.
+  for (Value value : intermediates)
+    if (!value.hasOneUse()) {
+      why = describeOp(value.getDefiningOp()) +
+            " is also read outside the attention; the fused kernel never "
+            "writes the scores or the probabilities";
+      return failure();
+    }
+
+  // From here on the shape is attention's; what stops it gets a reason.
+  if (static_cast<int64_t>(softmax.getAxis()) != rank - 1) {
+    why = "the softmax is not over the last axis (the keys)";
+    return failure();
+  }
+  if (chain.scores.getTransposeA() || chain.output.getTransposeA() ||
+      chain.output.getTransposeB()) {
+    why = "a matmul transposes P, Q or V";
+    return failure();
+  }
+  chain.q = chain.scores.getLhs();
+  chain.k = chain.scores.getRhs();
+  chain.kRowsAreKeys = chain.scores.getTransposeB();
+  chain.v = chain.output.getRhs();
+  auto typeOf = [](Value value) {
+    return cast<RankedTensorType>(value.getType());
+  };
+  ArrayRef<int64_t> batch = typeOf(chain.scores).getShape().drop_back(2);
+  for (Value operand : {chain.q, chain.k, chain.v})
+    if (typeOf(operand).getRank() != rank ||
+        typeOf(operand).getShape().drop_back(2) != batch) {
+      why = "q, k and v do not share the scores' batch dimensions (a "
+            "broadcast in a matmul)";
+      return failure();
+    }
+  if (rank < 2 || rank > 4) {
+    why = "the scores have rank " + std::to_string(rank) +
+          "; attention takes 2 to 4";
+    return failure();
+  }
+  Type element = typeOf(chain.q).getElementType();
+  for (Value value :
+       SmallVector<Value>{chain.k, chain.v, chain.mask, probabilities,
+                          chain.output.getResult(), softmax.getResult()})
+    if (value && typeOf(value).getElementType() != element) {
+      why = "q, k, v, the mask, the probabilities and the output are not "
+            "all of one type";
+      return failure();
+    }
+  if (chain.mask && !broadcastsTo(typeOf(chain.mask).getShape(),
+                                  typeOf(chain.scores).getShape())) {
+    why = "the mask does not broadcast to the scores";
+    return failure();
+  }
+  // q is [.., Sq, D]; k [.., D, Sk] unless transpose_b.
+  RankedTensorType k = typeOf(chain.k);
+  if (!chain.kRowsAreKeys) {
+    SmallVector<int64_t> shape(k.getShape());
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    k = k.clone(shape);
+  }
+  if (std::optional<std::string> unsupported =
+          whyNoAttentionKernel(typeOf(chain.q), k, typeOf(chain.v))) {
+    why = *unsupported;
+    return failure();
+  }
+  return chain;
+}
+
+/// `value` with leading 1s up to rank 4.
+Value toRank4(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() == 4)
+    return value;
+  SmallVector<int64_t> shape(4 - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return ReshapeOp::create(b, loc, type.clone(shape), value);
+}
+
+struct FuseRecognizeAttentionPass
+    : public opfuse::fuse::impl::FuseRecognizeAttentionBase<
+          FuseRecognizeAttentionPass> {
+  using FuseRecognizeAttentionBase::FuseRecognizeAttentionBase;
+
+  void runOnOperation() override {
+    SmallVector<SoftmaxOp> softmaxes;
+    getOperation().walk([&](SoftmaxOp op) { softmaxes.push_back(op); });
+    for (SoftmaxOp softmax : softmaxes) {
+      bool between = false;
+      std::string why;
+      FailureOr<AttentionChain> chain = matchChain(softmax, between, why);
+      if (failed(chain)) {
+        if (explain && between && !why.empty())
+          softmax.emitRemark("fuse-recognize-attention: not an attention "
+                             "kernel: ")
+              << why;
+        continue;
+      }
+      rewrite(*chain);
+    }
+  }
+
+  void rewrite(AttentionChain &chain) {
+    MatmulOp output = chain.output;
+    OpBuilder b(output);
+    Location loc = b.getFusedLoc(
+        {chain.scores.getLoc(), chain.softmax.getLoc(), output.getLoc()});
+    Value k = chain.k;
+    if (!chain.kRowsAreKeys) {
+      // k is [.., D, Sk]. Written by the model as the transpose of a
+      // [.., Sk, D] tensor, that tensor is k; otherwise k is transposed.
+      auto type = cast<RankedTensorType>(k.getType());
+      const int64_t rank = type.getRank();
+      SmallVector<int64_t> permutation;
+      for (int64_t d = 0; d < rank; ++d)
+        permutation.push_back(d);
+      std::swap(permutation[rank - 1], permutation[rank - 2]);
+      auto transpose = k.getDefiningOp<TransposeOp>();
+      if (transpose && transpose.getPermutation() == ArrayRef(permutation)) {
+        k = transpose.getInput();
+      } else {
+        SmallVector<int64_t> shape(type.getShape());
+        std::swap(shape[rank - 1], shape[rank - 2]);
+        k = TransposeOp::create(b, loc, type.clone(shape), k,
+                                b.getDenseI64ArrayAttr(permutation));
+      }
+    }
+    Value q = toRank4(b, loc, chain.q);
+    k = toRank4(b, loc, k);
+    Value v = toRank4(b, loc, chain.v);
+    auto attention = AttentionOp::create(
+        b, loc, q, k, v, chain.mask,
+        b.getF32FloatAttr(static_cast<float>(chain.scale)), UnitAttr());
+    Value result = attention.getResult();
+    if (result.getType() != output.getType())
+      result = ReshapeOp::create(b, loc, output.getType(), result);
+    if (explain)
+      attention->emitRemark("fuse-recognize-attention: matmul, scale, mask, "
+                            "softmax and matmul recognised as one attention");
+    output.getResult().replaceAllUsesWith(result);
+    // Output first: each part is read only by the one before it. The
+    // model's transpose of k and the scale's constant go with them when
+    // nothing else reads them.
+    SmallVector<Operation *> dead(chain.parts);
+    if (Operation *def = chain.k.getDefiningOp())
+      dead.push_back(def);
+    for (Operation *part : chain.parts)
+      if (isa<MulOp, DivOp>(part))
+        for (Value operand : part->getOperands())
+          if (Operation *def = operand.getDefiningOp();
+              def && isa<ConstantOp>(def))
+            dead.push_back(def);
+    for (Operation *op : dead)
+      if (op->use_empty())
+        op->erase();
+  }
+};
+
+} // namespace
