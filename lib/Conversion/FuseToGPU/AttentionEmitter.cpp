@@ -20,6 +20,17 @@ namespace opfuse::attention {
 
 namespace {
 
+/// The problem `group` poses and the tiling the options give it.
+FailureOr<std::pair<AttentionProblem, AttentionTiling>>
+planAttention(GroupOp group, const EmitContext &context) {
+  FailureOr<AttentionProblem> problem = analyzeAttentionProblem(group);
+  if (failed(problem))
+    return failure();
+  AttentionTiling tiling =
+      chooseAttentionTiling(*problem, context.options.attentionTiling);
+  return std::pair{*problem, tiling};
+}
+
 class AttentionEmitter : public KernelEmitter {
 public:
   StringRef getName() const override { return "attention"; }
@@ -39,28 +50,26 @@ public:
 
   FailureOr<LaunchConfig> configure(GroupOp group,
                                     const EmitContext &context) const override {
-    FailureOr<AttentionProblem> problem = analyzeAttentionProblem(group);
-    if (failed(problem))
+    auto planned = planAttention(group, context);
+    if (failed(planned))
       return failure();
-    AttentionTiling tiling =
-        chooseAttentionTiling(*problem, context.options.attentionTiling);
-    const int64_t shared = attentionSharedBytes(*problem, tiling);
+    auto &[problem, tiling] = *planned;
+    const int64_t shared = attentionSharedBytes(problem, tiling);
     if (shared > kMaxSharedBytesPerBlock)
-      return problem->op.emitError("the attention kernel's tiles need ")
+      return problem.op.emitError("the attention kernel's tiles need ")
              << shared << " bytes of shared memory; a block has at most "
              << kMaxSharedBytesPerBlock;
-    return attentionLaunch(*problem, tiling);
+    return attentionLaunch(problem, tiling);
   }
 
   LogicalResult emit(GroupOp group, const LaunchConfig &config,
                      gpu::GPUModuleOp module, StringRef name,
                      const EmitContext &context) const override {
-    FailureOr<AttentionProblem> problem = analyzeAttentionProblem(group);
-    if (failed(problem))
+    auto planned = planAttention(group, context);
+    if (failed(planned))
       return failure();
-    AttentionTiling tiling =
-        chooseAttentionTiling(*problem, context.options.attentionTiling);
-    return emitAttentionKernel(group, *problem, tiling, config, module, name,
+    auto &[problem, tiling] = *planned;
+    return emitAttentionKernel(group, problem, tiling, config, module, name,
                                context);
   }
 };

@@ -37,8 +37,6 @@ namespace opfuse::attention {
 
 namespace {
 
-constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
-
 class AttentionKernel {
 public:
   AttentionKernel(AttentionProblem &p, const AttentionTiling &t, OpBuilder &b,
@@ -92,6 +90,15 @@ private:
       value = sum ? fadd(value, other) : fmax(value, other);
     }
     return value;
+  }
+  /// Multiplies the output row (m-tile `i`, `half`) of this thread by
+  /// `factor`.
+  void scaleRow(SmallVector<Value> &o, int64_t i, int64_t half, Value factor) {
+    for (int64_t j = 0; j < oTiles; ++j)
+      for (int64_t e = 0; e < 2; ++e) {
+        Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
+        acc = fmul(acc, factor);
+      }
   }
   /// Element offset of `operand` for the block's (batch, head), its head
   /// taken from `head`.
@@ -417,11 +424,7 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
           }
         sums[r] = math::FmaOp::create(b, loc, sums[r], correction, sum);
         maxima[r] = top;
-        for (int64_t j = 0; j < oTiles; ++j)
-          for (int64_t e = 0; e < 2; ++e) {
-            Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
-            acc = fmul(acc, correction);
-          }
+        scaleRow(o, i, half, correction);
       }
     accumulate(s, stage, o);
     SmallVector<Value> yielded(o);
@@ -440,11 +443,7 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
                                          f32(0.0));
       Value inverse = arith::SelectOp::create(
           b, loc, none, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
-      for (int64_t j = 0; j < oTiles; ++j)
-        for (int64_t e = 0; e < 2; ++e) {
-          Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
-          acc = fmul(acc, inverse);
-        }
+      scaleRow(o, i, half, inverse);
     }
   return o;
 }
@@ -456,29 +455,15 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
                                   const LaunchConfig &config,
                                   gpu::GPUModuleOp module, StringRef name,
                                   const EmitContext &context) {
-  int64_t largest = 0;
-  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
-                                            group.getResultTypes()))
-    largest = std::max(largest, getNumElements(type));
-  Type indexType = indexTypeFor(group.getContext(), largest);
+  Type indexType = indexTypeForBuffers(group);
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
-  auto sharedPointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  if (!module.lookupSymbol(kDynamicShared)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           kDynamicShared, Attribute(), /*alignment=*/1024,
-                           /*addrSpace=*/3);
-  }
   gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
   kb.setStrictNumerics(context.options.strictNumerics());
-  Value smem =
-      LLVM::AddressOfOp::create(b, loc, sharedPointerType, kDynamicShared);
+  Value smem = dynamicSharedMemory(b, loc, module);
 
   // The output as the GEMM epilogue sees it: a [B, H] batch of Sq x Dv
   // tiles of BM rows, each warp holding rowsPerWarp of them in m16n8

@@ -25,8 +25,6 @@ using namespace opfuse::fuse;
 
 namespace opfuse::gemm {
 
-constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
-
 GemmKernelEmission::GemmKernelEmission(GroupOp group, GemmProblem &problem,
                                        const MatmulTiling &tiling,
                                        GemmScheduleAttr schedule, OpBuilder &b,
@@ -226,25 +224,9 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
     return group.emitError("internal error: a TMA schedule for operands "
                            "without tensor maps");
 
-  int64_t largest = 0;
-  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
-                                            group.getResultTypes()))
-    largest = std::max(largest, getNumElements(type));
-  Type indexType = indexTypeFor(group.getContext(), largest);
-
+  Type indexType = indexTypeForBuffers(group);
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
-
-  // The dynamic shared memory all stages live in, declared once per module.
-  auto sharedPointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  if (!module.lookupSymbol(kDynamicShared)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           kDynamicShared, Attribute(), /*alignment=*/1024,
-                           /*addrSpace=*/3);
-  }
 
   // After the buffers: two tensor maps (TMA), or the split-K workspace and
   // counters.
@@ -259,8 +241,8 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
   GemmBuilder gb(b, loc, kb, t, problem.elementType);
   problem.a.pointer = entry.getArgument(problem.lhsArg.getArgNumber());
   problem.b.pointer = entry.getArgument(problem.rhsArg.getArgNumber());
-  Value smem =
-      LLVM::AddressOfOp::create(b, loc, sharedPointerType, kDynamicShared);
+  // All stages live in the dynamic shared memory.
+  Value smem = dynamicSharedMemory(b, loc, module);
 
   GemmKernelEmission kernel(group, problem, t, schedule, b, kb, gb, entry,
                             smem);

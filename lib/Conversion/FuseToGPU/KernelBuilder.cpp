@@ -64,6 +64,28 @@ Type indexTypeFor(MLIRContext *context, int64_t elements) {
   return IntegerType::get(context, elements < (int64_t(1) << 31) ? 32 : 64);
 }
 
+Type indexTypeForBuffers(GroupOp group) {
+  int64_t largest = 0;
+  for (Type type : llvm::concat<const Type>(group.getInputs().getTypes(),
+                                            group.getResultTypes()))
+    largest = std::max(largest, getNumElements(type));
+  return indexTypeFor(group.getContext(), largest);
+}
+
+Value dynamicSharedMemory(OpBuilder &b, Location loc, gpu::GPUModuleOp module) {
+  constexpr const char *kDynamicShared = "opfuse_dynamic_shared";
+  if (!module.lookupSymbol(kDynamicShared)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kDynamicShared, Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), kDynamicShared);
+}
+
 gpu::GPUFuncOp createKernel(OpBuilder &b, GroupOp group,
                             gpu::GPUModuleOp module, StringRef name,
                             int64_t threads, unsigned extraPointers) {

@@ -43,6 +43,15 @@ int64_t vectorLanes(fuse::GroupOp group);
 
 /// i32 when `elements` fit in 31 bits, else i64: the kernel's index type.
 mlir::Type indexTypeFor(mlir::MLIRContext *context, int64_t elements);
+/// The index type of a kernel that addresses `group`'s inputs and outputs
+/// directly: wide enough for the largest of them.
+mlir::Type indexTypeForBuffers(fuse::GroupOp group);
+
+/// The address (built at `b`'s insertion point, in a kernel of `module`) of
+/// the dynamic shared memory the tensor-core kernels keep their tiles in,
+/// declared once per module, 1024-byte aligned.
+mlir::Value dynamicSharedMemory(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::gpu::GPUModuleOp module);
 
 /// A new kernel `name` at the end of `module`, one global pointer argument
 /// per input and then per output of `group`, then `extraPointers` more
