@@ -190,6 +190,13 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
     llvm::errs() << "opt-fuse: error: --matmul-tiling: " << tilingError << "\n";
     return ExitUsage;
   }
+  if (llvm::StringRef(compile.emitter.attentionTiling).starts_with("wgmma:") &&
+      chip != "sm_90" && chip != "sm_90a") {
+    llvm::errs() << "opt-fuse: error: --attention-tiling: wgmma needs sm_90 "
+                    "(the kernels are compiled for "
+                 << chip << ")\n";
+    return ExitUsage;
+  }
   if (options.autotune && compile.emitter.matmulTiling != "auto") {
     llvm::errs() << "opt-fuse: error: --autotune chooses each GEMM's tiling; "
                     "it cannot be combined with --matmul-tiling="

@@ -1,15 +1,36 @@
 // The fused attention kernel (lib/Conversion/FuseToGPU/AttentionKernel.cpp):
 // fusion gives fuse.attention one kernel with the head-splitting views it
 // reads q, k and v through and the head merge it stores through; the
-// kernel copies the Q tile and two stages of K and V with cp.async, takes
-// S = Q Kᵀ and O += P V on mma.sync (V through ldmatrix.trans), keeps
-// the online softmax in registers (maxima and sums across a quad by XOR
-// shuffles, exponentials as ex2.approx), and stops a causal block at its
-// last visible key tile. One block per 128 query rows of each (batch,
-// head) (64 rows with 64 queries or fewer, or as attention-tiling says),
-// 4 warps, the Q tile and two stages in dynamic shared memory.
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
+// kernel copies the Q tile and two stages of K and V with cp.async and
+// keeps the online softmax in registers (maxima and sums across a quad by
+// XOR shuffles, exponentials as ex2.approx), and a causal block stops at
+// its last visible key tile. With mma.sync tiles (BMxBN, 4 warps) S = Q Kᵀ
+// and O += P V are mma.sync on ldmatrix fragments (V through
+// ldmatrix.trans), P never leaving registers; with wgmma tiles (the
+// default on sm_90 for head dims that are multiples of 64: a warpgroup per
+// 64 query rows) both are wgmma batches from swizzled shared memory, each
+// warpgroup's P written to its own tile first (a proxy fence and the
+// warpgroup's named barrier), and the kernel module targets sm_90a.
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=128x64" | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32" | FileCheck %s --check-prefix=TILED
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WGMMA
+// RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
+
+// WGMMA-LABEL: func.func @heads
+// WGMMA: fuse.group(%arg0) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 65536 : i64}
+// WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
+// WGMMA: gpu.func @heads_k0
+// WGMMA: scf.for
+// WGMMA: nvvm.fence.proxy
+// WGMMA: nvvm.wgmma.fence.aligned
+// WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// WGMMA: nvvm.wgmma.wait.group.sync.aligned 0
+// WGMMA: ex2.approx.ftz.f32
+// WGMMA: llvm.store {{.*}} : i32, !llvm.ptr<3>
+// WGMMA: nvvm.fence.proxy
+// WGMMA: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// SM80: error: attention-tiling: wgmma tiles need sm_90; the target is sm_80
 
 // CHECK-LABEL: func.func @heads
 // CHECK: fuse.group(%arg0) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 49152 : i64}

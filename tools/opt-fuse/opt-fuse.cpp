@@ -130,10 +130,13 @@ cl::opt<std::string> compileTo(
     cl::value_desc("stage"), cl::cat(category));
 cl::opt<std::string> attentionTiling(
     "attention-tiling",
-    cl::desc("Tiles of the fused attention kernel: BMxBN = query rows per "
-             "block of 4 warps (64 or 128) x keys per step (32, 64 or 128); "
-             "auto (default) picks by head dimension and query count"),
-    cl::value_desc("BMxBN"), cl::init("auto"), cl::cat(category));
+    cl::desc("Tiles of the fused attention kernel: [wgmma:]BMxBN = query "
+             "rows per block (64 or 128) x keys per step (32, 64 or 128); "
+             "mma.sync with 4 warps, or with wgmma: (sm_90, head dims "
+             "multiples of 64, BN 64 or 128) a warpgroup per 64 rows; auto "
+             "(default) takes wgmma where it can (128 keys per step for head "
+             "dim 128, 64 for 64) and mma.sync elsewhere"),
+    cl::value_desc("[wgmma:]BMxBN"), cl::init("auto"), cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",
     cl::desc("Tiles of the tensor-core GEMM kernels: "

@@ -113,8 +113,9 @@ struct FusePipelineOptions
       llvm::cl::init("auto")};
   Option<std::string> attentionTiling{
       *this, "attention-tiling",
-      llvm::cl::desc("Tiles of the fused attention kernel as BMxBN (query "
-                     "rows per block x keys per step), or auto"),
+      llvm::cl::desc("Tiles of the fused attention kernel as "
+                     "[wgmma:]BMxBN (query rows per block x keys per step), "
+                     "or auto"),
       llvm::cl::init("auto")};
   Option<bool> allowTF32{
       *this, "allow-tf32",

@@ -23,15 +23,19 @@
 namespace opfuse::attention {
 
 /// How the kernel tiles the work: BM query rows per block (16 or 32 rows
-/// per warp), BN keys per step of the K/V stream, `warps` warps.
+/// per warp), BN keys per step of the K/V stream, `warps` warps. With
+/// `warpgroup` (sm_90) both products are wgmma from shared memory, one
+/// warpgroup per 64 query rows.
 struct AttentionTiling {
   int64_t blockM = 64, blockN = 64, warps = 4;
+  bool warpgroup = false;
   int64_t rowsPerWarp() const { return blockM / warps; }
   int64_t threads() const { return warps * 32; }
 };
 
-/// "auto" or "BMxBN" (BM 64 or 128 with 4 warps, BN 32, 64 or 128): the
-/// tiling, or nothing with the reason in `error`.
+/// "auto", "BMxBN" (mma.sync: BM 64 or 128 with 4 warps, BN 32, 64 or
+/// 128) or "wgmma:BMxBN" (BM 64 or 128, a warpgroup per 64 rows; BN 64 or
+/// 128): the tiling, or nothing with the reason in `error`.
 std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
                                                     std::string &error);
 
@@ -67,9 +71,15 @@ mlir::FailureOr<AttentionProblem> analyzeAttentionProblem(fuse::GroupOp group);
 std::optional<std::string>
 checkAttentionOps(llvm::ArrayRef<mlir::Operation *> ops);
 
-/// The tiling for `problem` under `option` ("auto" or BMxBN).
+/// The tiling for `problem` under `option` ("auto" or a tiling) on `target`.
 AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
-                                      llvm::StringRef option);
+                                      llvm::StringRef option,
+                                      const GpuTarget &target);
+
+/// Why the wgmma kernel cannot run `problem`, or nothing when it can (head
+/// dimensions multiples of 64: 128-byte rows of the swizzled tiles).
+std::optional<std::string>
+whyNoWarpgroupAttention(const AttentionProblem &problem);
 
 /// Shared memory the kernel uses: the Q tile and two stages of K and V.
 int64_t attentionSharedBytes(const AttentionProblem &problem,

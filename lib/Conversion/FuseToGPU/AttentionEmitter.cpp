@@ -26,8 +26,16 @@ planAttention(GroupOp group, const EmitContext &context) {
   FailureOr<AttentionProblem> problem = analyzeAttentionProblem(group);
   if (failed(problem))
     return failure();
-  AttentionTiling tiling =
-      chooseAttentionTiling(*problem, context.options.attentionTiling);
+  AttentionTiling tiling = chooseAttentionTiling(
+      *problem, context.options.attentionTiling, context.target);
+  if (tiling.warpgroup) {
+    if (context.target.chip != "sm_90" && context.target.chip != "sm_90a")
+      return problem->op.emitError("attention-tiling: wgmma tiles need "
+                                   "sm_90; the target is ")
+             << context.target.chip;
+    if (std::optional<std::string> why = whyNoWarpgroupAttention(*problem))
+      return problem->op.emitError("attention-tiling: ") << *why;
+  }
   return std::pair{*problem, tiling};
 }
 

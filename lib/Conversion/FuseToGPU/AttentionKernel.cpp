@@ -50,6 +50,7 @@ public:
     qBytes = t.blockM * p.d * elementBytes;
     kBytes = t.blockN * p.d * elementBytes;
     stageBytes = t.blockN * (p.d + p.dv) * elementBytes;
+    pBytes = 64 * t.blockN * elementBytes;
   }
 
   /// The main loop; returns the output accumulators, normalised, in the
@@ -120,6 +121,28 @@ private:
                 int64_t rows, int64_t width, int64_t limit, Value smemOffset);
   /// S = Q Kᵀ for the K tile in `stage`: mTiles x sTiles fragments.
   SmallVector<Value> scores(Value stage);
+  /// The same with one wgmma batch per warpgroup (64 rows of Q against
+  /// the whole K tile), in the same fragment order.
+  SmallVector<Value> scoresWarpgroup(Value stage);
+  /// O += P V with wgmma: the warpgroup's P (rounded) written to its tile
+  /// in shared memory first.
+  void accumulateWarpgroup(ArrayRef<Value> probabilities, Value stage,
+                           SmallVector<Value> &o);
+  /// The byte offset of element (row, col) of a tile of `rows` rows and
+  /// `width` columns: swizzled rows for ldmatrix, or for wgmma panels of
+  /// 64 columns (128-byte rows, 16-byte chunks XOR row % 8), panel after
+  /// panel.
+  Value tileOffset(Value row, Value col, int64_t rows, int64_t width) {
+    if (!t.warpgroup)
+      return gb.swizzled(row, col, width);
+    return gb.add(gb.mul(gb.divu(col, 64), gb.i32(rows * 128)),
+                  gb.swizzled(row, gb.remu(col, 64), 64));
+  }
+  /// One wgmma batch: acc (an LLVM struct of f32, m64nN) += A B over K in
+  /// steps of 16; `aAt(k)` and `bAt(k)` are the descriptors at step k.
+  Value wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
+                   llvm::function_ref<Value(int64_t)> aAt,
+                   llvm::function_ref<Value(int64_t)> bAt);
   /// The base-2 logits of the scores of key tile `tile`: scaled, masked,
   /// and -inf where a key is hidden.
   void logits(SmallVector<Value> &s, Value tile);
@@ -136,7 +159,7 @@ private:
   Block &entry;
   Value smem;
   int64_t elementBytes = 2, mTiles = 1, sTiles = 8, oTiles = 16;
-  int64_t qBytes = 0, kBytes = 0, stageBytes = 0;
+  int64_t qBytes = 0, kBytes = 0, stageBytes = 0, pBytes = 0;
   // The preamble's values.
   Value thread, lane, warpRow, group8, quad, matrixLow, matrixHigh, rowInMatrix;
   Value qBase, kBase, vBase, batchIndex, headIndex;
@@ -172,7 +195,7 @@ void AttentionKernel::copyTile(const AttentionOperand &operand, Value base,
     offset = arith::SelectOp::create(b, loc, valid, offset, base);
     Value source = kb.pointerAt(pointer, p.elementType, offset);
     Value target = gb.sharedPointer(
-        smem, gb.add(smemOffset, gb.swizzled(row, col, width)));
+        smem, gb.add(smemOffset, tileOffset(row, col, rows, width)));
     Value sourceBytes =
         arith::SelectOp::create(b, loc, valid, gb.i32(bytes), gb.i32(0));
     NVVM::CpAsyncOp::create(b, loc, target, source, bytes,
@@ -274,6 +297,108 @@ void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
             x = arith::SelectOp::create(b, loc, hidden, minusInfinity, x);
         }
     }
+}
+
+Value AttentionKernel::wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
+                                  llvm::function_ref<Value(int64_t)> aAt,
+                                  llvm::function_ref<Value(int64_t)> bAt) {
+  NVVM::WGMMATypes type =
+      p.elementType.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < k; kk += 16)
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, acc.getType(), acc, aAt(kk), bAt(kk),
+        NVVM::MMAShapeAttr::get(b.getContext(), 64, n, 16), type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::MMAIntOverflowAttr());
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return acc;
+}
+
+/// An LLVM struct of `count` f32 (a wgmma accumulator).
+static Type accumulatorType(OpBuilder &b, int64_t count) {
+  return LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+}
+
+SmallVector<Value> AttentionKernel::scoresWarpgroup(Value stage) {
+  // Q rows of this warpgroup (64 from 64 wg) and the K tile, both K-major
+  // panels of 64 columns: a K step of 16 is 32 bytes along a panel's rows.
+  Value warpgroup = gb.divu(thread, 128);
+  Value base = arith::TruncIOp::create(
+      b, loc, b.getI32Type(),
+      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+  Value qRows = gb.add(base, gb.mul(warpgroup, gb.i32(64 * 128)));
+  Value kTile =
+      gb.add(base, gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes))));
+  auto kMajor = [&](Value start, int64_t rows, int64_t kk) {
+    return gemm::wgmmaDescriptor(
+        gb, gb.add(start, gb.i32((kk / 64) * rows * 128 + (kk % 64) * 2)), 16,
+        1024);
+  };
+  Value acc = LLVM::ZeroOp::create(b, loc, accumulatorType(b, t.blockN / 2));
+  acc = wgmmaBatch(
+      acc, t.blockN, p.d, /*bKMajor=*/true,
+      [&](int64_t kk) { return kMajor(qRows, t.blockM, kk); },
+      [&](int64_t kk) { return kMajor(kTile, t.blockN, kk); });
+  SmallVector<Value> s;
+  for (int64_t i = 0; i < t.blockN / 2; ++i)
+    s.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  return s;
+}
+
+void AttentionKernel::accumulateWarpgroup(ArrayRef<Value> probabilities,
+                                          Value stage, SmallVector<Value> &o) {
+  // The warpgroup's P, rounded in pairs, into its K-major tile: warp w of
+  // the warpgroup holds rows 16 (w % 4) .. + 15.
+  Value warpgroup = gb.divu(thread, 128);
+  Value pTile = gb.add(gb.i32(qBytes + 2 * stageBytes),
+                       gb.mul(warpgroup, gb.i32(pBytes)));
+  Value warpRows = gb.mul(gb.remu(gb.divu(thread, 32), 4), gb.i32(16));
+  for (int64_t j = 0; j < sTiles; ++j)
+    for (int64_t half = 0; half < 2; ++half) {
+      const int64_t first = j * 4 + half * 2;
+      Value word = kb.packLanes(
+          {probabilities[first], probabilities[first + 1]}, p.elementType);
+      Value row = gb.add(warpRows, gb.add(group8, gb.i32(half * 8)));
+      Value col = gb.add(gb.i32(j * 8), gb.mul(quad, gb.i32(2)));
+      Value offset = gb.add(pTile, tileOffset(row, col, 64, t.blockN));
+      LLVM::StoreOp::create(b, loc, word, gb.sharedPointer(smem, offset), 4);
+    }
+  // The stores reach the tensor cores through the async proxy; the
+  // warpgroup's own barrier (1 + warpgroup, 128 threads) publishes them
+  // without holding up the other warpgroup.
+  gb.fenceAsyncProxy();
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, gb.add(gb.i32(1), warpgroup),
+                          gb.i32(128), {}, Value());
+  Value base = arith::TruncIOp::create(
+      b, loc, b.getI32Type(),
+      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+  Value pStart = gb.add(base, pTile);
+  // V is [keys, Dv], N-major: panels of 64 Dv columns, BN rows of 128
+  // bytes each; a K step of 16 keys is 16 rows.
+  Value vTile = gb.add(
+      base, gb.add(gb.i32(qBytes + kBytes), gb.mul(stage, gb.i32(stageBytes))));
+  Type accType = accumulatorType(b, p.dv / 2);
+  Value acc = LLVM::PoisonOp::create(b, loc, accType);
+  for (auto [i, value] : llvm::enumerate(o))
+    acc = LLVM::InsertValueOp::create(b, loc, acc, value, i);
+  acc = wgmmaBatch(
+      acc, p.dv, t.blockN, /*bKMajor=*/false,
+      [&](int64_t kk) {
+        return gemm::wgmmaDescriptor(
+            gb, gb.add(pStart, gb.i32((kk / 64) * 64 * 128 + (kk % 64) * 2)),
+            16, 1024);
+      },
+      [&](int64_t kk) {
+        return gemm::wgmmaDescriptor(gb, gb.add(vTile, gb.i32(kk * 128)),
+                                     t.blockN * 128, 1024);
+      });
+  for (int64_t i = 0; i < p.dv / 2; ++i)
+    o[i] = LLVM::ExtractValueOp::create(b, loc, acc, i);
 }
 
 void AttentionKernel::accumulate(ArrayRef<Value> probabilities, Value stage,
@@ -383,6 +508,9 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
     // This tile has landed and every warp is done with the other stage:
     // the next tile's copies go there while this one is computed on.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    // wgmma reads shared memory through the async proxy.
+    if (t.warpgroup)
+      gb.fenceAsyncProxy();
     gpu::BarrierOp::create(b, loc);
     Value next = gb.add(tile, gb.i32(1));
     {
@@ -395,7 +523,7 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     Value stage = gb.remu(tile, 2);
 
-    SmallVector<Value> s = scores(stage);
+    SmallVector<Value> s = t.warpgroup ? scoresWarpgroup(stage) : scores(stage);
     logits(s, tile);
     for (int64_t i = 0; i < mTiles; ++i)
       for (int64_t half = 0; half < 2; ++half) {
@@ -426,7 +554,10 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
         maxima[r] = top;
         scaleRow(o, i, half, correction);
       }
-    accumulate(s, stage, o);
+    if (t.warpgroup)
+      accumulateWarpgroup(s, stage, o);
+    else
+      accumulate(s, stage, o);
     SmallVector<Value> yielded(o);
     llvm::append_range(yielded, maxima);
     llvm::append_range(yielded, sums);

@@ -24,7 +24,9 @@ namespace opfuse::attention {
 
 std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
                                                     std::string &error) {
-  auto [m, n] = text.split('x');
+  StringRef rest = text;
+  const bool warpgroup = rest.consume_front("wgmma:");
+  auto [m, n] = rest.split('x');
   int64_t blockM = 0, blockN = 0;
   if (m.getAsInteger(10, blockM) || n.getAsInteger(10, blockN)) {
     error = "'" + text.str() + "': expected auto or BMxBN (e.g. 128x64)";
@@ -38,9 +40,17 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
     error = "'" + text.str() + "': BN (keys per step) must be 32, 64 or 128";
     return std::nullopt;
   }
+  if (warpgroup && blockN == 32) {
+    error = "'" + text.str() + "': wgmma tiles take BN 64 or 128";
+    return std::nullopt;
+  }
   AttentionTiling tiling;
   tiling.blockM = blockM;
   tiling.blockN = blockN;
+  tiling.warpgroup = warpgroup;
+  // A warpgroup (4 warps) per 64 query rows.
+  if (warpgroup)
+    tiling.warps = blockM / 16;
   return tiling;
 }
 
@@ -179,18 +189,38 @@ FailureOr<AttentionProblem> analyzeAttentionProblem(GroupOp group) {
   return p;
 }
 
+std::optional<std::string>
+whyNoWarpgroupAttention(const AttentionProblem &problem) {
+  if (problem.d % 64 != 0 || problem.dv % 64 != 0)
+    return std::string("wgmma attention tiles take head dimensions that "
+                       "are multiples of 64");
+  return std::nullopt;
+}
+
 AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
-                                      StringRef option) {
+                                      StringRef option,
+                                      const GpuTarget &target) {
   std::string error;
   if (option != "auto")
     if (std::optional<AttentionTiling> tiling =
             parseAttentionTiling(option, error))
       return *tiling;
-  // 32 query rows a warp halve the shared-memory reads of K and V per
-  // FLOP; they fit in registers beside the scores only with narrow heads or
-  // a narrow key step.
   AttentionTiling tiling;
   tiling.blockM = 128;
+  const bool hopper = target.chip == "sm_90" || target.chip == "sm_90a";
+  if (hopper && !whyNoWarpgroupAttention(problem)) {
+    // wgmma, a warpgroup per 64 rows; 128 keys a step for head dim 128,
+    // 64 for 64 (the faster of the two on the H200: docs/benchmarks.md).
+    tiling.warpgroup = true;
+    tiling.blockN = std::max(problem.d, problem.dv) > 64 ? 128 : 64;
+    if (problem.sq <= 64)
+      tiling.blockM = 64;
+    tiling.warps = tiling.blockM / 16;
+    return tiling;
+  }
+  // mma.sync: 32 query rows a warp halve the shared-memory reads of K and
+  // V per FLOP; they fit in registers beside the scores only with narrow
+  // heads or a narrow key step.
   tiling.blockN = std::max(problem.d, problem.dv) > 64 ? 32 : 64;
   // Few query rows: 16 a warp, so the blocks fill the GPU.
   if (problem.sq <= 64)
@@ -201,8 +231,10 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
 int64_t attentionSharedBytes(const AttentionProblem &problem,
                              const AttentionTiling &tiling) {
   const int64_t bytes = getElementByteSize(problem.elementType);
+  // With wgmma, each warpgroup's P tile too.
   return tiling.blockM * problem.d * bytes +
-         2 * tiling.blockN * (problem.d + problem.dv) * bytes;
+         2 * tiling.blockN * (problem.d + problem.dv) * bytes +
+         (tiling.warpgroup ? tiling.blockM * tiling.blockN * bytes : 0);
 }
 
 LaunchConfig attentionLaunch(const AttentionProblem &problem,

@@ -161,8 +161,7 @@ void ConvertFuseToGPUPass::runOnOperation() {
   gpu::GPUModuleOp kernels = getOrCreateKernelModule(target);
   const EmitContext context{options, target};
 
-  auto tiling = getFuseDialect(&getContext()).getMatmulTilingAttrHelper();
-  bool failedAny = false, usedWgmma = false;
+  bool failedAny = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -190,12 +189,19 @@ void ConvertFuseToGPUPass::runOnOperation() {
       std::string name =
           (func.getSymName() + "_k" + Twine(kernelIndex++)).str();
       failedAny |= !emitGroup(group, kernels, name, context);
-      if (MatmulTilingAttr used = tiling.getAttr(group))
-        usedWgmma |= used.getTiling().instruction == MmaInstruction::Warpgroup;
     }
   }
   // wgmma is an sm_90a instruction; PTX for sm_90a runs on sm_90 parts
-  // (H100, H200) only, which is what such a module targets anyway.
+  // (H100, H200) only, which is what such a module targets anyway. Any
+  // emitter may have used it (GEMM and attention kernels).
+  bool usedWgmma = false;
+  kernels.walk([&](Operation *op) {
+    if (isa<NVVM::WgmmaMmaAsyncOp>(op)) {
+      usedWgmma = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
   if (usedWgmma && target.chip == "sm_90")
     kernels.setTargetsAttr(OpBuilder(&getContext())
                                .getArrayAttr({NVVM::NVVMTargetAttr::get(

@@ -484,6 +484,12 @@ TileLoop openTileLoop(GemmBuilder &gb, int64_t totalTiles, int64_t slices,
                       mlir::Value firstOrdinal = mlir::Value(),
                       int64_t ordinalStep = 1);
 
+/// A wgmma shared-memory descriptor (i64): the operand's start `address`
+/// (i32, in shared memory), the `leading` and `stride` byte offsets and the
+/// 128-byte swizzle mode.
+mlir::Value wgmmaDescriptor(GemmBuilder &gb, mlir::Value address,
+                            int64_t leading, int64_t stride);
+
 /// Issues the wgmma batch of the stage at ring position `ring` onto the
 /// accumulators `accs` (LLVM structs, one per 64 rows from row block
 /// `firstRowBlock` of the tile; a null `firstRowBlock` means the calling

@@ -31,10 +31,8 @@ SmallVector<int64_t> batchStridesOf(RankedTensorType type,
   return strides;
 }
 
-/// A wgmma shared-memory descriptor: the operand's start address, the
-/// leading and stride byte offsets and the 128-byte swizzle mode.
-static Value wgmmaDescriptor(GemmBuilder &gb, Value address, int64_t leading,
-                             int64_t stride) {
+Value wgmmaDescriptor(GemmBuilder &gb, Value address, int64_t leading,
+                      int64_t stride) {
   OpBuilder &b = gb.b;
   Location loc = gb.loc;
   Value encoded = gb.remu(gb.divu(address, 16), 1 << 14);

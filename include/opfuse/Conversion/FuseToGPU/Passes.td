@@ -65,10 +65,13 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "A group's own fuse.matmul_tiling attribute overrides it">,
     Option<"attentionTiling", "attention-tiling", "std::string",
            /*default=*/"\"auto\"",
-           "Tiles of the fused attention kernel as BMxBN: query rows per "
-           "block of 4 warps (64 or 128) and keys per step (32, 64 or 128); "
-           "auto picks 128 rows (64 for 64 queries or fewer) and 64 keys "
-           "(32 for head dimensions over 64)">,
+           "Tiles of the fused attention kernel as [wgmma:]BMxBN: query "
+           "rows per block (64 or 128) and keys per step (32, 64 or 128), "
+           "on mma.sync with 4 warps or, with wgmma: (sm_90, head dims "
+           "multiples of 64, BN 64 or 128), a warpgroup per 64 rows; auto "
+           "takes wgmma where it can (128 rows, 64 for 64 queries or fewer; "
+           "128 keys for head dims over 64, else 64) and otherwise mma.sync "
+           "(64 keys, 32 for head dims over 64)">,
     Option<"useTma", "tma", "bool", /*default=*/"true",
            "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
            "tensor maps the host encodes, an mbarrier per stage) where both "
