@@ -3,7 +3,8 @@
 // One flash-style kernel per fuse.attention group: a block owns BM query
 // rows of one (batch, head), streams the keys and values through shared
 // memory BN at a time, computes S = Q Kᵀ and O += P V on tensor cores
-// (mma.sync m16n8k16) and keeps the softmax online in registers, so no
+// (wgmma on sm_90, mma.sync m16n8k16 elsewhere and for head dims that are
+// not multiples of 64) and keeps the softmax online in registers, so no
 // score ever reaches memory. The output goes through the GEMM epilogue
 // (GemmEpilogue.cpp): the group's elementwise ops and the store layout
 // that merges the heads.

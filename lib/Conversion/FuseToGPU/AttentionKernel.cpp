@@ -11,10 +11,14 @@
 // (online softmax: earlier output rows rescaled by 2^(m_old - m_new)).
 // The probabilities never leave registers: the accumulator fragment of
 // S, rounded to bf16/f16 in pairs, is the A fragment of P V (V read with
-// ldmatrix.trans). Causal blocks stop at their last visible key tile, and
-// blocks start with the longest rows so the tail of the grid is short.
-// At the end each row is divided by its sum (zero for a row with no
-// visible key) and handed to the GEMM epilogue.
+// ldmatrix.trans). With wgmma tiles (sm_90) a warpgroup owns 64 rows and
+// both products are wgmma batches from 128-byte-swizzled shared tiles
+// (P through the warpgroup's own tile), their accumulators read in the
+// same fragment order, so the softmax is the same code. Causal blocks
+// stop at their last visible key tile, and blocks start with the longest
+// rows so the tail of the grid is short. At the end each row is divided
+// by its sum (zero for a row with no visible key) and handed to the GEMM
+// epilogue.
 //
 //===----------------------------------------------------------------------===//
 
