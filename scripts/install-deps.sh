@@ -19,6 +19,7 @@ packages=(
   clang-format-22  # the format check of make check (.clang-format)
   python3          # lit
   libonnx-dev libprotobuf-dev  # the ONNX importer (onnx.pb.h, libonnx_proto)
+  graphviz         # dot: opt-fuse --emit=graph renders the fused graph as SVG
 )
 if [ "${1:-}" = "--sanitizers" ]; then
   packages+=(

@@ -54,6 +54,9 @@ llvm_config.add_tool_substitutions(["opfuse-opt", "opt-fuse", "opfuse-run"],
 llvm_config.with_environment("PATH", config.opfuse_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# Graphviz's dot renders --emit=graph (scripts/install-deps.sh installs it).
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")

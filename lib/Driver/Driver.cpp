@@ -47,12 +47,14 @@ std::optional<EmitKind> parseEmitKind(llvm::StringRef value) {
       .Case("report-json", EmitKind::ReportJson)
       .Case("roofline", EmitKind::Roofline)
       .Case("memory", EmitKind::Memory)
+      .Case("dot", EmitKind::Dot)
+      .Case("graph", EmitKind::Graph)
       .Default(std::nullopt);
 }
 
 const char *listEmitKinds() {
   return "mlir, fused, ptx, plan, summary, report, report-json, roofline, "
-         "memory";
+         "memory, dot, graph";
 }
 
 int writeOutput(const DriverOptions &options,
@@ -319,6 +321,13 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   report.allowTF32 = compile.emitter.allowTF32;
   if (isReport(emit) && !run)
     return writeReport(options, *emit, report);
+  if (emit == EmitKind::Dot || emit == EmitKind::Graph) {
+    // The picture of the kernels as fused; a run (--bench, --check) still
+    // follows when asked for.
+    int code = writeGraph(options, *emit, onlyFunction(module), report.after);
+    if (code != ExitSuccess || !run)
+      return code;
+  }
 
   if (options.autotune) {
     int code = autotuneMatmulTilings(options, module, compile, target);

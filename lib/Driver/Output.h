@@ -3,6 +3,7 @@
 #ifndef OPFUSE_LIB_DRIVER_OUTPUT_H
 #define OPFUSE_LIB_DRIVER_OUTPUT_H
 
+#include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Driver/Driver.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -14,6 +15,11 @@ namespace opfuse {
 /// every byte reached it; ExitIO with the reason otherwise.
 int writeOutput(const DriverOptions &options,
                 llvm::function_ref<void(llvm::raw_ostream &)> write);
+
+/// --emit=dot or --emit=graph of the fused `func`, its kernels analysed in
+/// `after` (GraphOutput.cpp).
+int writeGraph(const DriverOptions &options, EmitKind emit,
+               mlir::func::FuncOp func, const GraphAnalysis &after);
 
 } // namespace opfuse
 

@@ -31,7 +31,11 @@ cl::opt<std::string> emit(
              "report (per kernel: ops, bound, FLOPs, bytes, intensity, "
              "predicted us; with --bench measured P50/P99 beside), "
              "report-json (the same as JSON), roofline (SVG picture), "
-             "memory (the buffer plan as an SVG timeline)"),
+             "memory (the buffer plan as an SVG timeline), dot (the fused "
+             "graph in Graphviz's DOT: kernels as clusters coloured by "
+             "bound, edges through memory labelled with bytes), graph (the "
+             "same rendered to SVG by Graphviz's dot; the DOT, with a note, "
+             "without it)"),
     cl::value_desc("kind"), cl::cat(category));
 cl::opt<std::string>
     function("function",
@@ -275,6 +279,7 @@ const char *overview =
     "  opt-fuse model.mlir --emit=report        cost model per kernel\n"
     "  opt-fuse model.mlir --emit=roofline -o r.svg\n"
     "  opt-fuse model.mlir --emit=memory -o m.svg  the buffer plan\n"
+    "  opt-fuse model.mlir --emit=graph -o g.svg   the fused graph\n"
     "  opt-fuse --calibrate -o h200.json        measure this GPU (then\n"
     "                                           --target=h200.json)\n"
     "  opt-fuse model.mlir --bench --check      time it and check numerics\n"

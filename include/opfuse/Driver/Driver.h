@@ -49,6 +49,11 @@ enum class EmitKind {
   Roofline,
   /// The buffer plan as a timeline, as SVG.
   Memory,
+  /// The fused graph (kernels as clusters of ops) as Graphviz DOT.
+  Dot,
+  /// The same rendered to SVG by Graphviz's `dot` (DOT, with a note, when
+  /// it is not installed).
+  Graph,
 };
 
 /// Parses an --emit value; nullopt for an unknown one.

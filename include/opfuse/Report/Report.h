@@ -82,6 +82,13 @@ void writeReportJson(const Report &report, llvm::raw_ostream &os);
 /// one rectangle per buffer, the lower bound as a line.
 void writeMemorySvg(const Report &report, llvm::raw_ostream &os);
 
+/// The fused function `func` as a Graphviz DOT graph: ops as nodes, each
+/// kernel (fuse.group) a cluster coloured by its bound in `after` (its
+/// analysis, kernels in order), edges through memory labelled with their
+/// bytes, the arguments and results as ellipses.
+void writeFusedGraphDot(mlir::func::FuncOp func, const GraphAnalysis &after,
+                        llvm::raw_ostream &os);
+
 /// The target's roofline (log-log, FLOP/s over FLOP/B) with each kernel of
 /// `report.after` as a labelled point: hollow at its predicted FLOP/s,
 /// filled at its measured FLOP/s when the report holds a measurement.
