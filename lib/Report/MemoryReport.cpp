@@ -70,6 +70,15 @@ void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
   os << llvm::formatv("<text x=\"{0}\" y=\"44\">naive (one allocation per "
                       "buffer) {1}; {2} outputs written in place</text>\n",
                       kLeft, report::siBytes(s.naiveBytes), s.inPlaceHits);
+  if (memory.buffers.empty()) {
+    // Nothing to draw: a sentence, not an empty plot with byte ticks.
+    os << llvm::formatv(
+        "<text class=\"empty\" x=\"{0}\" y=\"84\">No intermediate "
+        "buffers: every kernel reads the function's inputs and writes its "
+        "outputs, so the arena is empty.</text>\n</svg>\n",
+        kLeft);
+    return;
+  }
 
   const double plotW = kWidth - kLeft - kRight,
                plotH = kHeight - kTop - kBottom;

@@ -141,9 +141,11 @@ def memory_svg(path):
         sys.exit("not an SVG document")
     rects = [r for r in root.iter(ns + "rect") if r.get("class") == "buffer"]
     bound = [l for l in root.iter(ns + "line") if l.get("class") == "lower-bound"]
-    print(f"memory svg ok: {len(rects)} buffers, {len(bound)} lower-bound line")
+    ticks = [t for t in root.iter(ns + "text") if t.get("font-size") == "10"]
+    print(f"memory svg ok: {len(rects)} buffers, {len(bound)} lower-bound "
+          f"line, {len(ticks)} tick labels")
     for t in root.iter(ns + "text"):
-        if (t.text or "").startswith("Memory plan"):
+        if (t.text or "").startswith("Memory plan") or t.get("class") == "empty":
             print("text:", t.text)
 
 
