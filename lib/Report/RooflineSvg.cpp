@@ -21,7 +21,7 @@ namespace opfuse {
 
 namespace {
 constexpr double kWidth = 960, kHeight = 640;
-constexpr double kLeft = 90, kRight = 220, kTop = 60, kBottom = 70;
+constexpr double kLeft = 90, kRight = 300, kTop = 60, kBottom = 70;
 
 /// "0.01", "1", "1k", "1G" ... for a power of ten.
 std::string decadeLabel(int exponent, const char *unit) {
@@ -47,6 +47,12 @@ struct Axes {
                (kHeight - kTop - kBottom);
   }
 };
+
+/// The width of `text` at `fontSize` in a sans-serif font, generously
+/// (0.6 em a character): what layout decisions assume.
+double estimateWidth(llvm::StringRef text, double fontSize) {
+  return 0.6 * fontSize * text.size();
+}
 
 struct Ceiling {
   const char *label;
@@ -91,6 +97,19 @@ private:
   void writeKernels();
   void writeLegendAndNotes();
   void legend(const std::string &text, const char *color, const char *dash);
+  /// A kernel's name beside its point where it overlaps nothing drawn, else
+  /// a number there and the name in the key under the legend.
+  void placeLabel(const std::string &name, double x, double y);
+
+  /// A rectangle of the picture a label or a point takes.
+  struct Box {
+    double x, y, w, h;
+    bool overlaps(const Box &o) const {
+      return x < o.x + o.w && o.x < x + w && y < o.y + o.h && o.y < y + h;
+    }
+  };
+  std::vector<Box> taken;
+  std::vector<std::string> numbered;
 
   const Report &report;
   const GpuTarget &t;
@@ -188,8 +207,17 @@ void RooflineWriter::legend(const std::string &text, const char *color,
                       "y2=\"{1:F1}\" stroke=\"{3}\" stroke-width=\"2\" "
                       "stroke-dasharray=\"{4}\"/>\n",
                       plotRight + 12, legendY, plotRight + 36, color, dash);
+  // A long entry wraps after its first comma, so it fits the column.
+  llvm::StringRef first = text, second;
+  if (estimateWidth(text, 12) > kWidth - plotRight - 50)
+    std::tie(first, second) = llvm::StringRef(text).split(", ");
   os << llvm::formatv("<text x=\"{0}\" y=\"{1:F1}\">{2}</text>\n",
-                      plotRight + 42, legendY + 4, report::xmlEscape(text));
+                      plotRight + 42, legendY + 4, report::xmlEscape(first));
+  if (!second.empty()) {
+    legendY += 15;
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1:F1}\">{2}</text>\n",
+                        plotRight + 42, legendY + 4, report::xmlEscape(second));
+  }
   legendY += 20;
 }
 
@@ -224,6 +252,19 @@ void RooflineWriter::writeCeilings() {
 }
 
 void RooflineWriter::writeKernels() {
+  if (points.empty())
+    os << llvm::formatv(
+        "<text class=\"empty\" x=\"{0:F1}\" y=\"{1:F1}\" "
+        "text-anchor=\"middle\">No kernel does arithmetic: nothing to place "
+        "on the roofline.</text>\n",
+        (kLeft + plotRight) / 2, (kTop + plotBottom) / 2);
+  // The points first, so no label covers one.
+  for (const Point &p : points) {
+    taken.push_back({axes.x(p.intensity) - 6, axes.y(p.predicted) - 6, 12, 12});
+    if (p.measured > 0)
+      taken.push_back(
+          {axes.x(p.intensity) - 6, axes.y(p.measured) - 6, 12, 12});
+  }
   for (const Point &p : points) {
     double x = axes.x(p.intensity), yp = axes.y(p.predicted);
     if (p.measured > 0) {
@@ -246,10 +287,55 @@ void RooflineWriter::writeKernels() {
         x, yp, report::xmlEscape(p.name),
         llvm::formatv("{0:F1}", p.predicted / 1e9).str(),
         llvm::formatv("{0:F2}", p.intensity).str());
-    os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1:F1}\" "
-                        "font-size=\"11\">{2}</text>\n",
-                        x + 8, yp - 6, report::xmlEscape(p.name));
+    placeLabel(p.name, x, yp);
   }
+}
+
+void RooflineWriter::placeLabel(const std::string &name, double x, double y) {
+  const double width = estimateWidth(name, 11), height = 11;
+  // Right of the point above it, below it, then left of it, then further
+  // out: the first box inside the plot that overlaps no label or point.
+  const double offsets[][2] = {
+      {8, -6},  {8, 14}, {-8 - width, -6},  {-8 - width, 14},
+      {8, -20}, {8, 28}, {-8 - width, -20}, {-8 - width, 28}};
+  for (const auto &offset : offsets) {
+    Box box{x + offset[0], y + offset[1] - height, width, height + 3};
+    const bool inside = box.x >= kLeft && box.x + box.w <= plotRight &&
+                        box.y >= kTop && box.y + box.h <= plotBottom;
+    if (!inside || llvm::any_of(taken, [&](const Box &other) {
+          return box.overlaps(other);
+        }))
+      continue;
+    taken.push_back(box);
+    os << llvm::formatv("<text class=\"kernel-label\" x=\"{0:F1}\" "
+                        "y=\"{1:F1}\" font-size=\"11\">{2}</text>\n",
+                        box.x, y + offset[1], report::xmlEscape(name));
+    return;
+  }
+  numbered.push_back(name);
+  // The number where it overlaps nothing, if it can (else beside the point
+  // anyway: the key still names it).
+  const std::string number = std::to_string(numbered.size());
+  const double numberWidth = estimateWidth(number, 10);
+  const double places[][2] = {
+      {7, -4},  {7, 14}, {-7 - numberWidth, -4}, {-7 - numberWidth, 14},
+      {7, -16}, {7, 26}};
+  Box box{x + 7, y - 14, numberWidth, 13};
+  double baseline = y - 4;
+  for (const auto &place : places) {
+    Box candidate{x + place[0], y + place[1] - 10, numberWidth, 13};
+    if (llvm::none_of(taken, [&](const Box &other) {
+          return candidate.overlaps(other);
+        })) {
+      box = candidate;
+      baseline = y + place[1];
+      break;
+    }
+  }
+  taken.push_back(box);
+  os << llvm::formatv("<text class=\"kernel-number\" x=\"{0:F1}\" "
+                      "y=\"{1:F1}\" font-size=\"10\">{2}</text>\n",
+                      box.x, baseline, number);
 }
 
 void RooflineWriter::writeLegendAndNotes() {
@@ -270,10 +356,35 @@ void RooflineWriter::writeLegendAndNotes() {
                         plotRight + 42, legendY + 4);
     legendY += 20;
   }
+  // Names that found no free place: numbered at their point, listed
+  // under the legend.
+  if (!numbered.empty()) {
+    legendY += 10;
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1:F1}\" "
+                        "font-size=\"11\">kernels by number:</text>\n",
+                        plotRight + 12, legendY + 4);
+    legendY += 16;
+    for (auto [index, name] : llvm::enumerate(numbered)) {
+      os << llvm::formatv("<text class=\"key\" x=\"{0}\" y=\"{1:F1}\" "
+                          "font-size=\"11\">{2}: {3}</text>\n",
+                          plotRight + 12, legendY + 4, index + 1,
+                          report::xmlEscape(name));
+      legendY += 14;
+    }
+  }
   if (!skipped.empty()) {
+    // As many names as fit one line, then how many more.
     std::string names;
-    for (const std::string &name : skipped)
-      names += (names.empty() ? "" : ", ") + name;
+    size_t shown = 0;
+    for (const std::string &name : skipped) {
+      std::string next = (names.empty() ? "" : ", ") + name;
+      if (estimateWidth(names + next, 11) > kWidth - kLeft - 320)
+        break;
+      names += next;
+      ++shown;
+    }
+    if (shown < skipped.size())
+      names += llvm::formatv(" and {0} more", skipped.size() - shown).str();
     os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" font-size=\"11\">Not "
                         "drawn (no FLOPs, so off a log axis): {2}</text>\n",
                         kLeft, kHeight - 8, report::xmlEscape(names));

@@ -161,6 +161,32 @@ def svg(path):
     filled = [c for c in circles if c.get("class") == "measured"]
     print(f"svg ok: {len(lines)} rooflines, {len(hollow)} predicted points, "
           f"{len(filled)} measured points")
+    # Layout: every text inside the view box, and no two kernel labels
+    # (names or numbers) overlapping, with the writer's width estimate of
+    # 0.6 em a character (RooflineSvg.cpp).
+    width, height = (float(v) for v in root.get("viewBox").split()[2:])
+    def box(t):
+        size = float(t.get("font-size") or 12)
+        w = 0.6 * size * len(t.text or "")
+        x = float(t.get("x"))
+        if t.get("text-anchor") == "middle":
+            x -= w / 2
+        elif t.get("text-anchor") == "end":
+            x -= w
+        y = float(t.get("y"))
+        return x, y - size, w, size
+    outside = [t.text for t in root.iter(ns + "text")
+               if (lambda b: b[0] < 0 or b[1] < 0 or b[0] + b[2] > width or
+                   b[1] + b[3] > height)(box(t))]
+    labels = [box(t) for t in root.iter(ns + "text")
+              if t.get("class") in ("kernel-label", "kernel-number")]
+    overlaps = sum(1 for i, a in enumerate(labels) for b in labels[i + 1:]
+                   if a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and
+                   a[1] < b[1] + b[3] and b[1] < a[1] + a[3])
+    print(f"layout: {len(outside)} texts outside the view box, "
+          f"{len(labels)} kernel labels, {overlaps} overlapping")
+    for t in outside:
+        print("outside:", t)
     for t in texts:
         print("text:", t)
 
