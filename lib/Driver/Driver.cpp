@@ -26,6 +26,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Remark/RemarkStreamer.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -419,6 +420,18 @@ int runDriver(const DriverOptions &options) {
   MLIRContext context(registry);
   // Diagnostics point at the model's source; dumping the IR is noise here.
   context.printOpOnDiagnostic(false);
+  if (!options.remarksPath.empty()) {
+    // Every category; the text remarks are printed as they always are.
+    remark::RemarkCategories all;
+    all.all = all.passed = all.missed = all.analysis = all.failed = ".*";
+    if (failed(remark::enableOptimizationRemarksWithLLVMStreamer(
+            context, options.remarksPath, llvm::remarks::Format::YAML,
+            std::make_unique<remark::RemarkEmittingPolicyAll>(), all))) {
+      llvm::errs() << "opt-fuse: error: --remarks-output-file: cannot write "
+                   << options.remarksPath << "\n";
+      return ExitIO;
+    }
+  }
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   // Errors that report a compiler bug turn the exit code into

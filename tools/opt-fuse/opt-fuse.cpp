@@ -79,6 +79,12 @@ cl::opt<bool> explain("fuse-explain",
                       cl::desc("Remark on every fusion decision and every "
                                "edge where a kernel stops, with its reason"),
                       cl::cat(category));
+cl::opt<std::string> remarksOutputFile(
+    "remarks-output-file",
+    cl::desc("Write --fuse-explain's decisions (implied) as structured "
+             "remarks to this YAML file: pass, outcome (Passed, Missed, "
+             "Analysis), kind of decision, location, function and reason"),
+    cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string> gemmPrologues(
     "gemm-prologues",
     cl::desc("When a matmul computes its A operand from the elementwise ops "
@@ -369,7 +375,8 @@ int main(int argc, char **argv) {
   options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
   opfuse::CompileOptions &compile = options.compile;
   compile.fuse = !noFuse;
-  compile.explain = explain;
+  compile.explain = explain || !remarksOutputFile.empty();
+  options.remarksPath = remarksOutputFile;
   compile.gemmPrologues = gemmPrologues;
   compile.planOutputs = planOutputs;
   compile.target = target;

@@ -67,6 +67,9 @@ struct DriverOptions {
   std::string inputPath;
   /// Output path, or "-" for standard output.
   std::string outputPath = "-";
+  /// --remarks-output-file: --fuse-explain's decisions as structured
+  /// remarks in this YAML file (empty: none).
+  std::string remarksPath;
   /// Unset: mlir, unless --bench or --check asked for a run instead.
   std::optional<EmitKind> emit;
   /// --compile-to: run the pipeline up to this stage and write the module

@@ -10,6 +10,8 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "opfuse/Dialect/Fuse/Transforms/Explain.h"
+
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
@@ -229,10 +231,13 @@ struct FuseDecomposePass
         std::optional<std::string> why = whyNoAttentionKernel(attention);
         if (!why)
           return;
-        if (explain)
+        if (explain) {
           op->emitRemark("attention decomposed into two matmuls around a "
                          "softmax: ")
               << *why;
+          emitStructuredRemark(op, "fuse-decompose", ExplainKind::Missed,
+                               "attention-decomposed", *why);
+        }
       }
       composites.push_back(op);
     });

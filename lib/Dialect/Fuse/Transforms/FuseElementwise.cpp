@@ -12,6 +12,8 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "opfuse/Dialect/Fuse/Transforms/Explain.h"
+
 #include "PrologueFusion.h"
 
 #include "opfuse/Analysis/CostModel.h"
@@ -348,10 +350,11 @@ private:
       std::string why;
       if (!slicesCanMove(members, *slices, why)) {
         if (explain)
-          matmul.emitRemark()
-              << "fuse-elementwise: the slices of its result stay views of "
-                 "the whole result: "
-              << why;
+          explainAt(matmul, "fuse-elementwise", ExplainKind::Missed,
+                    "slices-not-stored",
+                    "the slices of its result stay views of the whole "
+                    "result: " +
+                        why);
         continue;
       }
       moveSlicesInto(matmul, g, *slices);
@@ -436,12 +439,13 @@ private:
       }
       add(slice, g);
       if (explain)
-        slice->emitRemark()
-            << "fuse-elementwise: moved into " << describeOp(matmul)
-            << "'s kernel instead, which stores it as an output of its "
-               "own: the result is read only through slices, which then "
-               "die with their last readers (kernel of "
-            << describeOp(clusters[g].root) << ")";
+        explainAt(slice, "fuse-elementwise", ExplainKind::Passed,
+                  "slice-stored",
+                  "moved into " + describeOp(matmul) +
+                      "'s kernel instead, which stores it as an output of "
+                      "its own: the result is read only through slices, "
+                      "which then die with their last readers (kernel of " +
+                      describeOp(clusters[g].root) + ")");
     }
   }
 
@@ -518,10 +522,23 @@ private:
   }
 
   void remark(Operation *producer, int k, const Twine &message) {
-    if (explain)
-      producer->emitRemark()
-          << "fuse-elementwise: " << message << " (kernel of "
-          << describeOp(clusters[k].root) << ")";
+    if (!explain)
+      return;
+    // The outcome from the message's first words: "not fused ...",
+    // "fused ...", "recomputed ...", "kept ...".
+    const std::string text = message.str();
+    const StringRef words(text);
+    const bool missed = words.starts_with("not ");
+    const bool passed = !missed && (words.starts_with("fused") ||
+                                    words.starts_with("recomputed"));
+    explainAt(producer, "fuse-elementwise",
+              missed   ? ExplainKind::Missed
+              : passed ? ExplainKind::Passed
+                       : ExplainKind::Analysis,
+              missed   ? "not-fused"
+              : passed ? "fused"
+                       : "decision",
+              text + " (kernel of " + describeOp(clusters[k].root) + ")");
   }
 
   /// Remarks on the edges where kernel `k` must stop because the op on the

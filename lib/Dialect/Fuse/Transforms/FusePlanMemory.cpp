@@ -8,6 +8,8 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "opfuse/Dialect/Fuse/Transforms/Explain.h"
+
 #include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
@@ -21,6 +23,8 @@ namespace opfuse::fuse {
 } // namespace opfuse::fuse
 
 using namespace mlir;
+using opfuse::fuse::explainAt;
+using opfuse::fuse::ExplainKind;
 
 namespace {
 struct FusePlanMemoryPass
@@ -82,22 +86,26 @@ void FusePlanMemoryPass::runOnOperation() {
     for (auto [k, node] : llvm::enumerate(buffers.graph.kernels))
       for (auto [out, in] : node.inPlace)
         if (plan.storage[out] >= 0 && plan.storage[out] == plan.storage[in])
-          buffers.kernels[k]->emitRemark()
-              << "fuse-plan-memory: writes " << buffers.graph.buffers[out].name
-              << " in place over " << buffers.graph.buffers[in].name
-              << ", which dies in this kernel";
+          explainAt(buffers.kernels[k], "fuse-plan-memory",
+                    ExplainKind::Analysis, "in-place",
+                    "writes " + buffers.graph.buffers[out].name +
+                        " in place over " + buffers.graph.buffers[in].name +
+                        ", which dies in this kernel");
 
   // Offsets refer to buffers by kernel and result, which reordering keeps.
   annotateMemoryPlan(func, buffers, plan, planOutputs);
   reorder(func, buffers.kernels, plan.order);
   if (explain)
-    func.emitRemark() << llvm::formatv(
-        "fuse-plan-memory: arena {0} bytes, lower bound {1} ({2:F4}x), naive "
-        "{3} ({4:F2}x the arena); {5} kernels in {6} order, {7} in place, "
-        "{8} placement",
-        plan.arenaBytes, plan.lowerBound,
-        plan.lowerBound ? double(plan.arenaBytes) / plan.lowerBound : 1.0,
-        plan.naiveBytes,
-        plan.arenaBytes ? double(plan.naiveBytes) / plan.arenaBytes : 0.0,
-        plan.order.size(), plan.orderName, plan.inPlaceHits, plan.placement);
+    explainAt(
+        func, "fuse-plan-memory", ExplainKind::Analysis, "arena",
+        llvm::formatv(
+            "arena {0} bytes, lower bound {1} ({2:F4}x), naive "
+            "{3} ({4:F2}x the arena); {5} kernels in {6} order, {7} in place, "
+            "{8} placement",
+            plan.arenaBytes, plan.lowerBound,
+            plan.lowerBound ? double(plan.arenaBytes) / plan.lowerBound : 1.0,
+            plan.naiveBytes,
+            plan.arenaBytes ? double(plan.naiveBytes) / plan.arenaBytes : 0.0,
+            plan.order.size(), plan.orderName, plan.inPlaceHits, plan.placement)
+            .str());
 }

@@ -13,6 +13,8 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "opfuse/Dialect/Fuse/Transforms/Explain.h"
+
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
@@ -226,9 +228,8 @@ struct FuseRecognizeAttentionPass
       FailureOr<AttentionChain> chain = matchChain(softmax, between, why);
       if (failed(chain)) {
         if (explain && between && !why.empty())
-          softmax.emitRemark("fuse-recognize-attention: not an attention "
-                             "kernel: ")
-              << why;
+          explainAt(softmax, "fuse-recognize-attention", ExplainKind::Missed,
+                    "not-attention", "not an attention kernel: " + why);
         continue;
       }
       rewrite(*chain);
@@ -270,8 +271,10 @@ struct FuseRecognizeAttentionPass
     if (result.getType() != output.getType())
       result = ReshapeOp::create(b, loc, output.getType(), result);
     if (explain)
-      attention->emitRemark("fuse-recognize-attention: matmul, scale, mask, "
-                            "softmax and matmul recognised as one attention");
+      explainAt(attention, "fuse-recognize-attention", ExplainKind::Passed,
+                "attention",
+                "matmul, scale, mask, softmax and matmul recognised as one "
+                "attention");
     output.getResult().replaceAllUsesWith(result);
     // Output first: each part is read only by the one before it. The
     // model's transpose of k and the scale's constant go with them when
