@@ -304,10 +304,31 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
 
   // Fusion, then the cost model's view of the kernels it formed: the report
   // needs no GPU emitter, so it covers every op.
+  // The graph pictures draw fusion's refusals: its explain remarks are
+  // collected (and shown only when --fuse-explain asked for them).
+  const bool picture = emit == EmitKind::Dot || emit == EmitKind::Graph;
+  FusionRefusals refusals;
+  if (picture)
+    compile.explain = true;
   PassManager fusion(context);
   buildFusionPasses(fusion, compile);
-  if (failed(applyMlirCommandLineOptions(fusion)) || failed(fusion.run(module)))
-    return ExitUnsupported;
+  {
+    std::optional<ScopedDiagnosticHandler> collect;
+    if (picture)
+      collect.emplace(context, [&](Diagnostic &diagnostic) {
+        if (diagnostic.getSeverity() != DiagnosticSeverity::Remark)
+          return failure();
+        std::string text = diagnostic.str();
+        llvm::StringRef message(text);
+        if (message.consume_front("fuse-elementwise: not fused"))
+          refusals.try_emplace(diagnostic.getLocation(),
+                               "not fused" + message.str());
+        return success(!options.compile.explain);
+      });
+    if (failed(applyMlirCommandLineOptions(fusion)) ||
+        failed(fusion.run(module)))
+      return ExitUnsupported;
+  }
   if (options.testInternalError) {
     module.emitError("internal error: raised by --test-internal-error after "
                      "the fusion passes");
@@ -325,7 +346,8 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   if (emit == EmitKind::Dot || emit == EmitKind::Graph) {
     // The picture of the kernels as fused; a run (--bench, --check) still
     // follows when asked for.
-    int code = writeGraph(options, *emit, onlyFunction(module), report.after);
+    int code = writeGraph(options, *emit, onlyFunction(module), report.after,
+                          refusals);
     if (code != ExitSuccess || !run)
       return code;
   }

@@ -20,11 +20,12 @@
 namespace opfuse {
 
 int writeGraph(const DriverOptions &options, EmitKind emit,
-               mlir::func::FuncOp func, const GraphAnalysis &after) {
+               mlir::func::FuncOp func, const GraphAnalysis &after,
+               const FusionRefusals &refusals) {
   std::string dot;
   {
     llvm::raw_string_ostream os(dot);
-    writeFusedGraphDot(func, after, os);
+    writeFusedGraphDot(func, after, refusals, os);
   }
   llvm::ErrorOr<std::string> graphviz = llvm::sys::findProgramByName("dot");
   if (emit == EmitKind::Dot || !graphviz) {

@@ -5,6 +5,7 @@
 
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Driver/Driver.h"
+#include "opfuse/Report/Report.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -19,7 +20,8 @@ int writeOutput(const DriverOptions &options,
 /// --emit=dot or --emit=graph of the fused `func`, its kernels analysed in
 /// `after` (GraphOutput.cpp).
 int writeGraph(const DriverOptions &options, EmitKind emit,
-               mlir::func::FuncOp func, const GraphAnalysis &after);
+               mlir::func::FuncOp func, const GraphAnalysis &after,
+               const FusionRefusals &refusals);
 
 } // namespace opfuse
 

@@ -69,8 +69,8 @@ std::string quoted(llvm::StringRef text) {
 class GraphWriter {
 public:
   GraphWriter(func::FuncOp func, const GraphAnalysis &after,
-              llvm::raw_ostream &os)
-      : func(func), after(after), os(os) {}
+              const FusionRefusals &refusals, llvm::raw_ostream &os)
+      : func(func), after(after), refusals(refusals), os(os) {}
 
   void write();
 
@@ -78,11 +78,15 @@ private:
   /// The node that produces `value` (outside kernels, group results are
   /// their yielded values' producers).
   std::string producerOf(Value value);
+  /// The op computing `value` as producerOf resolves it (null for an
+  /// argument of the function).
+  Operation *producerOpOf(Value value);
   std::string nodeFor(Operation *op);
   void edge(Value value, Operation *user, bool throughMemory);
 
   func::FuncOp func;
   const GraphAnalysis &after;
+  const FusionRefusals &refusals;
   llvm::raw_ostream &os;
   llvm::DenseMap<Operation *, std::string> names;
   /// A group's block arguments stand for its operands.
@@ -110,11 +114,32 @@ std::string GraphWriter::producerOf(Value value) {
   return nodeFor(def);
 }
 
+Operation *GraphWriter::producerOpOf(Value value) {
+  if (auto outer = outside.find(value); outer != outside.end())
+    return producerOpOf(outer->second);
+  Operation *def = value.getDefiningOp();
+  if (auto group = dyn_cast_or_null<GroupOp>(def)) {
+    auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+    return producerOpOf(
+        yield.getOperand(cast<OpResult>(value).getResultNumber()));
+  }
+  return def;
+}
+
 void GraphWriter::edge(Value value, Operation *user, bool throughMemory) {
   os << "  " << producerOf(value) << " -> " << nodeFor(user);
-  if (throughMemory)
-    os << " [label=" << quoted(report::siBytes(getByteSize(value.getType())))
-       << "]";
+  if (throughMemory) {
+    std::string bytes = report::siBytes(getByteSize(value.getType()));
+    Operation *producer = producerOpOf(value);
+    auto refused =
+        producer ? refusals.find(producer->getLoc()) : refusals.end();
+    if (refused != refusals.end())
+      os << " [style=dashed, color=\"#c0392b\", fontcolor=\"#c0392b\", "
+         << "label=" << quoted(bytes + "\nnot fused")
+         << ", tooltip=" << quoted(refused->second) << "]";
+    else
+      os << " [label=" << quoted(bytes) << "]";
+  }
   os << ";\n";
 }
 
@@ -194,8 +219,8 @@ void GraphWriter::write() {
 } // namespace
 
 void writeFusedGraphDot(func::FuncOp func, const GraphAnalysis &after,
-                        llvm::raw_ostream &os) {
-  GraphWriter(func, after, os).write();
+                        const FusionRefusals &refusals, llvm::raw_ostream &os) {
+  GraphWriter(func, after, refusals, os).write();
 }
 
 } // namespace opfuse

@@ -33,7 +33,8 @@ cl::opt<std::string> emit(
              "report-json (the same as JSON), roofline (SVG picture), "
              "memory (the buffer plan as an SVG timeline), dot (the fused "
              "graph in Graphviz's DOT: kernels as clusters coloured by "
-             "bound, edges through memory labelled with bytes), graph (the "
+             "bound, edges through memory labelled with bytes, fusion's "
+             "refusals dashed with their reason), graph (the "
              "same rendered to SVG by Graphviz's dot; the DOT, with a note, "
              "without it)"),
     cl::value_desc("kind"), cl::cat(category));

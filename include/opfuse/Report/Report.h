@@ -82,12 +82,18 @@ void writeReportJson(const Report &report, llvm::raw_ostream &os);
 /// one rectangle per buffer, the lower bound as a line.
 void writeMemorySvg(const Report &report, llvm::raw_ostream &os);
 
+/// Why fusion left a producer's result to memory, by the producer's
+/// location (fuse-elementwise's "not fused" remarks).
+using FusionRefusals = llvm::DenseMap<mlir::Location, std::string>;
+
 /// The fused function `func` as a Graphviz DOT graph: ops as nodes, each
 /// kernel (fuse.group) a cluster coloured by its bound in `after` (its
 /// analysis, kernels in order), edges through memory labelled with their
-/// bytes, the arguments and results as ellipses.
+/// bytes (dashed and red, with the reason as their tooltip, where
+/// `refusals` says why fusion refused the producer), the arguments and
+/// results as ellipses.
 void writeFusedGraphDot(mlir::func::FuncOp func, const GraphAnalysis &after,
-                        llvm::raw_ostream &os);
+                        const FusionRefusals &refusals, llvm::raw_ostream &os);
 
 /// The target's roofline (log-log, FLOP/s over FLOP/B) with each kernel of
 /// `report.after` as a labelled point: hollow at its predicted FLOP/s,
