@@ -123,6 +123,25 @@ private:
   /// swizzled; rows at or past `limit` are zeros.
   void copyTile(const AttentionOperand &operand, Value base, Value first,
                 int64_t rows, int64_t width, int64_t limit, Value smemOffset);
+  /// acc += A B for n8 tiles j and j + 1 of every m-tile: `four` is an
+  /// ldmatrix.x4 of B (two k8 halves of each tile), `acc` holds `tiles`
+  /// n8 tiles of 4 a thread per m-tile.
+  void mmaTilePair(ArrayRef<SmallVector<Value>> a, ArrayRef<Value> four,
+                   SmallVector<Value> &acc, int64_t tiles, int64_t j) {
+    for (int64_t i = 0; i < mTiles; ++i)
+      for (int64_t half = 0; half < 2; ++half) {
+        MutableArrayRef<Value> c(&acc[(i * tiles + j + half) * 4], 4);
+        SmallVector<Value> d =
+            gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
+        llvm::copy(d, c.begin());
+      }
+  }
+  /// The address of dynamic shared memory as an i32 (wgmma descriptors).
+  Value sharedBase() {
+    return arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+  }
   /// S = Q Kᵀ for the K tile in `stage`: mTiles x sTiles fragments.
   SmallVector<Value> scores(Value stage);
   /// The same with one wgmma batch per warpgroup (64 rows of Q against
@@ -225,15 +244,10 @@ SmallVector<Value> AttentionKernel::scores(Value stage) {
       Value row = gb.add(gb.i32(j * 8),
                          gb.add(gb.mul(matrixHigh, gb.i32(8)), rowInMatrix));
       Value col = gb.add(gb.i32(kk), gb.mul(matrixLow, gb.i32(8)));
-      SmallVector<Value> four = gb.loadMatrices(
-          smem, gb.add(kTile, gb.swizzled(row, col, p.d)), false);
-      for (int64_t i = 0; i < mTiles; ++i)
-        for (int64_t half = 0; half < 2; ++half) {
-          MutableArrayRef<Value> c(&s[(i * sTiles + j + half) * 4], 4);
-          SmallVector<Value> d =
-              gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
-          llvm::copy(d, c.begin());
-        }
+      mmaTilePair(a,
+                  gb.loadMatrices(
+                      smem, gb.add(kTile, gb.swizzled(row, col, p.d)), false),
+                  s, sTiles, j);
     }
   }
   return s;
@@ -332,9 +346,7 @@ SmallVector<Value> AttentionKernel::scoresWarpgroup(Value stage) {
   // Q rows of this warpgroup (64 from 64 wg) and the K tile, both K-major
   // panels of 64 columns: a K step of 16 is 32 bytes along a panel's rows.
   Value warpgroup = gb.divu(thread, 128);
-  Value base = arith::TruncIOp::create(
-      b, loc, b.getI32Type(),
-      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+  Value base = sharedBase();
   Value qRows = gb.add(base, gb.mul(warpgroup, gb.i32(64 * 128)));
   Value kTile =
       gb.add(base, gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes))));
@@ -378,9 +390,7 @@ void AttentionKernel::accumulateWarpgroup(ArrayRef<Value> probabilities,
   gb.fenceAsyncProxy();
   NVVM::BarrierOp::create(b, loc, TypeRange{}, gb.add(gb.i32(1), warpgroup),
                           gb.i32(128), {}, Value());
-  Value base = arith::TruncIOp::create(
-      b, loc, b.getI32Type(),
-      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+  Value base = sharedBase();
   Value pStart = gb.add(base, pTile);
   // V is [keys, Dv], N-major: panels of 64 Dv columns, BN rows of 128
   // bytes each; a K step of 16 keys is 16 rows.
@@ -426,15 +436,10 @@ void AttentionKernel::accumulate(ArrayRef<Value> probabilities, Value stage,
       Value row = gb.add(gb.i32(kk * 16),
                          gb.add(gb.mul(matrixLow, gb.i32(8)), rowInMatrix));
       Value col = gb.add(gb.i32(j * 8), gb.mul(matrixHigh, gb.i32(8)));
-      SmallVector<Value> four = gb.loadMatrices(
-          smem, gb.add(vTile, gb.swizzled(row, col, p.dv)), true);
-      for (int64_t i = 0; i < mTiles; ++i)
-        for (int64_t half = 0; half < 2; ++half) {
-          MutableArrayRef<Value> c(&o[(i * oTiles + j + half) * 4], 4);
-          SmallVector<Value> d =
-              gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
-          llvm::copy(d, c.begin());
-        }
+      mmaTilePair(a,
+                  gb.loadMatrices(
+                      smem, gb.add(vTile, gb.swizzled(row, col, p.dv)), true),
+                  o, oTiles, j);
     }
   }
 }
