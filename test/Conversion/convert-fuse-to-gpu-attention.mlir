@@ -1,20 +1,31 @@
-// The fused attention kernel (lib/Conversion/FuseToGPU/AttentionKernel.cpp):
+// The fused attention kernel (lib/Conversion/FuseToGPU/Attention*.cpp):
 // fusion gives fuse.attention one kernel with the head-splitting views it
 // reads q, k and v through and the head merge it stores through; the
-// kernel copies the Q tile and two stages of K and V with cp.async and
-// keeps the online softmax in registers (maxima and sums across a quad by
-// XOR shuffles, exponentials as ex2.approx), and a causal block stops at
-// its last visible key tile. With mma.sync tiles (BMxBN, 4 warps) S = Q Kᵀ
-// and O += P V are mma.sync on ldmatrix fragments (V through
-// ldmatrix.trans), P never leaving registers; with wgmma tiles (the
-// default on sm_90 for head dims that are multiples of 64: a warpgroup per
-// 64 query rows) both are wgmma batches from swizzled shared memory, each
-// warpgroup's P written to its own tile first (a proxy fence and the
-// warpgroup's named barrier), and the kernel module targets sm_90a.
+// online softmax stays in registers (maxima and sums across a quad by XOR
+// shuffles, exponentials as ex2.approx), and a causal block stops at its
+// last visible key tile.
+// - mma.sync tiles (BMxBN, 4 warps): every thread copies the Q tile and
+//   two stages of K and V with cp.async; S = Q Kᵀ and O += P V are
+//   mma.sync on ldmatrix fragments (V through ldmatrix.trans), P never
+//   leaving registers.
+// - wgmma tiles (wgmma:BMxBN, the default on sm_90 for head dims that are
+//   multiples of 64 with tma=false): a warpgroup per 64 query rows, both
+//   products wgmma batches from swizzled shared memory, each warpgroup's P
+//   written to its own tile first (a proxy fence and the warpgroup's named
+//   barrier); the kernel module targets sm_90a.
+// - TMA-fed tiles (tma:BMxBN, the default on sm_90 where the operands'
+//   tensor maps exist): a producer warpgroup (registers given up with
+//   setmaxnreg) copies Q, K and V by TMA through mbarrier rings, named by
+//   three tensor maps after the buffers; each consumer warpgroup issues
+//   S_j and P_{j-1} V_{j-1} in its ping-pong turn (a named barrier waited
+//   for and arrived at) and waits for S_j alone (wait_group 1) before its
+//   softmax.
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=128x64" | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32" | FileCheck %s --check-prefix=TILED
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WGMMA
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 
 // WGMMA-LABEL: func.func @heads
 // WGMMA: fuse.group(%arg0) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 65536 : i64}
@@ -23,14 +34,51 @@
 // WGMMA: scf.for
 // WGMMA: nvvm.fence.proxy
 // WGMMA: nvvm.wgmma.fence.aligned
-// WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // WGMMA: nvvm.wgmma.wait.group.sync.aligned 0
 // WGMMA: ex2.approx.ftz.f32
 // WGMMA: llvm.store {{.*}} : i32, !llvm.ptr<3>
 // WGMMA: nvvm.fence.proxy
 // WGMMA: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
-// SM80: error: attention-tiling: wgmma tiles need sm_90; the target is sm_80
+
+// TMA-LABEL: func.func @heads
+// TMA: fuse.group(%arg0) {fuse.block = array<i64: 384, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 180360 : i64, fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1]>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 256>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 512>]}
+// TMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
+// TMA: gpu.func @heads_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// TMA-COUNT-17: nvvm.mbarrier.init
+// TMA: nvvm.fence.mbarrier.init
+// TMA: gpu.barrier
+// TMA: nvvm.shfl.sync idx
+// TMA: nvvm.setmaxregister decrease 40
+// TMA: nvvm.mbarrier.arrive.expect_tx
+// TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// TMA: scf.for
+// TMA: nvvm.mbarrier.try_wait.parity
+// TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// TMA: nvvm.mbarrier.try_wait.parity
+// TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// TMA: } else {
+// TMA: nvvm.setmaxregister increase 232
+// TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// TMA: nvvm.barrier.arrive
+// TMA: nvvm.wgmma.wait.group.sync.aligned 0
+// TMA: nvvm.mbarrier.arrive
+// TMA: ex2.approx.ftz.f32
+// TMA: scf.for
+// TMA: nvvm.barrier id
+// TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// TMA: nvvm.wgmma.commit.group.sync.aligned
+// TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// TMA: nvvm.wgmma.commit.group.sync.aligned
+// TMA: nvvm.barrier.arrive
+// TMA: nvvm.wgmma.wait.group.sync.aligned 1
+// TMA: ex2.approx.ftz.f32
+// TMA: nvvm.wgmma.wait.group.sync.aligned 0
+// TMA: nvvm.fence.proxy
+// TMA: scf.yield
+// TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>]
+// SM80: error: attention-tiling: wgmma and tma tiles need sm_90; the target is sm_80
 
 // CHECK-LABEL: func.func @heads
 // CHECK: fuse.group(%arg0) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 49152 : i64}

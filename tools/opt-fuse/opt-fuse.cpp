@@ -141,13 +141,15 @@ cl::opt<std::string> compileTo(
     cl::value_desc("stage"), cl::cat(category));
 cl::opt<std::string> attentionTiling(
     "attention-tiling",
-    cl::desc("Tiles of the fused attention kernel: [wgmma:]BMxBN = query "
-             "rows per block (64 or 128) x keys per step (32, 64 or 128); "
-             "mma.sync with 4 warps, or with wgmma: (sm_90, head dims "
-             "multiples of 64, BN 64 or 128) a warpgroup per 64 rows; auto "
-             "(default) takes wgmma where it can (128 keys per step for head "
-             "dim 128, 64 for 64) and mma.sync elsewhere"),
-    cl::value_desc("[wgmma:]BMxBN"), cl::init("auto"), cl::cat(category));
+    cl::desc("Tiles of the fused attention kernel: [wgmma:|tma:]BMxBN = "
+             "query rows per block (64 or 128) x keys per step (32, 64 or "
+             "128); mma.sync with 4 warps, or with wgmma: (sm_90, head dims "
+             "multiples of 64, BN 64 or 128) a warpgroup per 64 rows, or "
+             "with tma: the same fed by a TMA producer warpgroup, the "
+             "compute warpgroups taking turns; auto (default) takes tma "
+             "where it can (128 keys per step), wgmma under --no-tma, "
+             "mma.sync elsewhere"),
+    cl::value_desc("[wgmma:|tma:]BMxBN"), cl::init("auto"), cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",
     cl::desc("Tiles of the tensor-core GEMM kernels: "
@@ -193,9 +195,9 @@ cl::opt<std::string> numerics(
     cl::value_desc("default|strict"), cl::init("default"), cl::cat(category));
 cl::opt<bool> noTma(
     "no-tma",
-    cl::desc("Feed the sm_90 GEMM kernels' warpgroup MMAs with every "
-             "thread's cp.async copies instead of TMA copies (one thread, "
-             "tensor maps the runtime encodes); for comparisons"),
+    cl::desc("Feed the sm_90 GEMM and attention kernels' warpgroup MMAs "
+             "with every thread's cp.async copies instead of TMA copies (one "
+             "thread, tensor maps the runtime encodes); for comparisons"),
     cl::cat(category));
 cl::opt<bool> warpSpecialize(
     "warp-specialize",

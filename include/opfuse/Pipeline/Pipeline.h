@@ -114,8 +114,8 @@ struct FusePipelineOptions
   Option<std::string> attentionTiling{
       *this, "attention-tiling",
       llvm::cl::desc("Tiles of the fused attention kernel as "
-                     "[wgmma:]BMxBN (query rows per block x keys per step), "
-                     "or auto"),
+                     "[wgmma:|tma:]BMxBN (query rows per block x keys per "
+                     "step), or auto"),
       llvm::cl::init("auto")};
   Option<bool> allowTF32{
       *this, "allow-tf32",

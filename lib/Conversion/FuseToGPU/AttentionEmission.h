@@ -24,19 +24,25 @@
 namespace opfuse::attention {
 
 /// How the kernel tiles the work: BM query rows per block (16 or 32 rows
-/// per warp), BN keys per step of the K/V stream, `warps` warps. With
-/// `warpgroup` (sm_90) both products are wgmma from shared memory, one
-/// warpgroup per 64 query rows.
+/// per warp), BN keys per step of the K/V stream, `warps` warps that
+/// compute. With `warpgroup` (sm_90) both products are wgmma from shared
+/// memory, one warpgroup per 64 query rows; with `tma` as well, an extra
+/// producer warpgroup streams Q, K and V by TMA through `stages` stages
+/// and the compute warpgroups take turns at the tensor cores.
 struct AttentionTiling {
   int64_t blockM = 64, blockN = 64, warps = 4;
-  bool warpgroup = false;
+  bool warpgroup = false, tma = false;
+  int64_t stages = 2;
   int64_t rowsPerWarp() const { return blockM / warps; }
-  int64_t threads() const { return warps * 32; }
+  /// The warpgroups that compute (wgmma tilings).
+  int64_t consumers() const { return warps / 4; }
+  int64_t threads() const { return warps * 32 + (tma ? 128 : 0); }
 };
 
 /// "auto", "BMxBN" (mma.sync: BM 64 or 128 with 4 warps, BN 32, 64 or
-/// 128) or "wgmma:BMxBN" (BM 64 or 128, a warpgroup per 64 rows; BN 64 or
-/// 128): the tiling, or nothing with the reason in `error`.
+/// 128), "wgmma:BMxBN" (BM 64 or 128, a warpgroup per 64 rows; BN 64 or
+/// 128) or "tma:BMxBN" (the same fed by a TMA producer warpgroup): the
+/// tiling, or nothing with the reason in `error`.
 std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
                                                     std::string &error);
 
@@ -72,9 +78,11 @@ mlir::FailureOr<AttentionProblem> analyzeAttentionProblem(fuse::GroupOp group);
 std::optional<std::string>
 checkAttentionOps(llvm::ArrayRef<mlir::Operation *> ops);
 
-/// The tiling for `problem` under `option` ("auto" or a tiling) on `target`.
+/// The tiling for `problem` under `option` ("auto" or a tiling) on
+/// `target`; "auto" feeds wgmma tiles by TMA when `useTma` and the
+/// operands allow it.
 AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
-                                      llvm::StringRef option,
+                                      llvm::StringRef option, bool useTma,
                                       const GpuTarget &target);
 
 /// Why the wgmma kernel cannot run `problem`, or nothing when it can (head
@@ -82,7 +90,19 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
 std::optional<std::string>
 whyNoWarpgroupAttention(const AttentionProblem &problem);
 
-/// Shared memory the kernel uses: the Q tile and two stages of K and V.
+/// Why the TMA-fed kernel cannot run `problem`, or nothing when it can
+/// (every tensor map's start and strides 16-byte aligned).
+std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem);
+
+/// The tensor maps of q, k and v for `tiling` (TMA-fed tilings), in that
+/// order: [D, S, H, B] innermost first, the head and batch dimensions left
+/// out where they have one element, boxes of 64 x BM (q) or 64 x BN rows.
+llvm::SmallVector<TensorMapSpec, 3>
+attentionTensorMaps(const AttentionProblem &problem,
+                    const AttentionTiling &tiling);
+
+/// Shared memory the kernel uses: the Q tile, the stages of K and V, with
+/// wgmma a P tile per warpgroup, and with TMA the mbarriers.
 int64_t attentionSharedBytes(const AttentionProblem &problem,
                              const AttentionTiling &tiling);
 

@@ -26,14 +26,17 @@ planAttention(GroupOp group, const EmitContext &context) {
   FailureOr<AttentionProblem> problem = analyzeAttentionProblem(group);
   if (failed(problem))
     return failure();
-  AttentionTiling tiling = chooseAttentionTiling(
-      *problem, context.options.attentionTiling, context.target);
+  AttentionTiling tiling =
+      chooseAttentionTiling(*problem, context.options.attentionTiling,
+                            context.options.useTma, context.target);
   if (tiling.warpgroup) {
     if (context.target.chip != "sm_90" && context.target.chip != "sm_90a")
-      return problem->op.emitError("attention-tiling: wgmma tiles need "
-                                   "sm_90; the target is ")
+      return problem->op.emitError("attention-tiling: wgmma and tma tiles "
+                                   "need sm_90; the target is ")
              << context.target.chip;
-    if (std::optional<std::string> why = whyNoWarpgroupAttention(*problem))
+    if (std::optional<std::string> why =
+            tiling.tma ? whyNoTmaAttention(*problem)
+                       : whyNoWarpgroupAttention(*problem))
       return problem->op.emitError("attention-tiling: ") << *why;
   }
   return std::pair{*problem, tiling};

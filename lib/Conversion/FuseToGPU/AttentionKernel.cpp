@@ -22,171 +22,103 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionEmission.h"
+#include "AttentionKernel.h"
 #include "GemmEmission.h"
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
 #include <limits>
 
 using namespace mlir;
 using namespace opfuse::fuse;
-using opfuse::gemm::GemmBuilder;
 
 namespace opfuse::attention {
 
-namespace {
+AttentionKernel::AttentionKernel(AttentionProblem &p, const AttentionTiling &t,
+                                 OpBuilder &b, KernelBuilder &kb,
+                                 GemmBuilder &gb, Block &entry, Value smem)
+    : p(p), t(t), b(b), loc(p.op.getLoc()), kb(kb), gb(gb), entry(entry),
+      smem(smem) {
+  elementBytes = getElementByteSize(p.elementType);
+  mTiles = t.rowsPerWarp() / 16;
+  sTiles = t.blockN / 8;
+  oTiles = p.dv / 8;
+  qBytes = t.blockM * p.d * elementBytes;
+  kBytes = t.blockN * p.d * elementBytes;
+  vBytes = t.blockN * p.dv * elementBytes;
+  stageBytes = kBytes + vBytes;
+  pBytes = 64 * t.blockN * elementBytes;
+}
 
-class AttentionKernel {
-public:
-  AttentionKernel(AttentionProblem &p, const AttentionTiling &t, OpBuilder &b,
-                  KernelBuilder &kb, GemmBuilder &gb, Block &entry, Value smem)
-      : p(p), t(t), b(b), loc(p.op.getLoc()), kb(kb), gb(gb), entry(entry),
-        smem(smem) {
-    elementBytes = getElementByteSize(p.elementType);
-    mTiles = t.rowsPerWarp() / 16;
-    sTiles = t.blockN / 8;
-    oTiles = p.dv / 8;
-    qBytes = t.blockM * p.d * elementBytes;
-    kBytes = t.blockN * p.d * elementBytes;
-    stageBytes = t.blockN * (p.d + p.dv) * elementBytes;
-    pBytes = 64 * t.blockN * elementBytes;
-  }
+Value AttentionKernel::exp2(Value x) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x},
+             "ex2.approx.ftz.f32 $0, $1;", "=f,f",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
 
-  /// The main loop; returns the output accumulators, normalised, in the
-  /// m16n8 order of the GEMM epilogue. `thread`, `lane` and `warpRow` come
-  /// from the epilogue's preamble.
-  SmallVector<Value> emit(Value thread, Value lane, Value warpRow);
+Value AttentionKernel::quadReduce(Value value, bool sum) {
+  for (int64_t offset : {1, 2}) {
+    Value other = gpu::ShuffleOp::create(b, loc, value, gb.i32(offset),
+                                         gb.i32(32), gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    value = sum ? fadd(value, other) : fmax(value, other);
+  }
+  return value;
+}
 
-  /// The block's (batch * heads + head) and first query row.
-  Value bh, mStart;
-
-private:
-  Value f32(double value) {
-    return arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(static_cast<float>(value)));
-  }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) {
-    return arith::MaxNumFOp::create(b, loc, x, y);
-  }
-  /// 2^x with the special-function unit (ex2.approx: 2 ulp; 2^-inf = 0).
-  Value exp2(Value x) {
-    return LLVM::InlineAsmOp::create(
-               b, loc, b.getF32Type(), ValueRange{x},
-               "ex2.approx.ftz.f32 $0, $1;", "=f,f",
-               /*has_side_effects=*/false, /*is_align_stack=*/false,
-               LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
-  }
-  /// `value` combined across the four threads of a quad (one row of an
-  /// accumulator fragment).
-  Value quadReduce(Value value, bool sum) {
-    for (int64_t offset : {1, 2}) {
-      Value other = gpu::ShuffleOp::create(b, loc, value, gb.i32(offset),
-                                           gb.i32(32), gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      value = sum ? fadd(value, other) : fmax(value, other);
+void AttentionKernel::scaleRow(SmallVector<Value> &o, int64_t i, int64_t half,
+                               Value factor) {
+  for (int64_t j = 0; j < oTiles; ++j)
+    for (int64_t e = 0; e < 2; ++e) {
+      Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
+      acc = fmul(acc, factor);
     }
-    return value;
-  }
-  /// Multiplies the output row (m-tile `i`, `half`) of this thread by
-  /// `factor`.
-  void scaleRow(SmallVector<Value> &o, int64_t i, int64_t half, Value factor) {
-    for (int64_t j = 0; j < oTiles; ++j)
-      for (int64_t e = 0; e < 2; ++e) {
-        Value &acc = o[(i * oTiles + j) * 4 + half * 2 + e];
-        acc = fmul(acc, factor);
-      }
-  }
-  /// Element offset of `operand` for the block's (batch, head), its head
-  /// taken from `head`.
-  Value baseOf(const AttentionOperand &operand, Value batch, Value head) {
-    Value offset = kb.constant(operand.offset);
-    offset = arith::AddIOp::create(
-        b, loc, offset,
-        arith::MulIOp::create(b, loc, gb.toIndexType(batch),
-                              kb.constant(operand.strides[0])));
-    return arith::AddIOp::create(
-        b, loc, offset,
-        arith::MulIOp::create(b, loc, gb.toIndexType(head),
-                              kb.constant(operand.strides[1])));
-  }
-  /// cp.async copies of rows [first, first + rows) of `operand` (`width`
-  /// elements each, from `base`) into shared memory at `smemOffset`,
-  /// swizzled; rows at or past `limit` are zeros.
-  void copyTile(const AttentionOperand &operand, Value base, Value first,
-                int64_t rows, int64_t width, int64_t limit, Value smemOffset);
-  /// acc += A B for n8 tiles j and j + 1 of every m-tile: `four` is an
-  /// ldmatrix.x4 of B (two k8 halves of each tile), `acc` holds `tiles`
-  /// n8 tiles of 4 a thread per m-tile.
-  void mmaTilePair(ArrayRef<SmallVector<Value>> a, ArrayRef<Value> four,
-                   SmallVector<Value> &acc, int64_t tiles, int64_t j) {
-    for (int64_t i = 0; i < mTiles; ++i)
-      for (int64_t half = 0; half < 2; ++half) {
-        MutableArrayRef<Value> c(&acc[(i * tiles + j + half) * 4], 4);
-        SmallVector<Value> d =
-            gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
-        llvm::copy(d, c.begin());
-      }
-  }
-  /// The address of dynamic shared memory as an i32 (wgmma descriptors).
-  Value sharedBase() {
-    return arith::TruncIOp::create(
-        b, loc, b.getI32Type(),
-        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
-  }
-  /// S = Q Kᵀ for the K tile in `stage`: mTiles x sTiles fragments.
-  SmallVector<Value> scores(Value stage);
-  /// The same with one wgmma batch per warpgroup (64 rows of Q against
-  /// the whole K tile), in the same fragment order.
-  SmallVector<Value> scoresWarpgroup(Value stage);
-  /// O += P V with wgmma: the warpgroup's P (rounded) written to its tile
-  /// in shared memory first.
-  void accumulateWarpgroup(ArrayRef<Value> probabilities, Value stage,
-                           SmallVector<Value> &o);
-  /// The byte offset of element (row, col) of a tile of `rows` rows and
-  /// `width` columns: swizzled rows for ldmatrix, or for wgmma panels of
-  /// 64 columns (128-byte rows, 16-byte chunks XOR row % 8), panel after
-  /// panel.
-  Value tileOffset(Value row, Value col, int64_t rows, int64_t width) {
-    if (!t.warpgroup)
-      return gb.swizzled(row, col, width);
-    return gb.add(gb.mul(gb.divu(col, 64), gb.i32(rows * 128)),
-                  gb.swizzled(row, gb.remu(col, 64), 64));
-  }
-  /// One wgmma batch: acc (an LLVM struct of f32, m64nN) += A B over K in
-  /// steps of 16; `aAt(k)` and `bAt(k)` are the descriptors at step k.
-  Value wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
-                   llvm::function_ref<Value(int64_t)> aAt,
-                   llvm::function_ref<Value(int64_t)> bAt);
-  /// The base-2 logits of the scores of key tile `tile`: scaled, masked,
-  /// and -inf where a key is hidden.
-  void logits(SmallVector<Value> &s, Value tile);
-  /// O += P V for the V tile in `stage`, P in registers.
-  void accumulate(ArrayRef<Value> probabilities, Value stage,
-                  SmallVector<Value> &o);
+}
 
-  AttentionProblem &p;
-  const AttentionTiling &t;
-  OpBuilder &b;
-  Location loc;
-  KernelBuilder &kb;
-  GemmBuilder &gb;
-  Block &entry;
-  Value smem;
-  int64_t elementBytes = 2, mTiles = 1, sTiles = 8, oTiles = 16;
-  int64_t qBytes = 0, kBytes = 0, stageBytes = 0, pBytes = 0;
-  // The preamble's values.
-  Value thread, lane, warpRow, group8, quad, matrixLow, matrixHigh, rowInMatrix;
-  Value qBase, kBase, vBase, batchIndex, headIndex;
-};
+Value AttentionKernel::baseOf(const AttentionOperand &operand, Value batch,
+                              Value head) {
+  Value offset = kb.constant(operand.offset);
+  offset = arith::AddIOp::create(
+      b, loc, offset,
+      arith::MulIOp::create(b, loc, gb.toIndexType(batch),
+                            kb.constant(operand.strides[0])));
+  return arith::AddIOp::create(
+      b, loc, offset,
+      arith::MulIOp::create(b, loc, gb.toIndexType(head),
+                            kb.constant(operand.strides[1])));
+}
+
+void AttentionKernel::mmaTilePair(ArrayRef<SmallVector<Value>> a,
+                                  ArrayRef<Value> four, SmallVector<Value> &acc,
+                                  int64_t tiles, int64_t j) {
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      MutableArrayRef<Value> c(&acc[(i * tiles + j + half) * 4], 4);
+      SmallVector<Value> d =
+          gb.mma(a[i], {four[2 * half], four[2 * half + 1]}, c);
+      llvm::copy(d, c.begin());
+    }
+}
+
+Value AttentionKernel::sharedBase() {
+  return arith::TruncIOp::create(
+      b, loc, b.getI32Type(),
+      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smem));
+}
+
+Value AttentionKernel::tileOffset(Value row, Value col, int64_t rows,
+                                  int64_t width) {
+  if (!t.warpgroup)
+    return gb.swizzled(row, col, width);
+  return gb.add(gb.mul(gb.divu(col, 64), gb.i32(rows * 128)),
+                gb.swizzled(row, gb.remu(col, 64), 64));
+}
 
 void AttentionKernel::copyTile(const AttentionOperand &operand, Value base,
                                Value first, int64_t rows, int64_t width,
@@ -319,7 +251,8 @@ void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
 
 Value AttentionKernel::wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
                                   llvm::function_ref<Value(int64_t)> aAt,
-                                  llvm::function_ref<Value(int64_t)> bAt) {
+                                  llvm::function_ref<Value(int64_t)> bAt,
+                                  bool wait) {
   NVVM::WGMMATypes type =
       p.elementType.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -327,12 +260,18 @@ Value AttentionKernel::wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
     acc = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, acc.getType(), acc, aAt(kk), bAt(kk),
         NVVM::MMAShapeAttr::get(b.getContext(), 64, n, 16), type, type,
-        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMATypes::f32,
+        // A poison accumulator is not read: the first step overwrites it
+        // (no zeros to move into the registers under the tensor cores).
+        kk == 0 && isa_and_nonnull<LLVM::PoisonOp>(acc.getDefiningOp())
+            ? NVVM::WGMMAScaleOut::zero
+            : NVVM::WGMMAScaleOut::one,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
         bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         NVVM::MMAIntOverflowAttr());
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  if (wait)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   return acc;
 }
 
@@ -342,37 +281,68 @@ static Type accumulatorType(OpBuilder &b, int64_t count) {
       b.getContext(), SmallVector<Type>(count, b.getF32Type()));
 }
 
-SmallVector<Value> AttentionKernel::scoresWarpgroup(Value stage) {
+SmallVector<Value> AttentionKernel::fencedFields(Value acc) {
+  auto type = cast<LLVM::LLVMStructType>(acc.getType());
+  const int64_t count = type.getBody().size();
+  SmallVector<Value> fields;
+  for (int64_t i = 0; i < count; ++i)
+    fields.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  // "=f" outputs tied to the inputs: every field passes through the asm,
+  // which has side effects and so stays after the wait before it.
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < count; ++i)
+    constraints += std::to_string(i) + (i + 1 < count ? "," : "");
+  Value fenced = LLVM::InlineAsmOp::create(
+                     b, loc, type, fields, "", constraints,
+                     /*has_side_effects=*/true,
+                     /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                     LLVM::AsmDialectAttr(), ArrayAttr())
+                     .getResult(0);
+  for (int64_t i = 0; i < count; ++i)
+    fields[i] = LLVM::ExtractValueOp::create(b, loc, fenced, i);
+  return fields;
+}
+
+Value AttentionKernel::toStruct(ArrayRef<Value> values) {
+  Value acc = LLVM::PoisonOp::create(b, loc, accumulatorType(b, values.size()));
+  for (auto [i, value] : llvm::enumerate(values))
+    acc = LLVM::InsertValueOp::create(b, loc, acc, value, i);
+  return acc;
+}
+
+Value AttentionKernel::issueScores(Value kTile, bool wait) {
   // Q rows of this warpgroup (64 from 64 wg) and the K tile, both K-major
   // panels of 64 columns: a K step of 16 is 32 bytes along a panel's rows.
   Value warpgroup = gb.divu(thread, 128);
   Value base = sharedBase();
   Value qRows = gb.add(base, gb.mul(warpgroup, gb.i32(64 * 128)));
-  Value kTile =
-      gb.add(base, gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes))));
+  Value kStart = gb.add(base, kTile);
   auto kMajor = [&](Value start, int64_t rows, int64_t kk) {
     return gemm::wgmmaDescriptor(
         gb, gb.add(start, gb.i32((kk / 64) * rows * 128 + (kk % 64) * 2)), 16,
         1024);
   };
-  Value acc = LLVM::ZeroOp::create(b, loc, accumulatorType(b, t.blockN / 2));
-  acc = wgmmaBatch(
+  Value acc = LLVM::PoisonOp::create(b, loc, accumulatorType(b, t.blockN / 2));
+  return wgmmaBatch(
       acc, t.blockN, p.d, /*bKMajor=*/true,
       [&](int64_t kk) { return kMajor(qRows, t.blockM, kk); },
-      [&](int64_t kk) { return kMajor(kTile, t.blockN, kk); });
+      [&](int64_t kk) { return kMajor(kStart, t.blockN, kk); }, wait);
+}
+
+SmallVector<Value> AttentionKernel::scoresWarpgroup(Value stage) {
+  Value kTile = gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes)));
+  Value acc = issueScores(kTile, /*wait=*/true);
   SmallVector<Value> s;
   for (int64_t i = 0; i < t.blockN / 2; ++i)
     s.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
   return s;
 }
 
-void AttentionKernel::accumulateWarpgroup(ArrayRef<Value> probabilities,
-                                          Value stage, SmallVector<Value> &o) {
-  // The warpgroup's P, rounded in pairs, into its K-major tile: warp w of
-  // the warpgroup holds rows 16 (w % 4) .. + 15.
-  Value warpgroup = gb.divu(thread, 128);
-  Value pTile = gb.add(gb.i32(qBytes + 2 * stageBytes),
-                       gb.mul(warpgroup, gb.i32(pBytes)));
+void AttentionKernel::storeProbabilities(ArrayRef<Value> probabilities,
+                                         Value pTile, Value barrier) {
+  // Warp w of the warpgroup holds rows 16 (w % 4) .. + 15 of its P.
   Value warpRows = gb.mul(gb.remu(gb.divu(thread, 32), 4), gb.i32(16));
   for (int64_t j = 0; j < sTiles; ++j)
     for (int64_t half = 0; half < 2; ++half) {
@@ -385,32 +355,43 @@ void AttentionKernel::accumulateWarpgroup(ArrayRef<Value> probabilities,
       LLVM::StoreOp::create(b, loc, word, gb.sharedPointer(smem, offset), 4);
     }
   // The stores reach the tensor cores through the async proxy; the
-  // warpgroup's own barrier (1 + warpgroup, 128 threads) publishes them
-  // without holding up the other warpgroup.
+  // warpgroup's own barrier (128 threads) publishes them without holding
+  // up the other warpgroup.
   gb.fenceAsyncProxy();
-  NVVM::BarrierOp::create(b, loc, TypeRange{}, gb.add(gb.i32(1), warpgroup),
-                          gb.i32(128), {}, Value());
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, barrier, gb.i32(128), {},
+                          Value());
+}
+
+Value AttentionKernel::issueAccumulate(Value o, Value pTile, Value vTile,
+                                       bool wait) {
   Value base = sharedBase();
   Value pStart = gb.add(base, pTile);
   // V is [keys, Dv], N-major: panels of 64 Dv columns, BN rows of 128
   // bytes each; a K step of 16 keys is 16 rows.
-  Value vTile = gb.add(
-      base, gb.add(gb.i32(qBytes + kBytes), gb.mul(stage, gb.i32(stageBytes))));
-  Type accType = accumulatorType(b, p.dv / 2);
-  Value acc = LLVM::PoisonOp::create(b, loc, accType);
-  for (auto [i, value] : llvm::enumerate(o))
-    acc = LLVM::InsertValueOp::create(b, loc, acc, value, i);
-  acc = wgmmaBatch(
-      acc, p.dv, t.blockN, /*bKMajor=*/false,
+  Value vStart = gb.add(base, vTile);
+  return wgmmaBatch(
+      o, p.dv, t.blockN, /*bKMajor=*/false,
       [&](int64_t kk) {
         return gemm::wgmmaDescriptor(
             gb, gb.add(pStart, gb.i32((kk / 64) * 64 * 128 + (kk % 64) * 2)),
             16, 1024);
       },
       [&](int64_t kk) {
-        return gemm::wgmmaDescriptor(gb, gb.add(vTile, gb.i32(kk * 128)),
+        return gemm::wgmmaDescriptor(gb, gb.add(vStart, gb.i32(kk * 128)),
                                      t.blockN * 128, 1024);
-      });
+      },
+      wait);
+}
+
+void AttentionKernel::accumulateWarpgroup(ArrayRef<Value> probabilities,
+                                          Value stage, SmallVector<Value> &o) {
+  Value warpgroup = gb.divu(thread, 128);
+  Value pTile = gb.add(gb.i32(qBytes + 2 * stageBytes),
+                       gb.mul(warpgroup, gb.i32(pBytes)));
+  storeProbabilities(probabilities, pTile, gb.add(gb.i32(1), warpgroup));
+  Value vTile =
+      gb.add(gb.i32(qBytes + kBytes), gb.mul(stage, gb.i32(stageBytes)));
+  Value acc = issueAccumulate(toStruct(o), pTile, vTile, /*wait=*/true);
   for (int64_t i = 0; i < p.dv / 2; ++i)
     o[i] = LLVM::ExtractValueOp::create(b, loc, acc, i);
 }
@@ -444,8 +425,8 @@ void AttentionKernel::accumulate(ArrayRef<Value> probabilities, Value stage,
   }
 }
 
-SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
-                                         Value firstRow) {
+void AttentionKernel::emitPreamble(Value threadId, Value laneId,
+                                   Value firstRow) {
   thread = threadId;
   lane = laneId;
   warpRow = firstRow;
@@ -467,11 +448,77 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
   mStart = gb.mul(mTile, gb.i32(t.blockM));
   batchIndex = gb.divu(bh, p.heads);
   headIndex = gb.remu(bh, p.heads);
-  Value kvHead = gb.divu(headIndex, p.heads / p.kvHeads);
+  kvHead = gb.divu(headIndex, p.heads / p.kvHeads);
   qBase = baseOf(p.q, batchIndex, headIndex);
   kBase = baseOf(p.k, batchIndex, kvHead);
   vBase = baseOf(p.v, batchIndex, kvHead);
 
+  // Key tiles this block visits: all, or under a causal mask those up to
+  // its last row.
+  keyTiles = gb.i32(llvm::divideCeil(p.sk, t.blockN));
+  if (p.causal)
+    keyTiles = arith::MinUIOp::create(
+        b, loc, keyTiles,
+        gb.divu(gb.add(mStart, gb.i32(t.blockM + t.blockN - 1)), t.blockN));
+}
+
+SmallVector<Value> AttentionKernel::onlineSoftmax(SmallVector<Value> &s,
+                                                  SmallVector<Value> &maxima,
+                                                  SmallVector<Value> &sums) {
+  Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> corrections;
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      const int64_t r = i * 2 + half;
+      auto element = [&](int64_t j, int64_t e) -> Value & {
+        return s[(i * sTiles + j) * 4 + half * 2 + e];
+      };
+      Value top = element(0, 0);
+      for (int64_t j = 0; j < sTiles; ++j)
+        for (int64_t e = 0; e < 2; ++e)
+          if (j || e)
+            top = fmax(top, element(j, e));
+      top = fmax(maxima[r], quadReduce(top, /*sum=*/false));
+      // A row with no visible key yet keeps a maximum of -inf; its
+      // exponentials are taken against 0 (all zeros, no NaN).
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          top, minusInfinity);
+      Value reference = arith::SelectOp::create(b, loc, empty, f32(0.0), top);
+      Value correction = exp2(fsub(maxima[r], reference));
+      Value sum = f32(0.0);
+      for (int64_t j = 0; j < sTiles; ++j)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &x = element(j, e);
+          x = exp2(fsub(x, reference));
+          sum = fadd(sum, x);
+        }
+      sums[r] = math::FmaOp::create(b, loc, sums[r], correction, sum);
+      maxima[r] = top;
+      corrections.push_back(correction);
+    }
+  return corrections;
+}
+
+void AttentionKernel::scaleRows(SmallVector<Value> &o,
+                                ArrayRef<Value> corrections) {
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half)
+      scaleRow(o, i, half, corrections[i * 2 + half]);
+}
+
+void AttentionKernel::normalize(SmallVector<Value> &o, ValueRange sums) {
+  for (int64_t i = 0; i < mTiles; ++i)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value sum = quadReduce(sums[i * 2 + half], /*sum=*/true);
+      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
+                                         f32(0.0));
+      Value inverse = arith::SelectOp::create(
+          b, loc, none, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
+      scaleRow(o, i, half, inverse);
+    }
+}
+
+SmallVector<Value> AttentionKernel::emitMainLoop() {
   auto copyKeys = [&](Value tile, Value stage) {
     Value first = gb.mul(tile, gb.i32(t.blockN));
     Value at = gb.add(gb.i32(qBytes), gb.mul(stage, gb.i32(stageBytes)));
@@ -483,15 +530,6 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
   copyKeys(gb.i32(0), gb.i32(0));
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
-  // Key tiles this block visits: all, or under a causal mask those up to
-  // its last row.
-  const int64_t keyTiles = llvm::divideCeil(p.sk, t.blockN);
-  Value tiles = gb.i32(keyTiles);
-  if (p.causal)
-    tiles = arith::MinUIOp::create(
-        b, loc, tiles,
-        gb.divu(gb.add(mStart, gb.i32(t.blockM + t.blockN - 1)), t.blockN));
-
   Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> init(mTiles * oTiles * 4, f32(0.0));
   // Per row (m-tile, half): the running maximum and sum.
@@ -500,7 +538,7 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
   init.append(rows, f32(0.0));
   auto loop = scf::ForOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tiles),
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
       arith::ConstantIndexOp::create(b, loc, 1), init);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -523,7 +561,7 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
     gpu::BarrierOp::create(b, loc);
     Value next = gb.add(tile, gb.i32(1));
     {
-      auto exists = scf::IfOp::create(b, loc, gb.lt(next, tiles),
+      auto exists = scf::IfOp::create(b, loc, gb.lt(next, keyTiles),
                                       /*withElse=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(&exists.getThenRegion().front());
@@ -534,35 +572,7 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
 
     SmallVector<Value> s = t.warpgroup ? scoresWarpgroup(stage) : scores(stage);
     logits(s, tile);
-    for (int64_t i = 0; i < mTiles; ++i)
-      for (int64_t half = 0; half < 2; ++half) {
-        const int64_t r = i * 2 + half;
-        auto element = [&](int64_t j, int64_t e) -> Value & {
-          return s[(i * sTiles + j) * 4 + half * 2 + e];
-        };
-        Value top = element(0, 0);
-        for (int64_t j = 0; j < sTiles; ++j)
-          for (int64_t e = 0; e < 2; ++e)
-            if (j || e)
-              top = fmax(top, element(j, e));
-        top = fmax(maxima[r], quadReduce(top, /*sum=*/false));
-        // A row with no visible key yet keeps a maximum of -inf; its
-        // exponentials are taken against 0 (all zeros, no NaN).
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            top, minusInfinity);
-        Value reference = arith::SelectOp::create(b, loc, empty, f32(0.0), top);
-        Value correction = exp2(fsub(maxima[r], reference));
-        Value sum = f32(0.0);
-        for (int64_t j = 0; j < sTiles; ++j)
-          for (int64_t e = 0; e < 2; ++e) {
-            Value &x = element(j, e);
-            x = exp2(fsub(x, reference));
-            sum = fadd(sum, x);
-          }
-        sums[r] = math::FmaOp::create(b, loc, sums[r], correction, sum);
-        maxima[r] = top;
-        scaleRow(o, i, half, correction);
-      }
+    scaleRows(o, onlineSoftmax(s, maxima, sums));
     if (t.warpgroup)
       accumulateWarpgroup(s, stage, o);
     else
@@ -575,20 +585,9 @@ SmallVector<Value> AttentionKernel::emit(Value threadId, Value laneId,
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   ValueRange results = loop.getResults();
   SmallVector<Value> o(results.take_front(mTiles * oTiles * 4));
-  ValueRange sums = results.take_back(rows);
-  for (int64_t i = 0; i < mTiles; ++i)
-    for (int64_t half = 0; half < 2; ++half) {
-      Value sum = quadReduce(sums[i * 2 + half], /*sum=*/true);
-      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                         f32(0.0));
-      Value inverse = arith::SelectOp::create(
-          b, loc, none, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
-      scaleRow(o, i, half, inverse);
-    }
+  normalize(o, results.take_back(rows));
   return o;
 }
-
-} // namespace
 
 LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
                                   const AttentionTiling &t,
@@ -598,7 +597,9 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
   Type indexType = indexTypeForBuffers(group);
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
-  gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
+  // After the buffers, with TMA: the tensor maps of q, k and v.
+  gpu::GPUFuncOp func =
+      createKernel(b, group, module, name, config.block, t.tma ? 3 : 0);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -631,8 +632,50 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
   epilogue.emitPreamble();
 
   AttentionKernel kernel(problem, t, b, kb, gb, entry, smem);
+  kernel.emitPreamble(epilogue.thread, epilogue.lane, epilogue.warpRow);
   gemm::MainLoop loop;
-  loop.acc = kernel.emit(epilogue.thread, epilogue.lane, epilogue.warpRow);
+  if (t.tma) {
+    kernel.initBarriers();
+    // Roles on a warp index ptxas sees as uniform (a shuffle from lane 0):
+    // the producer warpgroup is the last.
+    Value uniformWarp = NVVM::ShflOp::create(
+        b, loc, b.getI32Type(), gb.i32(-1), epilogue.warp, gb.i32(0),
+        gb.i32(0x1f), NVVM::ShflKind::idx, UnitAttr());
+    const int64_t consumerWarps = t.warps;
+    auto roles = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, uniformWarp,
+                              gb.i32(consumerWarps)),
+        /*withElse=*/true);
+    // With two consumer warpgroups the registers move to them from the
+    // producer: 40 + 2 x 232 per thread is what 168 for all three (65536
+    // / 384, rounded to 8) add up to.
+    auto setMaxRegisters = [&](int32_t count,
+                               NVVM::SetMaxRegisterAction action) {
+      if (t.consumers() == 2)
+        NVVM::SetMaxRegisterOp::create(
+            b, loc, b.getI32IntegerAttr(count),
+            NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
+    };
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(roles.thenBlock()->getTerminator());
+      setMaxRegisters(40, NVVM::SetMaxRegisterAction::decrease);
+      auto issuer = scf::IfOp::create(
+          b, loc, gb.eq(epilogue.thread, gb.i32(consumerWarps * 32)),
+          /*withElse=*/false);
+      b.setInsertionPoint(issuer.thenBlock()->getTerminator());
+      const unsigned firstMap = group.getNumOperands() + group.getNumResults();
+      kernel.emitProducer({entry.getArgument(firstMap),
+                           entry.getArgument(firstMap + 1),
+                           entry.getArgument(firstMap + 2)});
+    }
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
+    loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
+  } else {
+    loop.acc = kernel.emitMainLoop();
+  }
   loop.current.tileM = kernel.mStart;
   loop.current.tileN = gb.i32(0);
   loop.current.batch = kernel.bh;

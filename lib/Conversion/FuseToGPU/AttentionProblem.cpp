@@ -25,7 +25,8 @@ namespace opfuse::attention {
 std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
                                                     std::string &error) {
   StringRef rest = text;
-  const bool warpgroup = rest.consume_front("wgmma:");
+  const bool tma = rest.consume_front("tma:");
+  const bool warpgroup = tma || rest.consume_front("wgmma:");
   auto [m, n] = rest.split('x');
   int64_t blockM = 0, blockN = 0;
   if (m.getAsInteger(10, blockM) || n.getAsInteger(10, blockN)) {
@@ -41,13 +42,14 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
     return std::nullopt;
   }
   if (warpgroup && blockN == 32) {
-    error = "'" + text.str() + "': wgmma tiles take BN 64 or 128";
+    error = "'" + text.str() + "': wgmma and tma tiles take BN 64 or 128";
     return std::nullopt;
   }
   AttentionTiling tiling;
   tiling.blockM = blockM;
   tiling.blockN = blockN;
   tiling.warpgroup = warpgroup;
+  tiling.tma = tma;
   // A warpgroup (4 warps) per 64 query rows.
   if (warpgroup)
     tiling.warps = blockM / 16;
@@ -195,25 +197,98 @@ whyNoWarpgroupAttention(const AttentionProblem &problem) {
   return std::nullopt;
 }
 
+/// The tensor map of `operand` (`heads` heads, `rows` rows of `width`
+/// elements) with boxes of 64 x `boxRows`, or nothing where TMA cannot
+/// address it.
+static std::optional<TensorMapSpec>
+tensorMapOf(const AttentionProblem &problem, const AttentionOperand &operand,
+            int64_t heads, int64_t rows, int64_t width, int64_t boxRows) {
+  const int64_t bytes = getElementByteSize(problem.elementType);
+  TensorMapSpec map;
+  map.input = operand.input;
+  map.offset = operand.offset * bytes;
+  map.dims = {width, rows};
+  map.box = {64, boxRows};
+  map.strides = {operand.strides[2] * bytes};
+  // Head, then batch: a dimension of one element has no coordinate.
+  for (auto [size, stride] : {std::pair{heads, operand.strides[1]},
+                              std::pair{problem.batch, operand.strides[0]}}) {
+    if (size == 1)
+      continue;
+    map.dims.push_back(size);
+    map.strides.push_back(stride * bytes);
+    map.box.push_back(1);
+  }
+  if (map.offset % 16 != 0 ||
+      llvm::any_of(map.strides, [](int64_t s) { return s <= 0 || s % 16; }))
+    return std::nullopt;
+  return map;
+}
+
+SmallVector<TensorMapSpec, 3>
+attentionTensorMaps(const AttentionProblem &problem,
+                    const AttentionTiling &tiling) {
+  SmallVector<TensorMapSpec, 3> maps;
+  for (auto [operand, heads, rows, width, boxRows] :
+       {std::tuple{&problem.q, problem.heads, problem.sq, problem.d,
+                   tiling.blockM},
+        std::tuple{&problem.k, problem.kvHeads, problem.sk, problem.d,
+                   tiling.blockN},
+        std::tuple{&problem.v, problem.kvHeads, problem.sk, problem.dv,
+                   tiling.blockN}})
+    if (std::optional<TensorMapSpec> map =
+            tensorMapOf(problem, *operand, heads, rows, width, boxRows))
+      maps.push_back(*map);
+  return maps;
+}
+
+std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem) {
+  if (std::optional<std::string> why = whyNoWarpgroupAttention(problem))
+    return why;
+  AttentionTiling probe;
+  probe.blockM = probe.blockN = 64;
+  if (attentionTensorMaps(problem, probe).size() != 3)
+    return std::string("TMA copies q, k and v only where each starts and "
+                       "steps by multiples of 16 bytes");
+  return std::nullopt;
+}
+
+/// The most K/V stages (2 to 4) that fit in shared memory.
+static void chooseStages(const AttentionProblem &problem,
+                         AttentionTiling &tiling) {
+  for (tiling.stages = 4; tiling.stages > 2; --tiling.stages)
+    if (attentionSharedBytes(problem, tiling) <= kMaxSharedBytesPerBlock)
+      return;
+}
+
 AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
-                                      StringRef option,
+                                      StringRef option, bool useTma,
                                       const GpuTarget &target) {
   std::string error;
   if (option != "auto")
     if (std::optional<AttentionTiling> tiling =
-            parseAttentionTiling(option, error))
+            parseAttentionTiling(option, error)) {
+      if (tiling->tma)
+        chooseStages(problem, *tiling);
       return *tiling;
+    }
   AttentionTiling tiling;
   tiling.blockM = 128;
   const bool hopper = target.chip == "sm_90" || target.chip == "sm_90a";
   if (hopper && !whyNoWarpgroupAttention(problem)) {
-    // wgmma, a warpgroup per 64 rows; 128 keys a step for head dim 128,
-    // 64 for 64 (the faster of the two on the H200: docs/benchmarks.md).
+    // wgmma, a warpgroup per 64 rows, fed by a TMA producer where the
+    // operands allow it: 128 keys a step. Fed by cp.async, 128 keys for
+    // head dim 128 and 64 for 64 (the faster on the H200 for each:
+    // docs/benchmarks.md).
     tiling.warpgroup = true;
-    tiling.blockN = std::max(problem.d, problem.dv) > 64 ? 128 : 64;
+    tiling.tma = useTma && !whyNoTmaAttention(problem);
+    tiling.blockN =
+        tiling.tma || std::max(problem.d, problem.dv) > 64 ? 128 : 64;
     if (problem.sq <= 64)
       tiling.blockM = 64;
     tiling.warps = tiling.blockM / 16;
+    if (tiling.tma)
+      chooseStages(problem, tiling);
     return tiling;
   }
   // mma.sync: 32 query rows a warp halve the shared-memory reads of K and
@@ -229,10 +304,13 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
 int64_t attentionSharedBytes(const AttentionProblem &problem,
                              const AttentionTiling &tiling) {
   const int64_t bytes = getElementByteSize(problem.elementType);
-  // With wgmma, each warpgroup's P tile too.
+  // With wgmma, each warpgroup's P tile too; with TMA, the mbarriers (Q
+  // full; K and V full and empty per stage).
+  const int64_t stages = tiling.tma ? tiling.stages : 2;
   return tiling.blockM * problem.d * bytes +
-         2 * tiling.blockN * (problem.d + problem.dv) * bytes +
-         (tiling.warpgroup ? tiling.blockM * tiling.blockN * bytes : 0);
+         stages * tiling.blockN * (problem.d + problem.dv) * bytes +
+         (tiling.warpgroup ? tiling.blockM * tiling.blockN * bytes : 0) +
+         (tiling.tma ? 8 * (1 + 4 * stages) : 0);
 }
 
 LaunchConfig attentionLaunch(const AttentionProblem &problem,
@@ -242,6 +320,8 @@ LaunchConfig attentionLaunch(const AttentionProblem &problem,
   config.grid = problem.batch * problem.heads *
                 llvm::divideCeil(problem.sq, tiling.blockM);
   config.sharedBytes = attentionSharedBytes(problem, tiling);
+  if (tiling.tma)
+    config.tensorMaps = attentionTensorMaps(problem, tiling);
   return config;
 }
 

@@ -104,6 +104,12 @@ public:
   Value lt(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
+  Value ne(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
+  }
   /// An index (a loop variable, a thread id) as i32.
   Value toI32(Value index) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);

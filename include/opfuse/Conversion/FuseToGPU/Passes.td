@@ -65,17 +65,21 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "A group's own fuse.matmul_tiling attribute overrides it">,
     Option<"attentionTiling", "attention-tiling", "std::string",
            /*default=*/"\"auto\"",
-           "Tiles of the fused attention kernel as [wgmma:]BMxBN: query "
-           "rows per block (64 or 128) and keys per step (32, 64 or 128), "
-           "on mma.sync with 4 warps or, with wgmma: (sm_90, head dims "
-           "multiples of 64, BN 64 or 128), a warpgroup per 64 rows; auto "
-           "takes wgmma where it can (128 rows, 64 for 64 queries or fewer; "
-           "128 keys for head dims over 64, else 64) and otherwise mma.sync "
-           "(64 keys, 32 for head dims over 64)">,
+           "Tiles of the fused attention kernel as [wgmma:|tma:]BMxBN: "
+           "query rows per block (64 or 128) and keys per step (32, 64 or "
+           "128), on mma.sync with 4 warps or, with wgmma: (sm_90, head "
+           "dims multiples of 64, BN 64 or 128), a warpgroup per 64 rows, "
+           "or with tma: the same fed by a TMA producer warpgroup through "
+           "2-4 stages, the compute warpgroups taking turns (ping-pong); "
+           "auto takes tma where the operands' tensor maps exist and tma "
+           "is on (128 rows, 64 for 64 queries or fewer; 128 keys), else "
+           "wgmma (128 keys for head dims over 64, else 64) and otherwise "
+           "mma.sync (64 keys, 32 for head dims over 64)">,
     Option<"useTma", "tma", "bool", /*default=*/"true",
-           "Copy the operands of warpgroup-MMA GEMMs with TMA (one thread, "
-           "tensor maps the host encodes, an mbarrier per stage) where both "
-           "allow it; false keeps every thread's cp.async copies">,
+           "Copy the operands of warpgroup-MMA GEMMs and of auto-tiled "
+           "attention kernels with TMA (one thread, tensor maps the host "
+           "encodes, mbarriers per stage) where they allow it; false keeps "
+           "every thread's cp.async copies">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "Warp-specialise the persistent TMA GEMM kernels of two MMA "
            "warpgroups: a producer warpgroup streams the slices and stages "

@@ -1,0 +1,195 @@
+//===- AttentionKernel.h - The attention kernel's builder -------*- C++ -*-===//
+//
+// What the two forms of the attention kernel share: the block's place in
+// the problem, the scores' logits and the online softmax, the wgmma
+// batches of both products, and the shared-memory layout. The form whose
+// threads all copy and compute (cp.async, AttentionKernel.cpp) and the
+// warp-specialised one (a TMA producer and ping-ponged consumer
+// warpgroups, AttentionWarpSpecialized.cpp) each have their main loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_LIB_CONVERSION_FUSETOGPU_ATTENTIONKERNEL_H
+#define OPFUSE_LIB_CONVERSION_FUSETOGPU_ATTENTIONKERNEL_H
+
+#include "AttentionEmission.h"
+#include "GemmBuilder.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+namespace opfuse::attention {
+
+using gemm::GemmBuilder;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+namespace arith = mlir::arith;
+namespace LLVM = mlir::LLVM;
+namespace NVVM = mlir::NVVM;
+namespace scf = mlir::scf;
+
+class AttentionKernel {
+public:
+  AttentionKernel(AttentionProblem &p, const AttentionTiling &t, OpBuilder &b,
+                  KernelBuilder &kb, GemmBuilder &gb, mlir::Block &entry,
+                  Value smem);
+
+  /// The block's place in the problem and the key tiles it visits, from
+  /// the epilogue preamble's `thread`, `lane` and `warpRow`.
+  void emitPreamble(Value thread, Value lane, Value warpRow);
+
+  /// The main loop of the cp.async form; returns the output accumulators,
+  /// normalised, in the m16n8 order of the GEMM epilogue.
+  SmallVector<Value> emitMainLoop();
+
+  /// The warp-specialised form (AttentionWarpSpecialized.cpp). The producer
+  /// warpgroup's one thread copies Q, then each key tile's K and V, through
+  /// the tensor maps `maps` (q, k, v).
+  void emitProducer(ArrayRef<Value> maps);
+  /// A consumer warpgroup's loop (`warpgroup`, warp-uniform); the output
+  /// accumulators as emitMainLoop returns them.
+  SmallVector<Value> emitConsumer(Value warpgroup);
+  /// Thread 0 initialises the mbarriers; the block then synchronises.
+  void initBarriers();
+
+  /// The block's (batch * heads + head) and first query row.
+  Value bh, mStart;
+
+private:
+  Value f32(double value) {
+    return arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(static_cast<float>(value)));
+  }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  /// 2^x with the special-function unit (ex2.approx: 2 ulp; 2^-inf = 0).
+  Value exp2(Value x);
+  /// `value` combined across the four threads of a quad (one row of an
+  /// accumulator fragment).
+  Value quadReduce(Value value, bool sum);
+  /// Multiplies the output row (m-tile `i`, `half`) of this thread by
+  /// `factor`.
+  void scaleRow(SmallVector<Value> &o, int64_t i, int64_t half, Value factor);
+  /// Element offset of `operand` for the block's (batch, head), its head
+  /// taken from `head`.
+  Value baseOf(const AttentionOperand &operand, Value batch, Value head);
+  /// cp.async copies of rows [first, first + rows) of `operand` (`width`
+  /// elements each, from `base`) into shared memory at `smemOffset`,
+  /// swizzled; rows at or past `limit` are zeros.
+  void copyTile(const AttentionOperand &operand, Value base, Value first,
+                int64_t rows, int64_t width, int64_t limit, Value smemOffset);
+  /// acc += A B for n8 tiles j and j + 1 of every m-tile: `four` is an
+  /// ldmatrix.x4 of B (two k8 halves of each tile), `acc` holds `tiles`
+  /// n8 tiles of 4 a thread per m-tile.
+  void mmaTilePair(ArrayRef<SmallVector<Value>> a, ArrayRef<Value> four,
+                   SmallVector<Value> &acc, int64_t tiles, int64_t j);
+  /// The address of dynamic shared memory as an i32 (wgmma descriptors).
+  Value sharedBase();
+  /// S = Q Kᵀ for the K tile in `stage`: mTiles x sTiles fragments.
+  SmallVector<Value> scores(Value stage);
+  /// The byte offset of element (row, col) of a tile of `rows` rows and
+  /// `width` columns: swizzled rows for ldmatrix, or for wgmma panels of
+  /// 64 columns (128-byte rows, 16-byte chunks XOR row % 8), panel after
+  /// panel.
+  Value tileOffset(Value row, Value col, int64_t rows, int64_t width);
+  /// One wgmma batch: acc (an LLVM struct of f32, m64nN) += A B over K in
+  /// steps of 16; `aAt(k)` and `bAt(k)` are the descriptors at step k.
+  /// The batch is committed; with `wait` it has completed on return.
+  Value wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
+                   llvm::function_ref<Value(int64_t)> aAt,
+                   llvm::function_ref<Value(int64_t)> bAt, bool wait);
+  /// Issues S = Q Kᵀ for this warpgroup's 64 rows of the Q tile against
+  /// the K tile at byte offset `kTile`; returns the accumulator struct.
+  Value issueScores(Value kTile, bool wait);
+  /// Issues O += P V: `o` as a struct, P from the warpgroup's tile at
+  /// `pTile`, V from the tile at `vTile` (byte offsets).
+  Value issueAccumulate(Value o, Value pTile, Value vTile, bool wait);
+  /// The fields of a wgmma accumulator struct, read only after the
+  /// instructions before this point (a wait) have run: an empty asm that
+  /// claims to change every field keeps them from being read earlier.
+  SmallVector<Value> fencedFields(Value acc);
+  /// `values` as an accumulator struct.
+  Value toStruct(ArrayRef<Value> values);
+  /// The same with one wgmma batch per warpgroup (64 rows of Q against
+  /// the whole K tile), in the same fragment order.
+  SmallVector<Value> scoresWarpgroup(Value stage);
+  /// The warpgroup's probabilities, rounded in pairs, into its tile at
+  /// `pTile`, published to its tensor cores (named barrier `barrier`).
+  void storeProbabilities(ArrayRef<Value> probabilities, Value pTile,
+                          Value barrier);
+  /// O += P V with wgmma: the warpgroup's P (rounded) written to its tile
+  /// in shared memory first.
+  void accumulateWarpgroup(ArrayRef<Value> probabilities, Value stage,
+                           SmallVector<Value> &o);
+  /// The base-2 logits of the scores of key tile `tile`: scaled, masked,
+  /// and -inf where a key is hidden.
+  void logits(SmallVector<Value> &s, Value tile);
+  /// The online softmax of one key tile: `s` (logits) becomes the
+  /// unnormalised probabilities, the running `maxima` and `sums` move on;
+  /// returns each row's correction of the earlier output.
+  SmallVector<Value> onlineSoftmax(SmallVector<Value> &s,
+                                   SmallVector<Value> &maxima,
+                                   SmallVector<Value> &sums);
+  /// Each output row times its correction.
+  void scaleRows(SmallVector<Value> &o, ArrayRef<Value> corrections);
+  /// Each output row divided by its sum (zero for a row with no visible
+  /// key).
+  void normalize(SmallVector<Value> &o, ValueRange sums);
+  /// O += P V for the V tile in `stage`, P in registers.
+  void accumulate(ArrayRef<Value> probabilities, Value stage,
+                  SmallVector<Value> &o);
+
+  // The warp-specialised layout: Q, `stages` K tiles, as many V tiles,
+  // a P tile per consumer warpgroup, then the mbarriers (Q full, K and V
+  // full, K and V empty).
+  int64_t kTileOffset(int64_t stage) const { return qBytes + stage * kBytes; }
+  int64_t vTilesOffset() const { return qBytes + t.stages * kBytes; }
+  int64_t pTilesOffset() const { return vTilesOffset() + t.stages * vBytes; }
+  int64_t barriersOffset() const {
+    return pTilesOffset() + t.consumers() * pBytes;
+  }
+  /// The mbarrier `index` of kind `kind` (0 Q full, 1 K full, 2 V full, 3 K
+  /// empty, 4 V empty) at stage `stage` (i32).
+  Value barrier(int64_t kind, Value stage);
+  /// Copies box panels of the map `map` at `coordinates` (the innermost
+  /// one stepped by 64 per panel) to `panels` tiles of `panelBytes` from
+  /// `target`, completing on `full`.
+  void copyPanels(Value map, SmallVector<Value> coordinates, int64_t panels,
+                  int64_t panelBytes, Value target, Value full);
+  /// The coordinates after the innermost two of a tensor map of `heads`
+  /// heads: `head` and the batch, where the map has them.
+  SmallVector<Value> outerCoordinates(int64_t heads, Value head);
+  /// The ping-pong turns of the consumer warpgroups (two of them), taken
+  /// and passed where `when` holds (always when null): named barrier
+  /// 2 - wg is the turn of warpgroup wg, 1 + wg the other's.
+  void waitForTurn(Value warpgroup, Value when);
+  void passTurn(Value warpgroup, Value when);
+
+  AttentionProblem &p;
+  const AttentionTiling &t;
+  OpBuilder &b;
+  Location loc;
+  KernelBuilder &kb;
+  GemmBuilder &gb;
+  mlir::Block &entry;
+  Value smem;
+  int64_t elementBytes = 2, mTiles = 1, sTiles = 8, oTiles = 16;
+  int64_t qBytes = 0, kBytes = 0, vBytes = 0, stageBytes = 0, pBytes = 0;
+  // The preamble's values.
+  Value thread, lane, warpRow, group8, quad, matrixLow, matrixHigh, rowInMatrix;
+  Value qBase, kBase, vBase, batchIndex, headIndex, kvHead;
+  /// The key tiles this block visits (i32).
+  Value keyTiles;
+};
+
+} // namespace opfuse::attention
+
+#endif // OPFUSE_LIB_CONVERSION_FUSETOGPU_ATTENTIONKERNEL_H
