@@ -186,8 +186,7 @@ SmallVector<Value> AttentionKernel::scores(Value stage) {
 }
 
 void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
-  const double log2e = 1.4426950408889634;
-  Value scale = f32(p.scale * log2e);
+  Value scale = f32(p.scale * kLog2e);
   Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
   Value firstKey = gb.mul(tile, gb.i32(t.blockN));
   const bool ragged = p.sk % t.blockN != 0;
@@ -203,10 +202,16 @@ void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
     maskBase = kb.broadcastOffset(p.mask, {gb.toIndexType(batchIndex),
                                            gb.toIndexType(headIndex),
                                            kb.constant(0), kb.constant(0)});
+  auto rowOf = [&](int64_t i, int64_t half) {
+    return gb.add(gb.add(mStart, warpRow),
+                  gb.add(gb.i32(i * 16 + half * 8), group8));
+  };
+  auto colOf = [&](int64_t j, int64_t e) {
+    return gb.add(gb.add(firstKey, gb.i32(j * 8 + e)), gb.mul(quad, gb.i32(2)));
+  };
   for (int64_t i = 0; i < mTiles; ++i)
     for (int64_t half = 0; half < 2; ++half) {
-      Value row = gb.add(gb.add(mStart, warpRow),
-                         gb.add(gb.i32(i * 16 + half * 8), group8));
+      Value row = rowOf(i, half);
       Value maskRow;
       if (p.maskInput)
         maskRow = arith::AddIOp::create(
@@ -218,35 +223,68 @@ void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
       for (int64_t j = 0; j < sTiles; ++j)
         for (int64_t e = 0; e < 2; ++e) {
           Value &x = s[(i * sTiles + j) * 4 + half * 2 + e];
-          Value col = gb.add(gb.add(firstKey, gb.i32(j * 8 + e)),
-                             gb.mul(quad, gb.i32(2)));
+          if (foldsScale())
+            continue;
           x = fmul(x, scale);
           if (p.maskInput) {
             Value clamped =
-                arith::MinUIOp::create(b, loc, col, gb.i32(p.sk - 1));
+                arith::MinUIOp::create(b, loc, colOf(j, e), gb.i32(p.sk - 1));
             Value offset = arith::AddIOp::create(
                 b, loc, maskRow,
                 arith::MulIOp::create(b, loc, gb.toIndexType(clamped),
                                       kb.constant(p.mask.strides[3])));
             Value m = kb.load(maskPointer, maskType, offset, 1).front();
-            x = math::FmaOp::create(b, loc, m, f32(log2e), x);
+            x = math::FmaOp::create(b, loc, m, f32(kLog2e), x);
           }
-          Value hidden;
-          if (p.causal)
-            hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                           col, row);
-          if (ragged) {
-            Value outside = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::uge, col, gb.i32(p.sk));
-            hidden =
-                hidden
-                    ? arith::OrIOp::create(b, loc, hidden, outside).getResult()
-                    : outside;
-          }
-          if (hidden)
-            x = arith::SelectOp::create(b, loc, hidden, minusInfinity, x);
         }
     }
+  if (!p.causal && !ragged)
+    return;
+  // Keys past the sequence or (causal) past the row are hidden. Only the
+  // tiles that hold such keys for this warp's rows (the diagonal, the
+  // last tile) pay for the comparisons: the others skip them.
+  Value hides;
+  if (p.causal)
+    hides = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                  gb.add(firstKey, gb.i32(t.blockN - 1)),
+                                  gb.add(mStart, warpRow));
+  if (ragged) {
+    Value last = gb.eq(tile, gb.i32(p.sk / t.blockN));
+    hides =
+        hides ? arith::OrIOp::create(b, loc, hides, last).getResult() : last;
+  }
+  SmallVector<Type> types(s.size(), b.getF32Type());
+  auto masked = scf::IfOp::create(b, loc, types, hides, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&masked.getThenRegion().front());
+    SmallVector<Value> hidden(s);
+    for (int64_t i = 0; i < mTiles; ++i)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = rowOf(i, half);
+        for (int64_t j = 0; j < sTiles; ++j)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value &x = hidden[(i * sTiles + j) * 4 + half * 2 + e];
+            Value col = colOf(j, e);
+            Value hide;
+            if (p.causal)
+              hide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           col, row);
+            if (ragged) {
+              Value outside = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::uge, col, gb.i32(p.sk));
+              hide =
+                  hide ? arith::OrIOp::create(b, loc, hide, outside).getResult()
+                       : outside;
+            }
+            x = arith::SelectOp::create(b, loc, hide, minusInfinity, x);
+          }
+      }
+    scf::YieldOp::create(b, loc, hidden);
+    b.setInsertionPointToStart(&masked.getElseRegion().front());
+    scf::YieldOp::create(b, loc, s);
+  }
+  s.assign(masked.getResults().begin(), masked.getResults().end());
 }
 
 Value AttentionKernel::wgmmaBatch(Value acc, int64_t n, int64_t k, bool bKMajor,
@@ -383,6 +421,78 @@ Value AttentionKernel::issueAccumulate(Value o, Value pTile, Value vTile,
       wait);
 }
 
+SmallVector<Value>
+AttentionKernel::packProbabilities(ArrayRef<Value> probabilities) {
+  // Keys 16 kk .. 16 kk + 15 are n8 tiles 2 kk and 2 kk + 1 of the
+  // fragment: rows g and g + 8 of each, in pairs (as mma.sync's A).
+  SmallVector<Value> words;
+  for (int64_t kk = 0; kk < t.blockN / 16; ++kk)
+    for (int64_t tile : {2 * kk, 2 * kk + 1})
+      for (int64_t half = 0; half < 2; ++half) {
+        const int64_t first = tile * 4 + half * 2;
+        words.push_back(kb.packLanes(
+            {probabilities[first], probabilities[first + 1]}, p.elementType));
+      }
+  return words;
+}
+
+void AttentionKernel::keepAlive(ArrayRef<Value> values) {
+  std::string constraints;
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += i ? ",r" : "r";
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, values, "", constraints,
+                            /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+Value AttentionKernel::issueAccumulateFromRegisters(Value o,
+                                                    ArrayRef<Value> words,
+                                                    Value vTile) {
+  // MLIR's wgmma op takes A from shared memory only: the register form
+  // is written out (m64nDvk16, A as 4 words, V N-major: trans-b 1).
+  auto type = cast<LLVM::LLVMStructType>(o.getType());
+  const int64_t n = type.getBody().size();
+  const char *element = p.elementType.isF16() ? "f16" : "bf16";
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(p.dv) + "k16.f32." + element + "." +
+                     element + " {";
+  for (int64_t i = 0; i < n; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  // Operands: the n outputs, the n inputs tied to them, the words, the
+  // descriptor.
+  text += "}, {$" + std::to_string(2 * n) + ", $" + std::to_string(2 * n + 1) +
+          ", $" + std::to_string(2 * n + 2) + ", $" +
+          std::to_string(2 * n + 3) + "}, $" + std::to_string(2 * n + 4) +
+          ", p, 1, 1, 1;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+  Value vStart = gb.add(sharedBase(), vTile);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < t.blockN / 16; ++kk) {
+    SmallVector<Value> operands;
+    for (int64_t i = 0; i < n; ++i)
+      operands.push_back(LLVM::ExtractValueOp::create(b, loc, o, i));
+    llvm::append_range(operands, words.slice(kk * 4, 4));
+    // 16 keys are 16 rows of 128 bytes of each V panel.
+    operands.push_back(gemm::wgmmaDescriptor(
+        gb, gb.add(vStart, gb.i32(kk * 16 * 128)), t.blockN * 128, 1024));
+    o = LLVM::InlineAsmOp::create(b, loc, type, operands, text, constraints,
+                                  /*has_side_effects=*/true,
+                                  /*is_align_stack=*/false,
+                                  LLVM::TailCallKind::None,
+                                  LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return o;
+}
+
 void AttentionKernel::accumulateWarpgroup(ArrayRef<Value> probabilities,
                                           Value stage, SmallVector<Value> &o) {
   Value warpgroup = gb.divu(thread, 128);
@@ -462,10 +572,34 @@ void AttentionKernel::emitPreamble(Value threadId, Value laneId,
         gb.divu(gb.add(mStart, gb.i32(t.blockM + t.blockN - 1)), t.blockN));
 }
 
+/// `values` combined pairwise (a tree: a dependency chain of log2 n
+/// operations rather than n).
+template <typename Combine>
+static Value combineTree(SmallVector<Value> values, Combine combine) {
+  while (values.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      next.push_back(combine(values[i], values[i + 1]));
+    if (values.size() % 2)
+      next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values.front();
+}
+
 SmallVector<Value> AttentionKernel::onlineSoftmax(SmallVector<Value> &s,
                                                   SmallVector<Value> &maxima,
                                                   SmallVector<Value> &sums) {
   Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
+  // With the scale folded (logits), the maxima are of the raw scores and
+  // each exponent is one fma: 2^(x c - m c).
+  const bool folded = foldsScale();
+  Value scale = f32(p.scale * kLog2e);
+  auto exponent = [&](Value x, Value reference, Value scaledReference) {
+    if (!folded)
+      return exp2(fsub(x, reference));
+    return exp2(math::FmaOp::create(b, loc, x, scale, scaledReference));
+  };
   SmallVector<Value> corrections;
   for (int64_t i = 0; i < mTiles; ++i)
     for (int64_t half = 0; half < 2; ++half) {
@@ -473,25 +607,29 @@ SmallVector<Value> AttentionKernel::onlineSoftmax(SmallVector<Value> &s,
       auto element = [&](int64_t j, int64_t e) -> Value & {
         return s[(i * sTiles + j) * 4 + half * 2 + e];
       };
-      Value top = element(0, 0);
+      SmallVector<Value> row;
       for (int64_t j = 0; j < sTiles; ++j)
         for (int64_t e = 0; e < 2; ++e)
-          if (j || e)
-            top = fmax(top, element(j, e));
+          row.push_back(element(j, e));
+      Value top =
+          combineTree(row, [&](Value x, Value y) { return fmax(x, y); });
       top = fmax(maxima[r], quadReduce(top, /*sum=*/false));
       // A row with no visible key yet keeps a maximum of -inf; its
       // exponentials are taken against 0 (all zeros, no NaN).
       Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                           top, minusInfinity);
       Value reference = arith::SelectOp::create(b, loc, empty, f32(0.0), top);
-      Value correction = exp2(fsub(maxima[r], reference));
-      Value sum = f32(0.0);
+      Value scaledReference =
+          folded ? fmul(reference, f32(-p.scale * kLog2e)) : Value();
+      Value correction = exponent(maxima[r], reference, scaledReference);
       for (int64_t j = 0; j < sTiles; ++j)
         for (int64_t e = 0; e < 2; ++e) {
           Value &x = element(j, e);
-          x = exp2(fsub(x, reference));
-          sum = fadd(sum, x);
+          x = exponent(x, reference, scaledReference);
+          row[j * 2 + e] = x;
         }
+      Value sum =
+          combineTree(row, [&](Value x, Value y) { return fadd(x, y); });
       sums[r] = math::FmaOp::create(b, loc, sums[r], correction, sum);
       maxima[r] = top;
       corrections.push_back(correction);

@@ -112,6 +112,19 @@ private:
   /// Issues O += P V: `o` as a struct, P from the warpgroup's tile at
   /// `pTile`, V from the tile at `vTile` (byte offsets).
   Value issueAccumulate(Value o, Value pTile, Value vTile, bool wait);
+  /// Issues O += P V with P from registers (`words`: the warpgroup's
+  /// probabilities packed in pairs, the A fragments of each 16 keys in
+  /// turn) and V from the tile at `vTile`: no trip of P through shared
+  /// memory. The caller keeps the words alive (keepAlive) until the batch
+  /// has completed.
+  Value issueAccumulateFromRegisters(Value o, ArrayRef<Value> words,
+                                     Value vTile);
+  /// `probabilities` (an accumulator fragment) packed in pairs in the A
+  /// fragment order of the product with V.
+  SmallVector<Value> packProbabilities(ArrayRef<Value> probabilities);
+  /// Keeps `values` in their registers up to this point (an empty asm that
+  /// reads them): a wgmma still reading them must not find them reused.
+  void keepAlive(ArrayRef<Value> values);
   /// The fields of a wgmma accumulator struct, read only after the
   /// instructions before this point (a wait) have run: an empty asm that
   /// claims to change every field keeps them from being read earlier.
@@ -130,8 +143,14 @@ private:
   void accumulateWarpgroup(ArrayRef<Value> probabilities, Value stage,
                            SmallVector<Value> &o);
   /// The base-2 logits of the scores of key tile `tile`: scaled, masked,
-  /// and -inf where a key is hidden.
+  /// and -inf where a key is hidden; with foldsScale() left unscaled.
   void logits(SmallVector<Value> &s, Value tile);
+  /// Whether the scale is folded into the exponentials (one fma each)
+  /// instead of multiplying every score: with no mask to add to the scaled
+  /// scores, and a positive scale (the maxima of the raw scores are then
+  /// those of the scaled ones).
+  bool foldsScale() const { return !p.maskInput && p.scale > 0; }
+  static constexpr double kLog2e = 1.4426950408889634;
   /// The online softmax of one key tile: `s` (logits) becomes the
   /// unnormalised probabilities, the running `maxima` and `sums` move on;
   /// returns each row's correction of the earlier output.
@@ -148,14 +167,10 @@ private:
                   SmallVector<Value> &o);
 
   // The warp-specialised layout: Q, `stages` K tiles, as many V tiles,
-  // a P tile per consumer warpgroup, then the mbarriers (Q full, K and V
-  // full, K and V empty).
+  // then the mbarriers (Q full, K and V full, K and V empty).
   int64_t kTileOffset(int64_t stage) const { return qBytes + stage * kBytes; }
   int64_t vTilesOffset() const { return qBytes + t.stages * kBytes; }
-  int64_t pTilesOffset() const { return vTilesOffset() + t.stages * vBytes; }
-  int64_t barriersOffset() const {
-    return pTilesOffset() + t.consumers() * pBytes;
-  }
+  int64_t barriersOffset() const { return vTilesOffset() + t.stages * vBytes; }
   /// The mbarrier `index` of kind `kind` (0 Q full, 1 K full, 2 V full, 3 K
   /// empty, 4 V empty) at stage `stage` (i32).
   Value barrier(int64_t kind, Value stage);

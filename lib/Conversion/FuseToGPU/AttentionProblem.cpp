@@ -304,13 +304,16 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
 int64_t attentionSharedBytes(const AttentionProblem &problem,
                              const AttentionTiling &tiling) {
   const int64_t bytes = getElementByteSize(problem.elementType);
-  // With wgmma, each warpgroup's P tile too; with TMA, the mbarriers (Q
-  // full; K and V full and empty per stage).
-  const int64_t stages = tiling.tma ? tiling.stages : 2;
+  // With wgmma fed by cp.async, each warpgroup's P tile too; with TMA
+  // (P in registers), the mbarriers: Q full, K and V full and empty per
+  // stage.
+  if (tiling.tma)
+    return tiling.blockM * problem.d * bytes +
+           tiling.stages * tiling.blockN * (problem.d + problem.dv) * bytes +
+           8 * (1 + 4 * tiling.stages);
   return tiling.blockM * problem.d * bytes +
-         stages * tiling.blockN * (problem.d + problem.dv) * bytes +
-         (tiling.warpgroup ? tiling.blockM * tiling.blockN * bytes : 0) +
-         (tiling.tma ? 8 * (1 + 4 * stages) : 0);
+         2 * tiling.blockN * (problem.d + problem.dv) * bytes +
+         (tiling.warpgroup ? tiling.blockM * tiling.blockN * bytes : 0);
 }
 
 LaunchConfig attentionLaunch(const AttentionProblem &problem,

@@ -15,8 +15,10 @@
 // With two consumer warpgroups (64 query rows each) the issue of each
 // step's products is a turn passed between them through named barriers
 // (ping-pong), so one warpgroup's softmax runs while the other's products
-// occupy the tensor cores. P goes through each warpgroup's shared tile,
-// published by its own named barrier (3 + warpgroup).
+// occupy the tensor cores. P never leaves registers: the scores'
+// accumulator fragment, rounded in pairs, is the register A operand of
+// the product with V (written out as PTX: MLIR's wgmma op reads A from
+// shared memory only).
 //
 // As in the GEMM, no branch on the thread index surrounds a wgmma (ptxas
 // would serialise them): the roles are decided on a warp index shuffled
@@ -188,9 +190,6 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     return gb.add(gb.i32(vTilesOffset()),
                   gb.mul(gb.remu(tile, t.stages), gb.i32(vBytes)));
   };
-  Value pTile =
-      gb.add(gb.i32(pTilesOffset()), gb.mul(warpgroup, gb.i32(pBytes)));
-  Value pBarrier = gb.add(gb.i32(3), warpgroup);
   Value lastTile = arith::SubIOp::create(b, loc, keyTiles, gb.i32(1));
   // Warpgroup 1 passes no turn after its last step: warpgroup 0 waits for
   // none then.
@@ -215,9 +214,12 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   release(KEmpty, zero);
   logits(s, zero);
   onlineSoftmax(s, maxima, sums);
-  storeProbabilities(s, pTile, pBarrier);
+  SmallVector<Value> words = packProbabilities(s);
+  const int64_t wordCount = words.size();
 
+  // Carried: O, P_{j-1} (packed), the row maxima and sums.
   SmallVector<Value> init(p.dv / 2, f32(0.0));
+  llvm::append_range(init, words);
   llvm::append_range(init, maxima);
   llvm::append_range(init, sums);
   auto loop = scf::ForOp::create(
@@ -234,15 +236,16 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     Value previous = arith::SubIOp::create(b, loc, tile, gb.i32(1));
     ValueRange carried = body->getArguments().drop_front();
     SmallVector<Value> o(carried.take_front(p.dv / 2));
-    SmallVector<Value> stepMaxima(carried.slice(p.dv / 2, rows));
+    SmallVector<Value> previousWords(carried.slice(p.dv / 2, wordCount));
+    SmallVector<Value> stepMaxima(carried.slice(p.dv / 2 + wordCount, rows));
     SmallVector<Value> stepSums(carried.take_back(rows));
 
     waitFor(KFull, tile);
     waitFor(VFull, previous);
     waitForTurn(warpgroup, Value());
     Value stepScores = issueScores(kTile(tile), /*wait=*/false);
-    Value output =
-        issueAccumulate(toStruct(o), pTile, vTile(previous), /*wait=*/false);
+    Value output = issueAccumulateFromRegisters(toStruct(o), previousWords,
+                                                vTile(previous));
     passTurn(warpgroup, passesAfter(tile));
     // S_j is done; P_{j-1} V_{j-1} still runs under the softmax.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
@@ -252,10 +255,11 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     SmallVector<Value> corrections = onlineSoftmax(step, stepMaxima, stepSums);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     o = fencedFields(output);
+    keepAlive(previousWords);
     release(VEmpty, previous);
     scaleRows(o, corrections);
-    storeProbabilities(step, pTile, pBarrier);
     SmallVector<Value> yielded(o);
+    llvm::append_range(yielded, packProbabilities(step));
     llvm::append_range(yielded, stepMaxima);
     llvm::append_range(yielded, stepSums);
     scf::YieldOp::create(b, loc, yielded);
@@ -263,10 +267,13 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   ValueRange results = loop.getResults();
   // The last P V; its slot needs no release.
   waitFor(VFull, lastTile);
-  Value output = issueAccumulate(
-      toStruct(SmallVector<Value>(results.take_front(p.dv / 2))), pTile,
-      vTile(lastTile), /*wait=*/true);
+  SmallVector<Value> lastWords(results.slice(p.dv / 2, wordCount));
+  Value output = issueAccumulateFromRegisters(
+      toStruct(SmallVector<Value>(results.take_front(p.dv / 2))), lastWords,
+      vTile(lastTile));
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> o = fencedFields(output);
+  keepAlive(lastWords);
   normalize(o, results.take_back(rows));
   return o;
 }
