@@ -17,9 +17,9 @@
 //   tensor maps exist): a producer warpgroup (registers given up with
 //   setmaxnreg) copies Q, K and V by TMA through mbarrier rings, named by
 //   three tensor maps after the buffers; each consumer warpgroup issues
-//   S_j and P_{j-1} V_{j-1} in its ping-pong turn (a named barrier waited
-//   for and arrived at) and waits for S_j alone (wait_group 1) before its
-//   softmax.
+//   S_j and P_{j-1} V_{j-1} (P from registers: the wgmma register form,
+//   written as PTX) in its ping-pong turn (a named barrier waited for and
+//   arrived at) and waits for S_j alone (wait_group 1) before its softmax.
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=128x64" | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32" | FileCheck %s --check-prefix=TILED
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
@@ -43,7 +43,7 @@
 // WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 
 // TMA-LABEL: func.func @heads
-// TMA: fuse.group(%arg0) {fuse.block = array<i64: 384, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 180360 : i64, fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1]>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 256>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 512>]}
+// TMA: fuse.group(%arg0) {fuse.block = array<i64: 384, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 147592 : i64, fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1]>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 256>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 512>]}
 // TMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // TMA: gpu.func @heads_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // TMA-COUNT-17: nvvm.mbarrier.init
@@ -69,15 +69,15 @@
 // TMA: nvvm.barrier id
 // TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // TMA: nvvm.wgmma.commit.group.sync.aligned
-// TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// TMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
 // TMA: nvvm.wgmma.commit.group.sync.aligned
 // TMA: nvvm.barrier.arrive
 // TMA: nvvm.wgmma.wait.group.sync.aligned 1
 // TMA: ex2.approx.ftz.f32
 // TMA: nvvm.wgmma.wait.group.sync.aligned 0
-// TMA: nvvm.fence.proxy
+// TMA-NOT: nvvm.fence.proxy
 // TMA: scf.yield
-// TMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>]
+// TMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // SM80: error: attention-tiling: wgmma and tma tiles need sm_90; the target is sm_80
 
 // CHECK-LABEL: func.func @heads
