@@ -62,6 +62,30 @@ Value AttentionKernel::exp2(Value x) {
       .getResult(0);
 }
 
+Value AttentionKernel::exp2Polynomial(Value x) {
+  // Clamped to -127 (so -inf gives exactly 0: f = 0, p = 1, exponent
+  // field 0); t = x + 1.5 * 2^23 rounded down holds floor(x) in its low
+  // bits, which shifted into the exponent field scale p(x - floor(x)).
+  // The cubic is the minimax fit of 2^f on [0, 1) with p(0) = 1.
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x},
+             "{\n.reg .f32 x, t, j, f, p;\n.reg .b32 tb, pb;\n"
+             "max.ftz.f32 x, $1, 0fC2FE0000;\n"
+             "add.rm.ftz.f32 t, x, 0f4B400000;\n"
+             "sub.ftz.f32 j, t, 0f4B400000;\n"
+             "sub.ftz.f32 f, x, j;\n"
+             "fma.rn.ftz.f32 p, f, 0f3D9DF09D, 0f3E6906A4;\n"
+             "fma.rn.ftz.f32 p, p, f, 0f3F31F519;\n"
+             "fma.rn.ftz.f32 p, p, f, 0f3F800000;\n"
+             "mov.b32 tb, t;\nmov.b32 pb, p;\n"
+             "shl.b32 tb, tb, 23;\nadd.s32 pb, pb, tb;\n"
+             "mov.b32 $0, pb;\n}",
+             "=f,f",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
 Value AttentionKernel::quadReduce(Value value, bool sum) {
   for (int64_t offset : {1, 2}) {
     Value other = gpu::ShuffleOp::create(b, loc, value, gb.i32(offset),
@@ -595,11 +619,15 @@ SmallVector<Value> AttentionKernel::onlineSoftmax(SmallVector<Value> &s,
   // each exponent is one fma: 2^(x c - m c).
   const bool folded = foldsScale();
   Value scale = f32(p.scale * kLog2e);
-  auto exponent = [&](Value x, Value reference, Value scaledReference) {
-    if (!folded)
-      return exp2(fsub(x, reference));
-    return exp2(math::FmaOp::create(b, loc, x, scale, scaledReference));
+  auto exponent = [&](Value x, Value reference, Value scaledReference,
+                      bool polynomial = false) {
+    Value power =
+        folded
+            ? math::FmaOp::create(b, loc, x, scale, scaledReference).getResult()
+            : fsub(x, reference);
+    return polynomial ? exp2Polynomial(power) : exp2(power);
   };
+  const int64_t every = polynomialExpEvery();
   SmallVector<Value> corrections;
   for (int64_t i = 0; i < mTiles; ++i)
     for (int64_t half = 0; half < 2; ++half) {
@@ -625,7 +653,8 @@ SmallVector<Value> AttentionKernel::onlineSoftmax(SmallVector<Value> &s,
       for (int64_t j = 0; j < sTiles; ++j)
         for (int64_t e = 0; e < 2; ++e) {
           Value &x = element(j, e);
-          x = exponent(x, reference, scaledReference);
+          x = exponent(x, reference, scaledReference,
+                       every && (j * 2 + e) % every == every - 1);
           row[j * 2 + e] = x;
         }
       Value sum =

@@ -72,6 +72,16 @@ private:
   }
   /// 2^x with the special-function unit (ex2.approx: 2 ulp; 2^-inf = 0).
   Value exp2(Value x);
+  /// 2^x for x <= 0 on the FMA units: 2^floor(x) times a cubic in the
+  /// fraction (relative error below 9e-5; 2^-inf = 0), for the share of
+  /// the exponentials the special-function unit would otherwise queue.
+  Value exp2Polynomial(Value x);
+  /// Every how many exponentials one is taken by exp2Polynomial (0: none):
+  /// with head dims of 64 the TMA kernel's softmax, not its products, is
+  /// the bottleneck, and the special-function unit its busiest part.
+  int64_t polynomialExpEvery() const {
+    return t.tma && std::max(p.d, p.dv) <= 64 ? 4 : 0;
+  }
   /// `value` combined across the four threads of a quad (one row of an
   /// accumulator fragment).
   Value quadReduce(Value value, bool sum);
