@@ -47,24 +47,43 @@ double Prediction::seconds() const {
   return std::max({computeSeconds, memorySeconds, linkSeconds}) + launchSeconds;
 }
 
-/// The share of the GEMMs' tensor ceiling the fused attention kernel
-/// reaches: its softmax runs on the warps that issue its two products, one
-/// after the other. Fitted on six cases on the H200 and judged on
-/// eighteen others (docs/cost-model.md): the wgmma kernel (sm_90, head
-/// dims that are multiples of 64) and the mma.sync one.
-constexpr double kAttentionWgmmaShare = 0.58;
+/// The fused attention kernel's time in FLOP-equivalents at the tensor
+/// ceiling, fitted on six cases on the H200 and judged on eighteen others
+/// (docs/cost-model.md). The TMA-fed wgmma kernel (sm_90, head dims that
+/// are multiples of 64) overlaps its softmax with its products, so its
+/// time is a sum of three terms: the products' FLOPs (a coefficient below
+/// 1: the part that overlaps is counted in the softmax term), a cost per
+/// visible score (its exponential and the softmax around it) and a cost
+/// per block of 128 query rows per head-dim column (the Q tile, the
+/// pipeline's fill and drain, the epilogue). The mma.sync kernel reaches a
+/// fixed share of the ceiling.
+constexpr double kAttentionProductShare = 0.474;
+constexpr double kAttentionFlopsPerScore = 261.0;
+constexpr double kAttentionFlopsPerBlockColumn = 127343.0;
 constexpr double kAttentionMmaSyncShare = 0.42;
 
 double CostModel::flopsCeiling(Operation *op) const {
   if (auto attention = dyn_cast<AttentionOp>(op)) {
+    RankedTensorType q = attention.getQ().getType(),
+                     v = attention.getV().getType();
     Type element = attention.getType().getElementType();
     if (element.isF16() || element.isBF16()) {
+      const double ceiling = target_.fp16TensorFlops * target_.tensorEfficiency;
       const bool hopper = target_.chip == "sm_90" || target_.chip == "sm_90a";
-      const bool wgmma = hopper &&
-                         attention.getQ().getType().getDimSize(3) % 64 == 0 &&
-                         attention.getV().getType().getDimSize(3) % 64 == 0;
-      return target_.fp16TensorFlops * target_.tensorEfficiency *
-             (wgmma ? kAttentionWgmmaShare : kAttentionMmaSyncShare);
+      const int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
+      if (!hopper || d % 64 != 0 || dv % 64 != 0)
+        return ceiling * kAttentionMmaSyncShare;
+      const double heads = q.getDimSize(0) * q.getDimSize(1);
+      const double scores = heads * attention.getVisiblePairs();
+      const int64_t sq = q.getDimSize(2);
+      const double blocks =
+          heads * llvm::divideCeil(sq, sq <= 64 ? int64_t(64) : int64_t(128));
+      const double equivalent =
+          kAttentionProductShare * scores * 2 * (d + dv) +
+          kAttentionFlopsPerScore * scores +
+          kAttentionFlopsPerBlockColumn * blocks * (d + dv);
+      // The rate at which the op's own FLOP count takes that long.
+      return ceiling * static_cast<double>(attention.getFlops()) / equivalent;
     }
   }
   if (isa<MatmulOp, Conv2DOp, AttentionOp>(op)) {

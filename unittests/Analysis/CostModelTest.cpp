@@ -99,6 +99,33 @@ TEST_F(CostModelTest, F32MatmulUsesTheFp32Rate) {
   EXPECT_DOUBLE_EQ(model.ridge(matmul), 10.0);
 }
 
+TEST_F(CostModelTest, AttentionKernelTimeOnSm90AndShareElsewhere) {
+  // bf16, B x H = 1 x 2, 256 queries and keys, head dims 64: 131072
+  // visible scores, 131072 x (2 x 64 + 2 x 64 + 5) FLOPs. On sm_90 the
+  // kernel takes 0.474 x 131072 x 256 (the products) + 261 x 131072 (the
+  // softmax) + 127343 x 4 blocks of 128 rows x 128 head-dim columns, in
+  // FLOPs at the 100 TFLOP/s ceiling; before sm_90, 0.42 of the ceiling.
+  const char *source = R"(
+    func.func @f(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+      %0 = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16>
+      return %0 : tensor<1x2x256x64xbf16>
+    })";
+  const double scores = 131072, flops = scores * 261;
+  GpuTarget hopper = roundTarget();
+  hopper.chip = "sm_90";
+  CostModel sm90{hopper};
+  func::FuncOp func = parseFirst<func::FuncOp>(source);
+  Operation *attention = &func.getBody().front().front();
+  const double equivalent =
+      0.474 * scores * 256 + 261 * scores + 127343.0 * 4 * 128;
+  EXPECT_NEAR(flops / sm90.flopsCeiling(attention), equivalent / 100e12, 1e-15);
+  GpuTarget ampere = roundTarget();
+  ampere.chip = "sm_80";
+  CostModel sm80{ampere};
+  EXPECT_NEAR(flops / sm80.flopsCeiling(attention), flops / (0.42 * 100e12),
+              1e-15);
+}
+
 TEST_F(CostModelTest, RingAllReduceIsLinkBound) {
   // 4 devices, 1 MiB of f32 each: a ring sends 2 x 1 MiB x 3/4 = 1.5 MiB
   // per device, 15.7 us at 100 GB/s.
