@@ -87,7 +87,7 @@ func.func @narrow(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8xbf16>, %v: tens
 // CHECK-LABEL: func.func @other_axis
 // CHECK-NOT: fuse.attention
 // EXPLAIN: remark: fuse-recognize-attention: not an attention kernel: the softmax is not over the last axis (the keys)
-// EXPLAIN: remark: fuse-recognize-attention: not an attention kernel: the softmax's input is not matmul(q, kᵀ), scaled by a splat constant and plus a mask
+// EXPLAIN: remark: fuse-recognize-attention: not an attention kernel: the softmax's input is not matmul(q, kᵀ), scaled by a splat constant, plus a mask and hidden by a select of -inf (or of a fill of -1e4 or less)
 func.func @other_axis(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>, %v: tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16> {
   %s = fuse.matmul %q, %k transpose_b : (tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16>
   %p = fuse.softmax %s axis = 2 : tensor<1x2x16x16xbf16>
@@ -100,4 +100,69 @@ func.func @runtime_scale(%q: tensor<1x2x16x16xbf16>, %k: tensor<1x2x16x16xbf16>,
   %p = fuse.softmax %t axis = 3 : tensor<1x2x16x16xbf16>
   %o = fuse.matmul %p, %v : (tensor<1x2x16x16xbf16>, tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16>
   return %o : tensor<1x2x16x16xbf16>
+}
+
+// -----
+
+// A select hiding scores (masked_fill, ONNX Where) with -inf where its
+// condition is false, after the scale and before an additive mask:
+// becomes an additive mask over the condition's shape, 0 or -inf, added
+// to the model's mask.
+// CHECK-LABEL: func.func @select_mask
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x40x16xbf16>, %[[K:.*]]: tensor<1x2x40x16xbf16>, %[[V:.*]]: tensor<1x2x40x16xbf16>, %[[KEEP:.*]]: tensor<40x40xi1>, %[[M:.*]]: tensor<1x1x1x40xbf16>)
+// CHECK-DAG: %[[NINF:.*]] = fuse.constant dense<0xFF80> : tensor<bf16>
+// CHECK-DAG: %[[ZERO:.*]] = fuse.constant dense<0.000000e+00> : tensor<bf16>
+// CHECK: %[[HIDE:.*]] = fuse.select %[[KEEP]], %[[ZERO]], %[[NINF]] : (tensor<40x40xi1>, tensor<bf16>, tensor<bf16>) -> tensor<40x40xbf16>
+// CHECK: %[[SUM:.*]] = fuse.add %[[HIDE]], %[[M]]
+// CHECK: fuse.attention %[[Q]], %[[K]], %[[V]] mask %[[SUM]] scale = 2.500000e-01 :
+// CHECK-NOT: fuse.softmax
+func.func @select_mask(%q: tensor<1x2x40x16xbf16>, %k: tensor<1x2x40x16xbf16>, %v: tensor<1x2x40x16xbf16>, %keep: tensor<40x40xi1>, %m: tensor<1x1x1x40xbf16>) -> tensor<1x2x40x16xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<1x2x40x16xbf16>, tensor<1x2x40x16xbf16>) -> tensor<1x2x40x40xbf16>
+  %c = fuse.constant dense<2.500000e-01> : tensor<bf16>
+  %t = fuse.mul %s, %c : (tensor<1x2x40x40xbf16>, tensor<bf16>) -> tensor<1x2x40x40xbf16>
+  %ninf = fuse.constant dense<0xFF80> : tensor<bf16>
+  %u = fuse.select %keep, %t, %ninf : (tensor<40x40xi1>, tensor<1x2x40x40xbf16>, tensor<bf16>) -> tensor<1x2x40x40xbf16>
+  %w = fuse.add %u, %m : (tensor<1x2x40x40xbf16>, tensor<1x1x1x40xbf16>) -> tensor<1x2x40x40xbf16>
+  %p = fuse.softmax %w axis = 3 : tensor<1x2x40x40xbf16>
+  %o = fuse.matmul %p, %v : (tensor<1x2x40x40xbf16>, tensor<1x2x40x16xbf16>) -> tensor<1x2x40x16xbf16>
+  return %o : tensor<1x2x40x16xbf16>
+}
+
+// -----
+
+// masked_fill(triu(ones, 1), finfo.min) with the triangle a constant (as
+// exported models carry it): the select hides where its condition is
+// true, exactly the keys after each query, so the attention is causal and
+// takes no mask; the constant goes.
+// CHECK-LABEL: func.func @constant_causal
+// CHECK-NEXT: %[[O:.*]] = fuse.attention %{{.*}}, %{{.*}}, %{{.*}} scale = 2.500000e-01 causal :
+// CHECK-NEXT: return %[[O]]
+func.func @constant_causal(%q: tensor<1x1x4x16xf16>, %k: tensor<1x1x4x16xf16>, %v: tensor<1x1x4x16xf16>) -> tensor<1x1x4x16xf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<1x1x4x16xf16>, tensor<1x1x4x16xf16>) -> tensor<1x1x4x4xf16>
+  %c = fuse.constant dense<2.500000e-01> : tensor<f16>
+  %t = fuse.mul %s, %c : (tensor<1x1x4x4xf16>, tensor<f16>) -> tensor<1x1x4x4xf16>
+  %upper = fuse.constant dense<[[false, true, true, true], [false, false, true, true], [false, false, false, true], [false, false, false, false]]> : tensor<4x4xi1>
+  %fill = fuse.constant dense<-6.550400e+04> : tensor<f16>
+  %u = fuse.select %upper, %fill, %t : (tensor<4x4xi1>, tensor<f16>, tensor<1x1x4x4xf16>) -> tensor<1x1x4x4xf16>
+  %p = fuse.softmax %u axis = 3 : tensor<1x1x4x4xf16>
+  %o = fuse.matmul %p, %v : (tensor<1x1x4x4xf16>, tensor<1x1x4x16xf16>) -> tensor<1x1x4x16xf16>
+  return %o : tensor<1x1x4x16xf16>
+}
+
+// -----
+
+// A select filling -30000 (-29952 in bf16) where an input condition is false: as an
+// additive mask it would change rows whose keys are all hidden, so the
+// chain stays, and the remark says why.
+// CHECK-LABEL: func.func @finite_fill
+// CHECK: fuse.softmax
+// CHECK-NOT: fuse.attention
+// EXPLAIN: remark: fuse-recognize-attention: not an attention kernel: the select hides scores with -29952, which as an additive mask would change rows whose keys are all hidden; the kernel takes -1e30 or less (or a constant causal triangle)
+func.func @finite_fill(%q: tensor<1x1x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v: tensor<1x1x8x16xbf16>, %keep: tensor<1x1x1x8xi1>) -> tensor<1x1x8x16xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<1x1x8x16xbf16>, tensor<1x1x8x16xbf16>) -> tensor<1x1x8x8xbf16>
+  %fill = fuse.constant dense<-3.000000e+04> : tensor<bf16>
+  %u = fuse.select %keep, %s, %fill : (tensor<1x1x1x8xi1>, tensor<1x1x8x8xbf16>, tensor<bf16>) -> tensor<1x1x8x8xbf16>
+  %p = fuse.softmax %u axis = 3 : tensor<1x1x8x8xbf16>
+  %o = fuse.matmul %p, %v : (tensor<1x1x8x8xbf16>, tensor<1x1x8x16xbf16>) -> tensor<1x1x8x16xbf16>
+  return %o : tensor<1x1x8x16xbf16>
 }

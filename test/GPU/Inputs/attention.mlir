@@ -73,3 +73,31 @@ func.func @narrow_heads_bf16(%q: tensor<1x2x70x32xbf16>, %k: tensor<1x2x90x32xbf
   %o = fuse.attention %q, %k, %v scale = 1.767767e-01 : (tensor<1x2x70x32xbf16>, tensor<1x2x90x32xbf16>, tensor<1x2x90x48xbf16>) -> tensor<1x2x70x48xbf16>
   return %o : tensor<1x2x70x48xbf16>
 }
+
+// Masks written as selects (masked_fill, ONNX Where), recognised as one
+// attention: a constant causal triangle with f16's lowest value as the
+// fill (the op's causal flag), and a constant padding pattern with -inf
+// (an additive mask of 0 and -inf).
+func.func @select_causal_f16(%q: tensor<1x2x8x64xf16>, %k: tensor<1x2x8x64xf16>, %v: tensor<1x2x8x64xf16>) -> tensor<1x2x8x64xf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16>) -> tensor<1x2x8x8xf16>
+  %c = fuse.constant dense<1.250000e-01> : tensor<f16>
+  %t = fuse.mul %s, %c : (tensor<1x2x8x8xf16>, tensor<f16>) -> tensor<1x2x8x8xf16>
+  %upper = fuse.constant dense<[[false, true, true, true, true, true, true, true], [false, false, true, true, true, true, true, true], [false, false, false, true, true, true, true, true], [false, false, false, false, true, true, true, true], [false, false, false, false, false, true, true, true], [false, false, false, false, false, false, true, true], [false, false, false, false, false, false, false, true], [false, false, false, false, false, false, false, false]]> : tensor<8x8xi1>
+  %fill = fuse.constant dense<-6.550400e+04> : tensor<f16>
+  %u = fuse.select %upper, %fill, %t : (tensor<8x8xi1>, tensor<f16>, tensor<1x2x8x8xf16>) -> tensor<1x2x8x8xf16>
+  %p = fuse.softmax %u axis = 3 : tensor<1x2x8x8xf16>
+  %o = fuse.matmul %p, %v : (tensor<1x2x8x8xf16>, tensor<1x2x8x64xf16>) -> tensor<1x2x8x64xf16>
+  return %o : tensor<1x2x8x64xf16>
+}
+
+func.func @select_padding_bf16(%q: tensor<2x2x8x64xbf16>, %k: tensor<2x2x8x64xbf16>, %v: tensor<2x2x8x64xbf16>) -> tensor<2x2x8x64xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<2x2x8x64xbf16>, tensor<2x2x8x64xbf16>) -> tensor<2x2x8x8xbf16>
+  %c = fuse.constant dense<1.250000e-01> : tensor<bf16>
+  %t = fuse.mul %s, %c : (tensor<2x2x8x8xbf16>, tensor<bf16>) -> tensor<2x2x8x8xbf16>
+  %keep = fuse.constant dense<[[[[true, true, true, true, true, true, false, false]]], [[[true, true, true, false, false, false, false, false]]]]> : tensor<2x1x1x8xi1>
+  %ninf = fuse.constant dense<0xFF80> : tensor<bf16>
+  %u = fuse.select %keep, %t, %ninf : (tensor<2x1x1x8xi1>, tensor<2x2x8x8xbf16>, tensor<bf16>) -> tensor<2x2x8x8xbf16>
+  %p = fuse.softmax %u axis = 3 : tensor<2x2x8x8xbf16>
+  %o = fuse.matmul %p, %v : (tensor<2x2x8x8xbf16>, tensor<2x2x8x64xbf16>) -> tensor<2x2x8x64xbf16>
+  return %o : tensor<2x2x8x64xbf16>
+}

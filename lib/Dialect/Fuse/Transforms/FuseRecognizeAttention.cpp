@@ -1,10 +1,13 @@
 //===- FuseRecognizeAttention.cpp - Unfused attention as fuse.attention ---===//
 //
 // Frontends write attention as its parts: matmul(Q, Kᵀ), a scale, an
-// additive mask, a softmax over the keys and matmul(P, V). Found whole,
+// additive mask or a select that hides scores (masked_fill, ONNX Where),
+// a softmax over the keys and matmul(P, V). Found whole,
 // with every intermediate read only by the next part, the chain becomes
 // one fuse.attention, which the fused attention kernel runs without
-// writing the scores. Only what that kernel runs is rewritten (others are
+// writing the scores: a select becomes an additive mask of 0 and its
+// fill, or the op's causal flag when its condition is the constant
+// lower triangle. Only what that kernel runs is rewritten (others are
 // left for the GEMM and row kernels); with fuse-explain every softmax that
 // sits between two matmuls and is not rewritten gets a remark with the
 // reason.
@@ -20,6 +23,8 @@
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <cstdio>
 
 namespace opfuse::fuse {
 #define GEN_PASS_DEF_FUSERECOGNIZEATTENTION
@@ -37,6 +42,11 @@ struct AttentionChain {
   MatmulOp scores, output;
   SoftmaxOp softmax;
   Value q, k, v, mask;
+  /// A select that hides scores: one branch is the scores, the other a
+  /// splat fill of kMostHidingFill or less.
+  SelectOp hide;
+  /// The select's condition is the constant causal triangle.
+  bool causal = false;
   /// k as the scores matmul reads it: [.., D, Sk] (transposed in the
   /// model) or [.., Sk, D] (transpose_b).
   bool kRowsAreKeys = false;
@@ -54,6 +64,40 @@ std::optional<double> splatValue(Value value) {
   if (!dense || !dense.isSplat() || !isa<FloatType>(dense.getElementType()))
     return std::nullopt;
   return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// A select's fill hides a score when exp(fill - row maximum) is 0 in f32
+/// for any row maximum above fill + 104: -1e4 or less (-10000, f16's
+/// -65504, -1e9, -inf). Rows whose keys are all hidden differ between a
+/// select (uniform over the fill) and an additive mask unless the fill
+/// absorbs every score in f32 (-1e30 or less); a causal mask hides no row
+/// whole.
+constexpr double kMostHidingFill = -1e4;
+constexpr double kAdditiveFill = -1e30;
+
+/// Whether `condition` is a constant that keeps (where it equals `keep`)
+/// exactly the keys up to each query's own position, j <= i: a causal
+/// mask written out, as exported models carry it.
+bool isCausalCondition(Value condition, bool keep) {
+  auto constant = condition.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  auto type = cast<RankedTensorType>(condition.getType());
+  if (!dense || type.getRank() < 2 ||
+      llvm::any_of(type.getShape().drop_back(2),
+                   [](int64_t d) { return d != 1; }))
+    return false;
+  const int64_t rows = type.getDimSize(type.getRank() - 2),
+                cols = type.getDimSize(type.getRank() - 1);
+  if (dense.isSplat())
+    return false;
+  auto values = dense.getValues<bool>();
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      if ((values[i * cols + j] == keep) != (j <= i))
+        return false;
+  return true;
 }
 
 /// The chain around `softmax`, or the reason it is not one the attention
@@ -91,19 +135,44 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
     return failure();
   chain.parts.insert(chain.parts.begin(), chain.output);
   chain.parts.push_back(softmax);
-  // Backward: [add mask] <- [mul/div scale] <- matmul.
+  // Backward: [add mask] and [select hiding scores] in either order <-
+  // [mul/div scale] <- matmul.
   Value x = softmax.getInput();
-  if (auto add = x.getDefiningOp<AddOp>()) {
-    Value lhs = add.getLhs(), rhs = add.getRhs();
-    auto fromScores = [](Value value) {
-      Operation *def = value.getDefiningOp();
-      return def && isa<MulOp, DivOp, MatmulOp>(def);
+  auto fromScores = [](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && isa<MulOp, DivOp, MatmulOp, AddOp, SelectOp>(def);
+  };
+  for (int step = 0; step < 2; ++step) {
+    if (auto add = x.getDefiningOp<AddOp>(); add && !chain.mask) {
+      Value lhs = add.getLhs(), rhs = add.getRhs();
+      const bool lhsScores = fromScores(lhs);
+      chain.mask = lhsScores ? rhs : lhs;
+      intermediates.push_back(x);
+      x = lhsScores ? lhs : rhs;
+      chain.parts.push_back(add);
+      continue;
+    }
+    // A select whose other branch is -inf (or a fill so negative that
+    // adding it to any score gives the fill in f32) hides the scores where
+    // it takes that branch: an additive mask of 0 or the fill.
+    auto select = x.getDefiningOp<SelectOp>();
+    if (!select || chain.hide)
+      break;
+    auto hiding = [](Value value) {
+      std::optional<double> fill = splatValue(value);
+      return fill && *fill <= kMostHidingFill;
     };
-    const bool lhsScores = fromScores(lhs);
-    chain.mask = lhsScores ? rhs : lhs;
-    intermediates.push_back(x);
-    x = lhsScores ? lhs : rhs;
-    chain.parts.push_back(add);
+    if (hiding(select.getOnFalse()) && !hiding(select.getOnTrue())) {
+      intermediates.push_back(x);
+      x = select.getOnTrue();
+    } else if (hiding(select.getOnTrue())) {
+      intermediates.push_back(x);
+      x = select.getOnFalse();
+    } else {
+      break;
+    }
+    chain.hide = select;
+    chain.parts.push_back(select);
   }
   if (auto mul = x.getDefiningOp<MulOp>()) {
     std::optional<double> c = splatValue(mul.getRhs());
@@ -132,7 +201,8 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
   between = true;
   if (!chain.scores) {
     why = "the softmax's input is not matmul(q, kᵀ), scaled by a splat "
-          "constant and plus a mask";
+          "constant, plus a mask and hidden by a select of -inf (or of a "
+          "fill of -1e4 or less)";
     return failure();
   }
   chain.parts.push_back(chain.scores);
@@ -188,6 +258,28 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
                                   typeOf(chain.scores).getShape())) {
     why = "the mask does not broadcast to the scores";
     return failure();
+  }
+  if (chain.hide && !broadcastsTo(typeOf(chain.hide.getCondition()).getShape(),
+                                  typeOf(chain.scores).getShape())) {
+    why = "the select's condition does not broadcast to the scores";
+    return failure();
+  }
+  if (chain.hide) {
+    std::optional<double> onTrue = splatValue(chain.hide.getOnTrue());
+    const bool hiddenWhenTrue = onTrue && *onTrue <= kMostHidingFill;
+    chain.causal = isCausalCondition(chain.hide.getCondition(),
+                                     /*keep=*/!hiddenWhenTrue);
+    const double fill = *splatValue(hiddenWhenTrue ? chain.hide.getOnTrue()
+                                                   : chain.hide.getOnFalse());
+    if (!chain.causal && fill > kAdditiveFill) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", fill);
+      why = std::string("the select hides scores with ") + text +
+            ", which as an additive mask would change rows whose keys are "
+            "all hidden; the kernel takes -1e30 or less (or a constant "
+            "causal triangle)";
+      return failure();
+    }
   }
   // q is [.., Sq, D]; k [.., D, Sk] unless transpose_b.
   RankedTensorType k = typeOf(chain.k);
@@ -264,9 +356,36 @@ struct FuseRecognizeAttentionPass
     Value q = toRank4(b, loc, chain.q);
     k = toRank4(b, loc, k);
     Value v = toRank4(b, loc, chain.v);
-    auto attention = AttentionOp::create(
-        b, loc, q, k, v, chain.mask,
-        b.getF32FloatAttr(static_cast<float>(chain.scale)), UnitAttr());
+    Value mask = chain.mask;
+    const bool causal = chain.causal;
+    if (SelectOp select = chain.hide; select && !causal) {
+      // The select as an additive mask over its condition's shape: 0 where
+      // the score is kept, the fill where it is hidden.
+      Value condition = select.getCondition();
+      Type element = cast<RankedTensorType>(chain.q.getType()).getElementType();
+      const bool hiddenWhenTrue =
+          splatValue(select.getOnTrue()).has_value() &&
+          *splatValue(select.getOnTrue()) <= kMostHidingFill;
+      Value fillSource =
+          hiddenWhenTrue ? select.getOnTrue() : select.getOnFalse();
+      const double fillValue = *splatValue(fillSource);
+      auto scalar = RankedTensorType::get({}, element);
+      auto splat = [&](double value) -> Value {
+        return ConstantOp::create(
+            b, loc, scalar,
+            DenseElementsAttr::get(scalar, b.getFloatAttr(element, value)));
+      };
+      Value fill = splat(fillValue), zero = splat(0.0);
+      Value hidden =
+          hiddenWhenTrue
+              ? SelectOp::create(b, loc, condition, fill, zero).getResult()
+              : SelectOp::create(b, loc, condition, zero, fill).getResult();
+      mask = mask ? AddOp::create(b, loc, hidden, mask).getResult() : hidden;
+    }
+    auto attention =
+        AttentionOp::create(b, loc, q, k, v, mask,
+                            b.getF32FloatAttr(static_cast<float>(chain.scale)),
+                            causal ? b.getUnitAttr() : UnitAttr());
     Value result = attention.getResult();
     if (result.getType() != output.getType())
       result = ReshapeOp::create(b, loc, output.getType(), result);
@@ -282,8 +401,12 @@ struct FuseRecognizeAttentionPass
     SmallVector<Operation *> dead(chain.parts);
     if (Operation *def = chain.k.getDefiningOp())
       dead.push_back(def);
+    if (chain.hide)
+      if (Operation *def = chain.hide.getCondition().getDefiningOp();
+          def && isa<ConstantOp>(def))
+        dead.push_back(def);
     for (Operation *part : chain.parts)
-      if (isa<MulOp, DivOp>(part))
+      if (isa<MulOp, DivOp, SelectOp>(part))
         for (Value operand : part->getOperands())
           if (Operation *def = operand.getDefiningOp();
               def && isa<ConstantOp>(def))

@@ -12,15 +12,23 @@
 include "mlir/Pass/PassBase.td"
 
 def FuseRecognizeAttention : Pass<"fuse-recognize-attention", "mlir::func::FuncOp"> {
-  let summary = "Rewrite matmul, scale, mask, softmax and matmul chains into fuse.attention";
+  let summary = "Rewrite matmul, scale, mask or select, softmax and matmul chains into fuse.attention";
   let description = [{
     Finds attention written out as its parts, the way frontends and the
     examples write it: `matmul(q, kᵀ)` (k transposed by a `fuse.transpose`
     of its two minor dimensions, or `transpose_b`), an optional scale (a
     `fuse.mul` or `fuse.div` by a splat constant), an optional additive
-    mask (`fuse.add`), a `fuse.softmax` over the last axis, an optional
-    `fuse.cast`, and `matmul(p, v)`, every intermediate read only by the
-    next part. The chain becomes one `fuse.attention` (rank-2 and rank-3
+    mask (`fuse.add`) and an optional `fuse.select` that hides scores
+    (`masked_fill`, ONNX `Where`: one branch the scores, the other a splat
+    fill of -1e4 or less), in either order, a `fuse.softmax` over the last
+    axis, an optional `fuse.cast`, and `matmul(p, v)`, every intermediate
+    read only by the next part. A select whose condition is the constant
+    lower triangle (keys up to each query) makes the attention causal;
+    any other becomes an additive mask over its condition's shape (0, or
+    the fill where hidden), which takes a fill of -1e30 or less (-inf,
+    the f32 and bf16 lowest values): with a larger one a row whose keys
+    are all hidden would change. The chain becomes one `fuse.attention`
+    (rank-2 and rank-3
     operands reshaped to `[B, H, S, D]`) when the fused attention kernel
     runs it (bf16 or f16, head dimensions multiples of 16 up to 128), so
     the scores are never written to memory. Other chains are left as they
