@@ -39,6 +39,8 @@ void attention(const AttentionOperands &a, bool f64Accumulation) {
             for (int64_t c = 0; c < a.d; ++c)
               dot = accumulate(dot + query[c] * keys[j * a.d + c]);
             s = dot * a.scale;
+            if (a.softcap > 0)
+              s = a.softcap * std::tanh(s / a.softcap);
             if (a.mask)
               s += a.mask[b * a.maskStrides[0] + h * a.maskStrides[1] +
                           i * a.maskStrides[2] + j * a.maskStrides[3]];

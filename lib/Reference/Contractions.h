@@ -45,6 +45,8 @@ struct AttentionOperands {
   int64_t batch = 0, heads = 0, sq = 0, d = 0, kvHeads = 0, sk = 0, dv = 0;
   int64_t maskStrides[4] = {0, 0, 0, 0};
   double scale = 1;
+  /// c in c tanh(s / c) on the scaled scores; 0 for none.
+  double softcap = 0;
   bool causal = false;
 };
 

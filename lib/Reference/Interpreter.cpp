@@ -162,6 +162,8 @@ private:
     operands.dv = v.shape[3];
     operands.scale = a.getScale().convertToDouble();
     operands.causal = a.getCausal();
+    if (FloatAttr softcap = a.getSoftcapAttr())
+      operands.softcap = softcap.getValueAsDouble();
     if (Value m = a.getMask()) {
       // The mask's strides over the scores, aligned right, 0 where it
       // broadcasts.

@@ -138,6 +138,21 @@ func.func @attention_plain(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v:
 
 // -----
 
+// A soft cap: c tanh(s / c) on the scaled scores, before the softmax.
+// CHECK-LABEL: func.func @attention_softcap
+// CHECK: %[[S:.*]] = fuse.matmul
+// CHECK: %[[SCALED:.*]] = fuse.mul %[[S]], %{{.*}} : (tensor<1x2x6x6xf32>, tensor<f32>)
+// CHECK: %[[DIV:.*]] = fuse.div %[[SCALED]], %{{.*}} : (tensor<1x2x6x6xf32>, tensor<f32>)
+// CHECK: %[[T:.*]] = fuse.tanh %[[DIV]]
+// CHECK: %[[CAPPED:.*]] = fuse.mul %[[T]], %{{.*}}
+// CHECK: fuse.reduce_max %[[CAPPED]]
+func.func @attention_softcap(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x6x8xf32> {
+  %0 = fuse.attention %q, %k, %v scale = 3.500000e-01 softcap = 30.0 : (tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x6x8xf32>
+  return %0 : tensor<1x2x6x8xf32>
+}
+
+// -----
+
 // With keep-attention an attention the fused kernel computes (bf16 or f16,
 // head dims multiples of 16 up to 128) stays whole; the others above are
 // decomposed, and with fuse-explain a remark says why.

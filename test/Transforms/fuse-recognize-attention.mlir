@@ -166,3 +166,23 @@ func.func @finite_fill(%q: tensor<1x1x8x16xbf16>, %k: tensor<1x1x8x16xbf16>, %v:
   %o = fuse.matmul %p, %v : (tensor<1x1x8x8xbf16>, tensor<1x1x8x16xbf16>) -> tensor<1x1x8x16xbf16>
   return %o : tensor<1x1x8x16xbf16>
 }
+
+// -----
+
+// Gemma 2's soft cap, tanh(s / c) * c between the scale and the mask.
+// CHECK-LABEL: func.func @soft_cap
+// CHECK-NEXT: %[[O:.*]] = fuse.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} scale = 6.250000e-02 softcap = 5.000000e+01 :
+// CHECK-NEXT: return %[[O]]
+func.func @soft_cap(%q: tensor<1x2x24x32xbf16>, %k: tensor<1x2x24x32xbf16>, %v: tensor<1x2x24x32xbf16>, %m: tensor<24x24xbf16>) -> tensor<1x2x24x32xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<1x2x24x32xbf16>, tensor<1x2x24x32xbf16>) -> tensor<1x2x24x24xbf16>
+  %c = fuse.constant dense<6.250000e-02> : tensor<bf16>
+  %t = fuse.mul %s, %c : (tensor<1x2x24x24xbf16>, tensor<bf16>) -> tensor<1x2x24x24xbf16>
+  %cap = fuse.constant dense<5.000000e+01> : tensor<bf16>
+  %d = fuse.div %t, %cap : (tensor<1x2x24x24xbf16>, tensor<bf16>) -> tensor<1x2x24x24xbf16>
+  %h = fuse.tanh %d : tensor<1x2x24x24xbf16>
+  %g = fuse.mul %h, %cap : (tensor<1x2x24x24xbf16>, tensor<bf16>) -> tensor<1x2x24x24xbf16>
+  %u = fuse.add %g, %m : (tensor<1x2x24x24xbf16>, tensor<24x24xbf16>) -> tensor<1x2x24x24xbf16>
+  %p = fuse.softmax %u axis = 3 : tensor<1x2x24x24xbf16>
+  %o = fuse.matmul %p, %v : (tensor<1x2x24x24xbf16>, tensor<1x2x24x32xbf16>) -> tensor<1x2x24x32xbf16>
+  return %o : tensor<1x2x24x32xbf16>
+}

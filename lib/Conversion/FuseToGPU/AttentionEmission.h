@@ -67,6 +67,8 @@ struct AttentionProblem {
   std::optional<unsigned> maskInput;
   InputAccess mask;
   float scale = 1.0f;
+  /// c of the soft cap c tanh(s / c); 0 for none.
+  double softcap = 0;
   bool causal = false;
 };
 

@@ -86,6 +86,18 @@ Value AttentionKernel::exp2Polynomial(Value x) {
       .getResult(0);
 }
 
+Value AttentionKernel::tanh(Value y) {
+  Value power = exp2(fmul(y, f32(2 * kLog2e)));
+  Value inverse =
+      LLVM::InlineAsmOp::create(
+          b, loc, b.getF32Type(), ValueRange{fadd(power, f32(1.0))},
+          "rcp.approx.ftz.f32 $0, $1;", "=f,f", /*has_side_effects=*/false,
+          /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr())
+          .getResult(0);
+  return math::FmaOp::create(b, loc, inverse, f32(-2.0), f32(1.0));
+}
+
 Value AttentionKernel::quadReduce(Value value, bool sum) {
   for (int64_t offset : {1, 2}) {
     Value other = gpu::ShuffleOp::create(b, loc, value, gb.i32(offset),
@@ -249,7 +261,12 @@ void AttentionKernel::logits(SmallVector<Value> &s, Value tile) {
           Value &x = s[(i * sTiles + j) * 4 + half * 2 + e];
           if (foldsScale())
             continue;
-          x = fmul(x, scale);
+          if (p.softcap > 0)
+            // c tanh(scale s / c), in the base-2 domain.
+            x = fmul(tanh(fmul(x, f32(p.scale / p.softcap))),
+                     f32(p.softcap * kLog2e));
+          else
+            x = fmul(x, scale);
           if (p.maskInput) {
             Value clamped =
                 arith::MinUIOp::create(b, loc, colOf(j, e), gb.i32(p.sk - 1));

@@ -159,7 +159,13 @@ private:
   /// instead of multiplying every score: with no mask to add to the scaled
   /// scores, and a positive scale (the maxima of the raw scores are then
   /// those of the scaled ones).
-  bool foldsScale() const { return !p.maskInput && p.scale > 0; }
+  bool foldsScale() const {
+    return !p.maskInput && p.scale > 0 && p.softcap == 0;
+  }
+  /// tanh(y) = 1 - 2 / (2^(2 y log2(e)) + 1) with ex2.approx and
+  /// rcp.approx: an absolute error near 1e-7 (the soft cap multiplies it
+  /// by c), where tanh.approx's 5e-4 would move a capped score by 0.02.
+  Value tanh(Value y);
   static constexpr double kLog2e = 1.4426950408889634;
   /// The online softmax of one key tile: `s` (logits) becomes the
   /// unnormalised probabilities, the running `maxima` and `sums` move on;

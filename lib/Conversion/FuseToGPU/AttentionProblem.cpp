@@ -164,6 +164,8 @@ FailureOr<AttentionProblem> analyzeAttentionProblem(GroupOp group) {
   p.dv = v.getDimSize(3);
   p.scale = op.getScale().convertToFloat();
   p.causal = op.getCausal();
+  if (FloatAttr softcap = op.getSoftcapAttr())
+    p.softcap = softcap.getValueAsDouble();
   for (auto [value, operand] :
        {std::pair{op.getQ(), &p.q}, std::pair{op.getK(), &p.k},
         std::pair{op.getV(), &p.v}}) {

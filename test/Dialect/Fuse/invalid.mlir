@@ -713,3 +713,11 @@ func.func @attention_mask_type(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64
   %0 = fuse.attention %q, %k, %v mask %m scale = 1.0 : (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<128x128xbf16>) -> tensor<1x4x128x64xf32>
   return
 }
+
+// -----
+
+func.func @attention_softcap(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) {
+  // expected-error@+1 {{'fuse.attention' op softcap must be positive (c tanh(s / c)), got -2.000000}}
+  %0 = fuse.attention %q, %k, %v scale = 1.0 softcap = -2.0 : (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32>
+  return
+}

@@ -48,5 +48,9 @@ func.func @attention(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x2x100x64xbf16>,
   // CHECK: fuse.attention {{.*}} mask %{{.*}} scale = 1.250000e-01 causal : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>, tensor<2x1x128x100xbf16>) -> tensor<2x8x128x32xbf16>
   %1 = fuse.attention %q, %k, %v mask %m scale = 1.250000e-01 causal
       : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>, tensor<2x1x128x100xbf16>) -> tensor<2x8x128x32xbf16>
+  // A soft cap (Gemma 2's 50) on the scaled scores.
+  // CHECK: fuse.attention {{.*}} scale = 1.250000e-01 softcap = 5.000000e+01 causal :
+  %2 = fuse.attention %q, %k, %v scale = 1.250000e-01 softcap = 50.0 causal
+      : (tensor<2x8x128x64xbf16>, tensor<2x2x100x64xbf16>, tensor<2x2x100x32xbf16>) -> tensor<2x8x128x32xbf16>
   return
 }

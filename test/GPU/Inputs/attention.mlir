@@ -101,3 +101,24 @@ func.func @select_padding_bf16(%q: tensor<2x2x8x64xbf16>, %k: tensor<2x2x8x64xbf
   %o = fuse.matmul %p, %v : (tensor<2x2x8x8xbf16>, tensor<2x2x8x64xbf16>) -> tensor<2x2x8x64xbf16>
   return %o : tensor<2x2x8x64xbf16>
 }
+
+// Soft-capped scores (c tanh(s / c)): with scale 1 and c = 5 most scores
+// of the seeded inputs are capped. Written as the op, causal, ragged; and
+// as Gemma 2 writes it (recognised), f16.
+func.func @softcap_causal_bf16_d128(%q: tensor<1x4x200x128xbf16>, %k: tensor<1x4x200x128xbf16>, %v: tensor<1x4x200x128xbf16>) -> tensor<1x4x200x128xbf16> {
+  %o = fuse.attention %q, %k, %v scale = 1.000000e+00 softcap = 5.000000e+00 causal : (tensor<1x4x200x128xbf16>, tensor<1x4x200x128xbf16>, tensor<1x4x200x128xbf16>) -> tensor<1x4x200x128xbf16>
+  return %o : tensor<1x4x200x128xbf16>
+}
+
+func.func @softcap_chain_f16(%q: tensor<2x2x96x64xf16>, %k: tensor<2x2x96x64xf16>, %v: tensor<2x2x96x64xf16>) -> tensor<2x2x96x64xf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<2x2x96x64xf16>, tensor<2x2x96x64xf16>) -> tensor<2x2x96x96xf16>
+  %c = fuse.constant dense<5.000000e-01> : tensor<f16>
+  %t = fuse.mul %s, %c : (tensor<2x2x96x96xf16>, tensor<f16>) -> tensor<2x2x96x96xf16>
+  %cap = fuse.constant dense<3.000000e+00> : tensor<f16>
+  %d = fuse.div %t, %cap : (tensor<2x2x96x96xf16>, tensor<f16>) -> tensor<2x2x96x96xf16>
+  %h = fuse.tanh %d : tensor<2x2x96x96xf16>
+  %g = fuse.mul %h, %cap : (tensor<2x2x96x96xf16>, tensor<f16>) -> tensor<2x2x96x96xf16>
+  %p = fuse.softmax %g axis = 3 : tensor<2x2x96x96xf16>
+  %o = fuse.matmul %p, %v : (tensor<2x2x96x96xf16>, tensor<2x2x96x64xf16>) -> tensor<2x2x96x64xf16>
+  return %o : tensor<2x2x96x64xf16>
+}

@@ -162,6 +162,11 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
         loc, name,
         "q and k must have the same head dim (dimension 3): " +
             Twine(q.getDimSize(3)) + " and " + Twine(k.getDimSize(3)));
+  if (FloatAttr softcap = adaptor.getSoftcapAttr();
+      softcap && !(softcap.getValueAsDouble() > 0))
+    return emitShapeError(loc, name,
+                          "softcap must be positive (c tanh(s / c)), got " +
+                              std::to_string(softcap.getValueAsDouble()));
   if (Value maskValue = adaptor.getMask()) {
     auto mask = cast<RankedTensorType>(maskValue.getType());
     SmallVector<int64_t> scores = {q.getDimSize(0), q.getDimSize(1),
@@ -197,7 +202,8 @@ int64_t AttentionOp::getFlops() {
   RankedTensorType q = getQ().getType(), v = getV().getType();
   const int64_t heads = q.getDimSize(0) * q.getDimSize(1);
   return heads * getVisiblePairs() *
-         (2 * q.getDimSize(3) + 2 * v.getDimSize(3) + 5);
+         (2 * q.getDimSize(3) + 2 * v.getDimSize(3) + 5 +
+          (getSoftcapAttr() ? 3 : 0));
 }
 
 //===----------------------------------------------------------------------===//

@@ -148,6 +148,12 @@ public:
     scores = reshape(scores, {batch, heads, sq, sk});
     scores =
         binary<MulOp>(scores, scalar(f32, op.getScale().convertToDouble()));
+    if (FloatAttr cap = op.getSoftcapAttr())
+      scores = binary<MulOp>(
+          TanhOp::create(
+              b, loc,
+              binary<DivOp>(scores, scalar(f32, cap.getValueAsDouble()))),
+          scalar(f32, cap.getValueAsDouble()));
     const bool canHideRows = op.getMask() || op.getCausal();
     if (Value mask = op.getMask())
       scores = binary<AddOp>(scores, widen(mask));

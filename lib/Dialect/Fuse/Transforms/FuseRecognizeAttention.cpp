@@ -1,9 +1,9 @@
 //===- FuseRecognizeAttention.cpp - Unfused attention as fuse.attention ---===//
 //
-// Frontends write attention as its parts: matmul(Q, Kᵀ), a scale, an
-// additive mask or a select that hides scores (masked_fill, ONNX Where),
-// a softmax over the keys and matmul(P, V). Found whole,
-// with every intermediate read only by the next part, the chain becomes
+// Frontends write attention as its parts: matmul(Q, Kᵀ), a scale, a soft
+// cap (tanh(s / c) * c), an additive mask or a select that hides scores
+// (masked_fill, ONNX Where), a softmax over the keys and matmul(P, V). Found
+// whole, with every intermediate read only by the next part, the chain becomes
 // one fuse.attention, which the fused attention kernel runs without
 // writing the scores: a select becomes an additive mask of 0 and its
 // fill, or the op's causal flag when its condition is the constant
@@ -47,6 +47,8 @@ struct AttentionChain {
   SelectOp hide;
   /// The select's condition is the constant causal triangle.
   bool causal = false;
+  /// c of a soft cap c tanh(s / c) on the scaled scores (0: none).
+  double softcap = 0;
   /// k as the scores matmul reads it: [.., D, Sk] (transposed in the
   /// model) or [.., Sk, D] (transpose_b).
   bool kRowsAreKeys = false;
@@ -173,6 +175,26 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
     }
     chain.hide = select;
     chain.parts.push_back(select);
+  }
+  // [soft cap: tanh(x / c) * c] between the scale and the mask.
+  if (auto outer = x.getDefiningOp<MulOp>()) {
+    std::optional<double> c = splatValue(outer.getRhs());
+    Value inner = outer.getLhs();
+    if (!c) {
+      c = splatValue(outer.getLhs());
+      inner = outer.getRhs();
+    }
+    auto tanh = inner.getDefiningOp<TanhOp>();
+    auto div = tanh ? tanh.getInput().getDefiningOp<DivOp>() : DivOp();
+    std::optional<double> divisor =
+        div ? splatValue(div.getRhs()) : std::nullopt;
+    if (c && divisor && *c > 0 && *divisor == *c) {
+      chain.softcap = *c;
+      intermediates.append({x, inner, tanh.getInput()});
+      chain.parts.append(
+          {outer.getOperation(), tanh.getOperation(), div.getOperation()});
+      x = div.getLhs();
+    }
   }
   if (auto mul = x.getDefiningOp<MulOp>()) {
     std::optional<double> c = splatValue(mul.getRhs());
@@ -382,10 +404,12 @@ struct FuseRecognizeAttentionPass
               : SelectOp::create(b, loc, condition, zero, fill).getResult();
       mask = mask ? AddOp::create(b, loc, hidden, mask).getResult() : hidden;
     }
-    auto attention =
-        AttentionOp::create(b, loc, q, k, v, mask,
-                            b.getF32FloatAttr(static_cast<float>(chain.scale)),
-                            causal ? b.getUnitAttr() : UnitAttr());
+    auto attention = AttentionOp::create(
+        b, loc, q, k, v, mask,
+        b.getF32FloatAttr(static_cast<float>(chain.scale)),
+        chain.softcap > 0 ? b.getF32FloatAttr(static_cast<float>(chain.softcap))
+                          : FloatAttr(),
+        causal ? b.getUnitAttr() : UnitAttr());
     Value result = attention.getResult();
     if (result.getType() != output.getType())
       result = ReshapeOp::create(b, loc, output.getType(), result);

@@ -44,7 +44,7 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure, Fuse_ComputeBound,
     DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
   let summary = "scaled dot-product attention";
   let description = [{
-    `softmax(scale * q kᵀ + mask) v` per batch element and head, with
+    `softmax(cap(scale * q kᵀ) + mask) v` per batch element and head, with
     `q` `[B, H, Sq, D]`, `k` `[B, Hkv, Sk, D]`, `v` `[B, Hkv, Sk, Dv]` and
     the result `[B, H, Sq, Dv]`, all of one float type. Fewer key/value
     heads than query heads (grouped-query attention) is allowed when `H`
@@ -52,14 +52,18 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure, Fuse_ComputeBound,
     `h / (H / Hkv)`. `mask`, when present, is added to the scores and
     broadcasts to `[B, H, Sq, Sk]` (a float tensor of the same type; -inf
     hides a key). `causal` hides key `j` from query `i` when `j > i`
-    (PyTorch's `is_causal`, aligned at the top left). A query row whose
-    keys are all hidden gives zeros, not NaN.
+    (PyTorch's `is_causal`, aligned at the top left). `softcap`, when
+    present (a positive `c`), caps the scaled scores before the mask:
+    `cap(s) = c tanh(s / c)` (Gemma 2's logit soft-capping); without it
+    `cap(s) = s`. A query row whose keys are all hidden gives zeros, not
+    NaN.
 
     A composite: `fuse-decompose` writes it as two matmuls around an f32
     softmax (scores computed in f32; the probabilities rounded to `v`'s type
     for the second matmul), and the reference computes it unfused in f64.
     FLOPs: `2 D + 2 Dv` per (query, visible key) pair of every head, plus 5
-    for its softmax; with `causal`, only the pairs `j <= i` count.
+    for its softmax (and 3 for a soft cap); with `causal`, only the pairs
+    `j <= i` count.
 
     ```mlir
     %o = fuse.attention %q, %k, %v scale = 1.250000e-01 causal
@@ -68,10 +72,12 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure, Fuse_ComputeBound,
   }];
   let arguments = (ins Fuse_FloatTensor:$q, Fuse_FloatTensor:$k,
                        Fuse_FloatTensor:$v, Optional<Fuse_FloatTensor>:$mask,
-                       F32Attr:$scale, UnitAttr:$causal);
+                       F32Attr:$scale, OptionalAttr<F32Attr>:$softcap,
+                       UnitAttr:$causal);
   let results = (outs Fuse_FloatTensor:$result);
   let assemblyFormat = [{
-    $q `,` $k `,` $v (`mask` $mask^)? `scale` `=` $scale (`causal` $causal^)?
+    $q `,` $k `,` $v (`mask` $mask^)? `scale` `=` $scale
+    (`softcap` `=` $softcap^)? (`causal` $causal^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{

@@ -17,7 +17,9 @@ def FuseRecognizeAttention : Pass<"fuse-recognize-attention", "mlir::func::FuncO
     Finds attention written out as its parts, the way frontends and the
     examples write it: `matmul(q, kᵀ)` (k transposed by a `fuse.transpose`
     of its two minor dimensions, or `transpose_b`), an optional scale (a
-    `fuse.mul` or `fuse.div` by a splat constant), an optional additive
+    `fuse.mul` or `fuse.div` by a splat constant), an optional soft cap (`fuse.tanh` of
+    the scores divided by a splat constant `c`, times `c`: the op's
+    `softcap`), an optional additive
     mask (`fuse.add`) and an optional `fuse.select` that hides scores
     (`masked_fill`, ONNX `Where`: one branch the scores, the other a splat
     fill of -1e4 or less), in either order, a `fuse.softmax` over the last
