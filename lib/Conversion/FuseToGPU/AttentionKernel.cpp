@@ -702,6 +702,21 @@ void AttentionKernel::normalize(SmallVector<Value> &o, ValueRange sums) {
     }
 }
 
+scf::ForOp AttentionKernel::openKeyLoop(int64_t first, ValueRange init,
+                                        Value &tile, ValueRange &carried) {
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, first),
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
+      arith::ConstantIndexOp::create(b, loc, 1), init);
+  Block *body = loop.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase();
+  b.setInsertionPointToStart(body);
+  tile = gb.toI32(loop.getInductionVar());
+  carried = body->getArguments().drop_front();
+  return loop;
+}
+
 SmallVector<Value> AttentionKernel::emitMainLoop() {
   auto copyKeys = [&](Value tile, Value stage) {
     Value first = gb.mul(tile, gb.i32(t.blockN));
@@ -720,18 +735,12 @@ SmallVector<Value> AttentionKernel::emitMainLoop() {
   const int64_t rows = mTiles * 2;
   init.append(rows, minusInfinity);
   init.append(rows, f32(0.0));
-  auto loop = scf::ForOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
-      arith::ConstantIndexOp::create(b, loc, 1), init);
+  scf::ForOp loop;
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *body = loop.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    b.setInsertionPointToStart(body);
-    Value tile = gb.toI32(loop.getInductionVar());
-    ValueRange carried = body->getArguments().drop_front();
+    Value tile;
+    ValueRange carried;
+    loop = openKeyLoop(0, init, tile, carried);
     SmallVector<Value> o(carried.take_front(mTiles * oTiles * 4));
     SmallVector<Value> maxima(carried.slice(mTiles * oTiles * 4, rows));
     SmallVector<Value> sums(carried.take_back(rows));
@@ -831,20 +840,18 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, uniformWarp,
                               gb.i32(consumerWarps)),
         /*withElse=*/true);
-    // With two consumer warpgroups the registers move to them from the
-    // producer: 40 + 2 x 232 per thread is what 168 for all three (65536
-    // / 384, rounded to 8) add up to.
+    // With two consumer warpgroups (three in all) the registers move to
+    // them from the producer (GemmBuilder::setMaxRegisters).
     auto setMaxRegisters = [&](int32_t count,
                                NVVM::SetMaxRegisterAction action) {
       if (t.consumers() == 2)
-        NVVM::SetMaxRegisterOp::create(
-            b, loc, b.getI32IntegerAttr(count),
-            NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
+        gb.setMaxRegisters(count, action);
     };
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(roles.thenBlock()->getTerminator());
-      setMaxRegisters(40, NVVM::SetMaxRegisterAction::decrease);
+      setMaxRegisters(GemmBuilder::kProducerRegisters,
+                      NVVM::SetMaxRegisterAction::decrease);
       auto issuer = scf::IfOp::create(
           b, loc, gb.eq(epilogue.thread, gb.i32(consumerWarps * 32)),
           /*withElse=*/false);
@@ -855,7 +862,8 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
                            entry.getArgument(firstMap + 2)});
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
+    setMaxRegisters(GemmBuilder::kConsumerRegisters,
+                    NVVM::SetMaxRegisterAction::increase);
     loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
   } else {
     loop.acc = kernel.emitMainLoop();

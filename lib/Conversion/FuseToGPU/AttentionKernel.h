@@ -173,6 +173,12 @@ private:
   SmallVector<Value> onlineSoftmax(SmallVector<Value> &s,
                                    SmallVector<Value> &maxima,
                                    SmallVector<Value> &sums);
+  /// A loop over the key tiles from `first` to keyTiles carrying `init`,
+  /// with the builder left at the start of its body (no terminator yet);
+  /// `tile` (i32) and `carried` are the body's arguments. The caller
+  /// yields and restores the insertion point.
+  scf::ForOp openKeyLoop(int64_t first, ValueRange init, Value &tile,
+                         ValueRange &carried);
   /// Each output row times its correction.
   void scaleRows(SmallVector<Value> &o, ArrayRef<Value> corrections);
   /// Each output row divided by its sum (zero for a row with no visible

@@ -222,19 +222,13 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   llvm::append_range(init, words);
   llvm::append_range(init, maxima);
   llvm::append_range(init, sums);
-  auto loop = scf::ForOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, 1),
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
-      arith::ConstantIndexOp::create(b, loc, 1), init);
+  scf::ForOp loop;
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *body = loop.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    b.setInsertionPointToStart(body);
-    Value tile = gb.toI32(loop.getInductionVar());
+    Value tile;
+    ValueRange carried;
+    loop = openKeyLoop(1, init, tile, carried);
     Value previous = arith::SubIOp::create(b, loc, tile, gb.i32(1));
-    ValueRange carried = body->getArguments().drop_front();
     SmallVector<Value> o(carried.take_front(p.dv / 2));
     SmallVector<Value> previousWords(carried.slice(p.dv / 2, wordCount));
     SmallVector<Value> stepMaxima(carried.slice(p.dv / 2 + wordCount, rows));

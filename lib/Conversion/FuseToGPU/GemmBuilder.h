@@ -166,6 +166,17 @@ public:
                                    NVVM::SharedSpace::shared_cta));
   }
 
+  /// setmaxnreg for the calling warpgroup. A warp-specialised block of
+  /// three warpgroups moves its registers from the producer (which needs
+  /// few) to the two MMA warpgroups: 40 + 2 x 232 per thread is what 168
+  /// for all three (65536 / 384, rounded to 8) add up to.
+  static constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+  void setMaxRegisters(int32_t count, NVVM::SetMaxRegisterAction action) {
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(count),
+        NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
+  }
+
   Value sharedPointer(Value base, Value byteOffset) {
     return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                                ValueRange{byteOffset});

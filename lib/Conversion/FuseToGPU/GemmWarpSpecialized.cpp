@@ -165,18 +165,11 @@ MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, uniformWarp,
                             gb.i32(threads / 32)),
       /*withElse=*/true);
-  // The block's registers move from the producer warpgroup (which
-  // needs few) to the MMA warpgroups: 40 + 2 x 232 per thread of each
-  // is what 168 for all three (65536 / 384, rounded to 8) add up to.
-  auto setMaxRegisters = [&](int32_t count, NVVM::SetMaxRegisterAction action) {
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(count),
-        NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
-  };
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    setMaxRegisters(40, NVVM::SetMaxRegisterAction::decrease);
+    gb.setMaxRegisters(GemmBuilder::kProducerRegisters,
+                       NVVM::SetMaxRegisterAction::decrease);
     auto first = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
@@ -193,7 +186,8 @@ MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k) {
                     });
   }
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
-  setMaxRegisters(232, NVVM::SetMaxRegisterAction::increase);
+  gb.setMaxRegisters(GemmBuilder::kConsumerRegisters,
+                     NVVM::SetMaxRegisterAction::increase);
   Value pingPongWarpgroup;
   TileLoop tiles;
   if (k.pingPonged)
