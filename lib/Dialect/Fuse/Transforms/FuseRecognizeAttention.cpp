@@ -45,6 +45,9 @@ struct AttentionChain {
   /// A select that hides scores: one branch is the scores, the other a
   /// splat fill of kMostHidingFill or less.
   SelectOp hide;
+  /// Whether the select hides where its condition is true, and its fill.
+  bool hiddenWhenTrue = false;
+  double hideFill = 0;
   /// The select's condition is the constant causal triangle.
   bool causal = false;
   /// c of a soft cap c tanh(s / c) on the scaled scores (0: none).
@@ -102,6 +105,168 @@ bool isCausalCondition(Value condition, bool keep) {
   return true;
 }
 
+/// The splat constant one side of `mul` is, and the other side.
+std::optional<std::pair<double, Value>> splatFactor(MulOp mul) {
+  if (std::optional<double> c = splatValue(mul.getRhs()))
+    return std::pair{*c, mul.getLhs()};
+  if (std::optional<double> c = splatValue(mul.getLhs()))
+    return std::pair{*c, mul.getRhs()};
+  return std::nullopt;
+}
+
+/// Matches a chain backwards from the softmax's input, each step peeling
+/// one optional part off `x` and recording what it read.
+struct ChainMatcher {
+  AttentionChain &chain;
+  SmallVector<Value> &intermediates;
+  Value x;
+
+  void take(Operation *part, Value next) {
+    intermediates.push_back(x);
+    chain.parts.push_back(part);
+    x = next;
+  }
+
+  /// [add mask] and [select hiding scores], in either order. A select
+  /// whose other branch is a splat of kMostHidingFill or less hides the
+  /// scores where it takes that branch.
+  void peelMaskAndSelect() {
+    auto fromScores = [](Value value) {
+      Operation *def = value.getDefiningOp();
+      return def && isa<MulOp, DivOp, MatmulOp, AddOp, SelectOp>(def);
+    };
+    auto fillOf = [](Value value) -> std::optional<double> {
+      std::optional<double> fill = splatValue(value);
+      if (fill && *fill <= kMostHidingFill)
+        return fill;
+      return std::nullopt;
+    };
+    for (int step = 0; step < 2; ++step) {
+      if (auto add = x.getDefiningOp<AddOp>(); add && !chain.mask) {
+        const bool lhsScores = fromScores(add.getLhs());
+        chain.mask = lhsScores ? add.getRhs() : add.getLhs();
+        take(add, lhsScores ? add.getLhs() : add.getRhs());
+        continue;
+      }
+      auto select = x.getDefiningOp<SelectOp>();
+      if (!select || chain.hide)
+        return;
+      std::optional<double> onTrue = fillOf(select.getOnTrue());
+      std::optional<double> onFalse = fillOf(select.getOnFalse());
+      if (!onTrue && !onFalse)
+        return;
+      chain.hide = select;
+      chain.hiddenWhenTrue = onTrue.has_value();
+      chain.hideFill = onTrue ? *onTrue : *onFalse;
+      take(select, onTrue ? select.getOnFalse() : select.getOnTrue());
+    }
+  }
+
+  /// [soft cap: tanh(x / c) * c].
+  void peelSoftcap() {
+    auto outer = x.getDefiningOp<MulOp>();
+    std::optional<std::pair<double, Value>> factor =
+        outer ? splatFactor(outer) : std::nullopt;
+    auto tanh = factor ? factor->second.getDefiningOp<TanhOp>() : TanhOp();
+    auto div = tanh ? tanh.getInput().getDefiningOp<DivOp>() : DivOp();
+    std::optional<double> divisor =
+        div ? splatValue(div.getRhs()) : std::nullopt;
+    if (!divisor || factor->first <= 0 || *divisor != factor->first)
+      return;
+    chain.softcap = factor->first;
+    take(outer, tanh);
+    take(tanh, div);
+    take(div, div.getLhs());
+  }
+
+  /// [mul or div by a splat constant].
+  void peelScale() {
+    if (auto mul = x.getDefiningOp<MulOp>()) {
+      if (std::optional<std::pair<double, Value>> factor = splatFactor(mul)) {
+        chain.scale = factor->first;
+        take(mul, factor->second);
+      }
+    } else if (auto div = x.getDefiningOp<DivOp>()) {
+      std::optional<double> c = splatValue(div.getRhs());
+      if (c && *c != 0.0) {
+        chain.scale = 1.0 / *c;
+        take(div, div.getLhs());
+      }
+    }
+  }
+};
+
+/// The matmul reading `value` as its A operand.
+MatmulOp matmulReading(Value value) {
+  for (Operation *user : value.getUsers())
+    if (auto matmul = dyn_cast<MatmulOp>(user);
+        matmul && matmul.getLhs() == value)
+      return matmul;
+  return nullptr;
+}
+
+/// Why the matched `chain` (its probabilities as the output matmul reads
+/// them) is not one the attention kernel runs, or nothing when it is;
+/// sets what follows from the shapes (q, k, v, causal).
+std::optional<std::string> whyNotKernel(AttentionChain &chain,
+                                        Value probabilities) {
+  auto typeOf = [](Value value) {
+    return cast<RankedTensorType>(value.getType());
+  };
+  SoftmaxOp softmax = chain.softmax;
+  const int64_t rank = typeOf(softmax.getResult()).getRank();
+  if (static_cast<int64_t>(softmax.getAxis()) != rank - 1)
+    return std::string("the softmax is not over the last axis (the keys)");
+  if (chain.scores.getTransposeA() || chain.output.getTransposeA() ||
+      chain.output.getTransposeB())
+    return std::string("a matmul transposes P, Q or V");
+  chain.q = chain.scores.getLhs();
+  chain.k = chain.scores.getRhs();
+  chain.kRowsAreKeys = chain.scores.getTransposeB();
+  chain.v = chain.output.getRhs();
+  ArrayRef<int64_t> scores = typeOf(chain.scores).getShape();
+  for (Value operand : {chain.q, chain.k, chain.v})
+    if (typeOf(operand).getRank() != rank ||
+        typeOf(operand).getShape().drop_back(2) != scores.drop_back(2))
+      return std::string("q, k and v do not share the scores' batch "
+                         "dimensions (a broadcast in a matmul)");
+  if (rank < 2 || rank > 4)
+    return "the scores have rank " + std::to_string(rank) +
+           "; attention takes 2 to 4";
+  Type element = typeOf(chain.q).getElementType();
+  for (Value value :
+       SmallVector<Value>{chain.k, chain.v, chain.mask, probabilities,
+                          chain.output.getResult(), softmax.getResult()})
+    if (value && typeOf(value).getElementType() != element)
+      return std::string("q, k, v, the mask, the probabilities and the "
+                         "output are not all of one type");
+  if (chain.mask && !broadcastsTo(typeOf(chain.mask).getShape(), scores))
+    return std::string("the mask does not broadcast to the scores");
+  if (chain.hide) {
+    if (!broadcastsTo(typeOf(chain.hide.getCondition()).getShape(), scores))
+      return std::string(
+          "the select's condition does not broadcast to the scores");
+    chain.causal = isCausalCondition(chain.hide.getCondition(),
+                                     /*keep=*/!chain.hiddenWhenTrue);
+    if (!chain.causal && chain.hideFill > kAdditiveFill) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", chain.hideFill);
+      return std::string("the select hides scores with ") + text +
+             ", which as an additive mask would change rows whose keys are "
+             "all hidden; the kernel takes -1e30 or less (or a constant "
+             "causal triangle)";
+    }
+  }
+  // q is [.., Sq, D]; k [.., D, Sk] unless transpose_b.
+  RankedTensorType k = typeOf(chain.k);
+  if (!chain.kRowsAreKeys) {
+    SmallVector<int64_t> shape(k.getShape());
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    k = k.clone(shape);
+  }
+  return whyNoAttentionKernel(typeOf(chain.q), k, typeOf(chain.v));
+}
+
 /// The chain around `softmax`, or the reason it is not one the attention
 /// kernel runs. `between` is set when the softmax sits between two matmuls
 /// (the only case worth a remark).
@@ -110,18 +275,9 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
   AttentionChain chain;
   chain.softmax = softmax;
   between = false;
-  auto scoresType = cast<RankedTensorType>(softmax.getType());
-  const int64_t rank = scoresType.getRank();
   // Forward: the probabilities, maybe cast, are the A operand of a matmul.
   Value probabilities = softmax.getResult();
   SmallVector<Value> intermediates = {probabilities};
-  auto matmulReading = [](Value value) -> MatmulOp {
-    for (Operation *user : value.getUsers())
-      if (auto matmul = dyn_cast<MatmulOp>(user);
-          matmul && matmul.getLhs() == value)
-        return matmul;
-    return nullptr;
-  };
   chain.output = matmulReading(probabilities);
   if (!chain.output)
     for (Operation *user : probabilities.getUsers())
@@ -137,89 +293,13 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
     return failure();
   chain.parts.insert(chain.parts.begin(), chain.output);
   chain.parts.push_back(softmax);
-  // Backward: [add mask] and [select hiding scores] in either order <-
-  // [mul/div scale] <- matmul.
-  Value x = softmax.getInput();
-  auto fromScores = [](Value value) {
-    Operation *def = value.getDefiningOp();
-    return def && isa<MulOp, DivOp, MatmulOp, AddOp, SelectOp>(def);
-  };
-  for (int step = 0; step < 2; ++step) {
-    if (auto add = x.getDefiningOp<AddOp>(); add && !chain.mask) {
-      Value lhs = add.getLhs(), rhs = add.getRhs();
-      const bool lhsScores = fromScores(lhs);
-      chain.mask = lhsScores ? rhs : lhs;
-      intermediates.push_back(x);
-      x = lhsScores ? lhs : rhs;
-      chain.parts.push_back(add);
-      continue;
-    }
-    // A select whose other branch is -inf (or a fill so negative that
-    // adding it to any score gives the fill in f32) hides the scores where
-    // it takes that branch: an additive mask of 0 or the fill.
-    auto select = x.getDefiningOp<SelectOp>();
-    if (!select || chain.hide)
-      break;
-    auto hiding = [](Value value) {
-      std::optional<double> fill = splatValue(value);
-      return fill && *fill <= kMostHidingFill;
-    };
-    if (hiding(select.getOnFalse()) && !hiding(select.getOnTrue())) {
-      intermediates.push_back(x);
-      x = select.getOnTrue();
-    } else if (hiding(select.getOnTrue())) {
-      intermediates.push_back(x);
-      x = select.getOnFalse();
-    } else {
-      break;
-    }
-    chain.hide = select;
-    chain.parts.push_back(select);
-  }
-  // [soft cap: tanh(x / c) * c] between the scale and the mask.
-  if (auto outer = x.getDefiningOp<MulOp>()) {
-    std::optional<double> c = splatValue(outer.getRhs());
-    Value inner = outer.getLhs();
-    if (!c) {
-      c = splatValue(outer.getLhs());
-      inner = outer.getRhs();
-    }
-    auto tanh = inner.getDefiningOp<TanhOp>();
-    auto div = tanh ? tanh.getInput().getDefiningOp<DivOp>() : DivOp();
-    std::optional<double> divisor =
-        div ? splatValue(div.getRhs()) : std::nullopt;
-    if (c && divisor && *c > 0 && *divisor == *c) {
-      chain.softcap = *c;
-      intermediates.append({x, inner, tanh.getInput()});
-      chain.parts.append(
-          {outer.getOperation(), tanh.getOperation(), div.getOperation()});
-      x = div.getLhs();
-    }
-  }
-  if (auto mul = x.getDefiningOp<MulOp>()) {
-    std::optional<double> c = splatValue(mul.getRhs());
-    Value other = mul.getLhs();
-    if (!c) {
-      c = splatValue(mul.getLhs());
-      other = mul.getRhs();
-    }
-    if (c) {
-      chain.scale = *c;
-      intermediates.push_back(x);
-      x = other;
-      chain.parts.push_back(mul);
-    }
-  } else if (auto div = x.getDefiningOp<DivOp>()) {
-    std::optional<double> c = splatValue(div.getRhs());
-    if (c && *c != 0.0) {
-      chain.scale = 1.0 / *c;
-      intermediates.push_back(x);
-      x = div.getLhs();
-      chain.parts.push_back(div);
-    }
-  }
-  intermediates.push_back(x);
-  chain.scores = x.getDefiningOp<MatmulOp>();
+  // Backward: [mask, select] <- [soft cap] <- [scale] <- matmul.
+  ChainMatcher matcher{chain, intermediates, softmax.getInput()};
+  matcher.peelMaskAndSelect();
+  matcher.peelSoftcap();
+  matcher.peelScale();
+  intermediates.push_back(matcher.x);
+  chain.scores = matcher.x.getDefiningOp<MatmulOp>();
   between = true;
   if (!chain.scores) {
     why = "the softmax's input is not matmul(q, kᵀ), scaled by a splat "
@@ -236,82 +316,9 @@ FailureOr<AttentionChain> matchChain(SoftmaxOp softmax, bool &between,
             "writes the scores or the probabilities";
       return failure();
     }
-
   // From here on the shape is attention's; what stops it gets a reason.
-  if (static_cast<int64_t>(softmax.getAxis()) != rank - 1) {
-    why = "the softmax is not over the last axis (the keys)";
-    return failure();
-  }
-  if (chain.scores.getTransposeA() || chain.output.getTransposeA() ||
-      chain.output.getTransposeB()) {
-    why = "a matmul transposes P, Q or V";
-    return failure();
-  }
-  chain.q = chain.scores.getLhs();
-  chain.k = chain.scores.getRhs();
-  chain.kRowsAreKeys = chain.scores.getTransposeB();
-  chain.v = chain.output.getRhs();
-  auto typeOf = [](Value value) {
-    return cast<RankedTensorType>(value.getType());
-  };
-  ArrayRef<int64_t> batch = typeOf(chain.scores).getShape().drop_back(2);
-  for (Value operand : {chain.q, chain.k, chain.v})
-    if (typeOf(operand).getRank() != rank ||
-        typeOf(operand).getShape().drop_back(2) != batch) {
-      why = "q, k and v do not share the scores' batch dimensions (a "
-            "broadcast in a matmul)";
-      return failure();
-    }
-  if (rank < 2 || rank > 4) {
-    why = "the scores have rank " + std::to_string(rank) +
-          "; attention takes 2 to 4";
-    return failure();
-  }
-  Type element = typeOf(chain.q).getElementType();
-  for (Value value :
-       SmallVector<Value>{chain.k, chain.v, chain.mask, probabilities,
-                          chain.output.getResult(), softmax.getResult()})
-    if (value && typeOf(value).getElementType() != element) {
-      why = "q, k, v, the mask, the probabilities and the output are not "
-            "all of one type";
-      return failure();
-    }
-  if (chain.mask && !broadcastsTo(typeOf(chain.mask).getShape(),
-                                  typeOf(chain.scores).getShape())) {
-    why = "the mask does not broadcast to the scores";
-    return failure();
-  }
-  if (chain.hide && !broadcastsTo(typeOf(chain.hide.getCondition()).getShape(),
-                                  typeOf(chain.scores).getShape())) {
-    why = "the select's condition does not broadcast to the scores";
-    return failure();
-  }
-  if (chain.hide) {
-    std::optional<double> onTrue = splatValue(chain.hide.getOnTrue());
-    const bool hiddenWhenTrue = onTrue && *onTrue <= kMostHidingFill;
-    chain.causal = isCausalCondition(chain.hide.getCondition(),
-                                     /*keep=*/!hiddenWhenTrue);
-    const double fill = *splatValue(hiddenWhenTrue ? chain.hide.getOnTrue()
-                                                   : chain.hide.getOnFalse());
-    if (!chain.causal && fill > kAdditiveFill) {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%g", fill);
-      why = std::string("the select hides scores with ") + text +
-            ", which as an additive mask would change rows whose keys are "
-            "all hidden; the kernel takes -1e30 or less (or a constant "
-            "causal triangle)";
-      return failure();
-    }
-  }
-  // q is [.., Sq, D]; k [.., D, Sk] unless transpose_b.
-  RankedTensorType k = typeOf(chain.k);
-  if (!chain.kRowsAreKeys) {
-    SmallVector<int64_t> shape(k.getShape());
-    std::swap(shape[rank - 1], shape[rank - 2]);
-    k = k.clone(shape);
-  }
   if (std::optional<std::string> unsupported =
-          whyNoAttentionKernel(typeOf(chain.q), k, typeOf(chain.v))) {
+          whyNotKernel(chain, probabilities)) {
     why = *unsupported;
     return failure();
   }
@@ -379,29 +386,20 @@ struct FuseRecognizeAttentionPass
     k = toRank4(b, loc, k);
     Value v = toRank4(b, loc, chain.v);
     Value mask = chain.mask;
-    const bool causal = chain.causal;
-    if (SelectOp select = chain.hide; select && !causal) {
+    if (SelectOp select = chain.hide; select && !chain.causal) {
       // The select as an additive mask over its condition's shape: 0 where
       // the score is kept, the fill where it is hidden.
-      Value condition = select.getCondition();
       Type element = cast<RankedTensorType>(chain.q.getType()).getElementType();
-      const bool hiddenWhenTrue =
-          splatValue(select.getOnTrue()).has_value() &&
-          *splatValue(select.getOnTrue()) <= kMostHidingFill;
-      Value fillSource =
-          hiddenWhenTrue ? select.getOnTrue() : select.getOnFalse();
-      const double fillValue = *splatValue(fillSource);
       auto scalar = RankedTensorType::get({}, element);
       auto splat = [&](double value) -> Value {
         return ConstantOp::create(
             b, loc, scalar,
             DenseElementsAttr::get(scalar, b.getFloatAttr(element, value)));
       };
-      Value fill = splat(fillValue), zero = splat(0.0);
-      Value hidden =
-          hiddenWhenTrue
-              ? SelectOp::create(b, loc, condition, fill, zero).getResult()
-              : SelectOp::create(b, loc, condition, zero, fill).getResult();
+      Value fill = splat(chain.hideFill), zero = splat(0.0);
+      Value hidden = SelectOp::create(b, loc, select.getCondition(),
+                                      chain.hiddenWhenTrue ? fill : zero,
+                                      chain.hiddenWhenTrue ? zero : fill);
       mask = mask ? AddOp::create(b, loc, hidden, mask).getResult() : hidden;
     }
     auto attention = AttentionOp::create(
@@ -409,7 +407,7 @@ struct FuseRecognizeAttentionPass
         b.getF32FloatAttr(static_cast<float>(chain.scale)),
         chain.softcap > 0 ? b.getF32FloatAttr(static_cast<float>(chain.softcap))
                           : FloatAttr(),
-        causal ? b.getUnitAttr() : UnitAttr());
+        chain.causal ? b.getUnitAttr() : UnitAttr());
     Value result = attention.getResult();
     if (result.getType() != output.getType())
       result = ReshapeOp::create(b, loc, output.getType(), result);
