@@ -26,6 +26,13 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
+// Views TMA cannot describe (rows of 776 bytes): tma tiles are an error,
+// auto falls back to the cp.async-fed wgmma kernel (256 threads, no maps).
+// RUN: not opfuse-opt %S/Inputs/attention-misaligned.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=MISALIGNED
+// RUN: opfuse-opt %S/Inputs/attention-misaligned.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=FALLBACK
+// MISALIGNED: attention-misaligned.mlir:13:8: error: attention-tiling: TMA copies q, k and v only where each starts and steps by multiples of 16 bytes
+// FALLBACK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@misaligned_k0, fuse.shared_bytes = 65536 : i64}
+// FALLBACK-NOT: fuse.tensor_maps
 
 // WGMMA-LABEL: func.func @heads
 // WGMMA: fuse.group(%arg0) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 65536 : i64}
