@@ -187,6 +187,10 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                  << *error << "\n";
     return ExitUsage;
   }
+  if (std::optional<std::string> error = checkPassHooks(compile)) {
+    llvm::errs() << "opt-fuse: error: " << *error << "\n";
+    return ExitUsage;
+  }
   std::string tilingError;
   const std::string chip = compile.chip.empty() ? target.chip : compile.chip;
   if (!resolveMatmulTiling(compile.emitter.matmulTiling, chip, tilingError)) {
@@ -425,6 +429,8 @@ static int runEachFunction(const DriverOptions &options, ModuleOp module) {
 }
 
 int runDriver(const DriverOptions &options) {
+  if (int code = loadPassPlugins(options.passPlugins); code != ExitSuccess)
+    return code;
   int targetError = ExitSuccess;
   std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
   if (!target)

@@ -8,6 +8,8 @@
 
 #include "opfuse/Pipeline/Pipeline.h"
 
+#include "PipelineBuilder.h"
+
 #include "opfuse/Analysis/Passes.h"
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
@@ -112,12 +114,13 @@ std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
   return checkEmitterOptions(options.emitter);
 }
 
-void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
+void buildFusionPasses(PipelineBuilder &b) {
+  const CompileOptions &options = b.getOptions();
   FuseSetTargetOptions target;
   target.target = options.target;
   target.chip = options.chip;
-  pm.addPass(createFuseSetTarget(target));
-  pm.addPass(createCanonicalizerPass());
+  b.add(createFuseSetTarget(target));
+  b.add(createCanonicalizerPass());
   // Kernels are emitted for primitives only; with fusion a composite's
   // primitives become one kernel again, with its neighbours.
   if (options.fuse) {
@@ -125,32 +128,29 @@ void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
     // attention kernel; without fusion every composite is decomposed.
     fuse::FuseRecognizeAttentionOptions recognize;
     recognize.explain = options.explain;
-    pm.addNestedPass<func::FuncOp>(
-        fuse::createFuseRecognizeAttention(recognize));
+    b.add(fuse::createFuseRecognizeAttention(recognize), "func.func");
     fuse::FuseDecomposeOptions decompose;
     decompose.keepAttention = true;
     decompose.explain = options.explain;
-    pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose(decompose));
-  } else {
-    buildDecomposePasses(pm);
-  }
-  if (options.fuse) {
+    b.add(fuse::createFuseDecompose(decompose), "func.func");
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
     fusion.gemmPrologues = options.gemmPrologues;
-    pm.addNestedPass<func::FuncOp>(fuse::createFuseElementwise(fusion));
+    b.add(fuse::createFuseElementwise(fusion), "func.func");
+  } else {
+    b.add(fuse::createFuseDecompose(), "func.func");
   }
-  pm.addNestedPass<func::FuncOp>(fuse::createFuseOutlineKernels());
+  b.add(fuse::createFuseOutlineKernels(), "func.func");
   if (options.stopAfter == CompileStage::Fused)
     return;
   fuse::FusePlanMemoryOptions memory;
   memory.planOutputs = options.planOutputs;
   memory.explain = options.explain;
-  pm.addNestedPass<func::FuncOp>(fuse::createFusePlanMemory(memory));
+  b.add(fuse::createFusePlanMemory(memory), "func.func");
 }
 
-void buildKernelEmissionPasses(OpPassManager &pm,
-                               const CompileOptions &options) {
+void buildKernelEmissionPasses(PipelineBuilder &b) {
+  const CompileOptions &options = b.getOptions();
   const EmitterOptions &emitter = options.emitter;
   ConvertFuseToGPUOptions emission;
   emission.blockSize = emitter.blockSize;
@@ -165,33 +165,48 @@ void buildKernelEmissionPasses(OpPassManager &pm,
   emission.vectorStores = emitter.vectorStores;
   emission.maxGridBlocks = emitter.maxGridBlocks;
   emission.numerics = emitter.numerics;
-  pm.addPass(createConvertFuseToGPU(emission));
-  pm.addPass(createDedupKernels());
+  b.add(createConvertFuseToGPU(emission));
+  b.add(createDedupKernels());
   if (!options.binary || options.stopAfter == CompileStage::Gpu)
     return;
 
   std::string toolkit = resolveCudaToolkit(options.cudaToolkit);
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   if (toolkit.empty()) {
     // No libdevice: approximate transcendentals with polynomials instead of
     // leaving __nv_* externs that ptxas cannot resolve.
-    kernels.addPass(createApproximateMath());
+    b.add(createApproximateMath(), "gpu.module");
   }
-  kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  b.add(createSCFToControlFlowPass(), "gpu.module");
+  b.add(createConvertGpuOpsToNVVMOps(), "gpu.module");
   // wgmma and the proxy fence are NVVM ops written as inline PTX.
-  kernels.addPass(createConvertNVVMToLLVMPass());
-  kernels.addPass(createReconcileUnrealizedCastsPass());
+  b.add(createConvertNVVMToLLVMPass(), "gpu.module");
+  b.add(createReconcileUnrealizedCastsPass(), "gpu.module");
   if (options.stopAfter == CompileStage::Llvm)
     return;
   SerializeKernelsOptions serialise;
   serialise.toolkitPath = toolkit;
-  pm.addPass(createSerializeKernels(serialise));
+  b.add(createSerializeKernels(serialise));
+}
+
+void buildFusePipeline(PipelineBuilder &b) {
+  buildFusionPasses(b);
+  buildKernelEmissionPasses(b);
+}
+
+void buildFusionPasses(OpPassManager &pm, const CompileOptions &options) {
+  PipelineBuilder builder(pm, options);
+  buildFusionPasses(builder);
+}
+
+void buildKernelEmissionPasses(OpPassManager &pm,
+                               const CompileOptions &options) {
+  PipelineBuilder builder(pm, options);
+  buildKernelEmissionPasses(builder);
 }
 
 void buildFusePipeline(OpPassManager &pm, const CompileOptions &options) {
-  buildFusionPasses(pm, options);
-  buildKernelEmissionPasses(pm, options);
+  PipelineBuilder builder(pm, options);
+  buildFusePipeline(builder);
 }
 
 void registerFusePipeline() {

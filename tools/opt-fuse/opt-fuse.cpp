@@ -7,6 +7,7 @@
 
 #include "opfuse/Driver/Driver.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -268,6 +269,26 @@ cl::opt<bool> json("json",
 cl::opt<unsigned long long> seed("seed",
                                  cl::desc("Seed of the generated inputs (1)"),
                                  cl::init(1), cl::cat(category));
+cl::list<std::string> passPlugins(
+    "load-pass-plugin",
+    cl::desc("Load a pass plugin (a shared library built against the "
+             "installed opfuse; docs/tutorial-new-pass.md) before the "
+             "pipeline is built, so --pass-before/--pass-after can name its "
+             "passes (repeatable)"),
+    cl::value_desc("path.so"), cl::cat(category));
+cl::list<std::string> passesBefore(
+    "pass-before",
+    cl::desc("Run a pass pipeline just before the pipeline's pass NAME, on "
+             "what NAME runs on (each func.func for the fusion passes, the "
+             "module for convert-fuse-to-gpu), e.g. "
+             "--pass-before=fuse-elementwise:canonicalize (repeatable; "
+             "--mlir-print-ir-after-all shows where it ran)"),
+    cl::value_desc("NAME:PIPELINE"), cl::cat(category));
+cl::list<std::string> passesAfter(
+    "pass-after",
+    cl::desc("Run a pass pipeline just after the pipeline's pass NAME, as "
+             "--pass-before does before it (repeatable)"),
+    cl::value_desc("NAME:PIPELINE"), cl::cat(category));
 // Not in --help: lets the test suite see a compiler bug end to end (its
 // exit code and message) without keeping a bug in the compiler for it.
 cl::opt<bool> testInternalError(
@@ -410,5 +431,27 @@ int main(int argc, char **argv) {
   options.json = json;
   options.seed = seed;
   options.testInternalError = testInternalError;
+  options.passPlugins.assign(passPlugins.begin(), passPlugins.end());
+  // Hooks keep their command-line order, before and after alike.
+  std::vector<std::pair<unsigned, opfuse::PassHook>> hooks;
+  auto addHooks = [&](cl::list<std::string> &list, bool after) {
+    for (unsigned i = 0; i < list.size(); ++i) {
+      std::string error;
+      std::optional<opfuse::PassHook> hook =
+          opfuse::parsePassHook(list[i], after, error);
+      if (!hook) {
+        llvm::errs() << "opt-fuse: error: " << error << "\n";
+        return false;
+      }
+      hooks.emplace_back(list.getPosition(i), *hook);
+    }
+    return true;
+  };
+  if (!addHooks(passesBefore, false) || !addHooks(passesAfter, true))
+    return opfuse::ExitUsage;
+  llvm::sort(hooks,
+             [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (auto &[position, hook] : hooks)
+    compile.hooks.push_back(hook);
   return opfuse::runDriver(options);
 }

@@ -118,6 +118,9 @@ struct DriverOptions {
   std::vector<std::string> inputFiles;
   /// --save-outputs DIR: every output of the GPU run as DIR/NAME.npy.
   std::string saveOutputsDir;
+  /// --load-pass-plugin: shared libraries of passes that --pass-before and
+  /// --pass-after pipelines (compile.hooks) may name.
+  std::vector<std::string> passPlugins;
 };
 
 /// Reads `path` and parses it as a fuse model: the module verifies, holds at
@@ -149,6 +152,11 @@ mlir::OwningOpRef<mlir::ModuleOp> loadAnyModel(const DriverOptions &options,
                                                mlir::MLIRContext &context,
                                                llvm::SourceMgr &sourceMgr,
                                                ExitCode &exitCode);
+
+/// Registers opfuse's passes and MLIR's it uses, then loads each pass
+/// plugin and registers its passes; ExitIO, with the loader's message, for
+/// one that does not load.
+int loadPassPlugins(const std::vector<std::string> &paths);
 
 /// Runs opt-fuse's work for `options`; returns the process exit code.
 int runDriver(const DriverOptions &options);

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace opfuse {
 
@@ -31,6 +32,27 @@ std::optional<CompileStage> parseCompileStage(llvm::StringRef value);
 
 /// The accepted --compile-to values, for help and errors.
 const char *listCompileStages();
+
+/// --pass-before=NAME:PIPELINE / --pass-after=NAME:PIPELINE: a pass
+/// pipeline put into the driver's own, next to the pass whose argument is
+/// NAME and at its nesting (on each func.func for the fusion passes).
+struct PassHook {
+  /// The argument of a pass of the pipeline ("fuse-elementwise").
+  std::string anchor;
+  /// After the anchor; before it otherwise.
+  bool after = false;
+  /// A textual pass pipeline, as mlir-opt's --pass-pipeline takes inside
+  /// its anchor ("canonicalize,my-pass{option=1}").
+  std::string pipeline;
+};
+
+/// A pass of the pipeline and the op it runs on.
+struct PipelinePass {
+  /// Its command-line argument ("fuse-elementwise").
+  std::string argument;
+  /// "builtin.module", "func.func" or "gpu.module".
+  std::string nesting;
+};
 
 struct CompileOptions {
   /// Run the fusion passes (off: one kernel per op).
@@ -55,6 +77,8 @@ struct CompileOptions {
   /// Build only the passes up to this stage (--compile-to); all of them
   /// when unset.
   std::optional<CompileStage> stopAfter;
+  /// Pipelines put in before or after the pipeline's passes, in order.
+  std::vector<PassHook> hooks;
 };
 
 /// The options of --fuse-pipeline (opfuse-opt); the same knobs as
@@ -187,6 +211,21 @@ void buildFusePipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 /// libdevice, an emitter option out of range), naming the option, or
 /// nothing when they can. The passes check the same in initialize().
 std::optional<std::string> checkCompileOptions(const CompileOptions &options);
+
+/// Parses one --pass-before (`after` false) or --pass-after value; nullopt
+/// and `error` when it is not NAME:PIPELINE.
+std::optional<PassHook> parsePassHook(llvm::StringRef value, bool after,
+                                      std::string &error);
+
+/// The passes `options` build, in order, without hooks and through
+/// serialisation whatever the stage: what hooks may be anchored on.
+std::vector<PipelinePass> listPipelinePasses(const CompileOptions &options);
+
+/// Why a hook of `options` cannot go in (its anchor is no pass of the
+/// pipeline, or its pipeline does not parse: an unregistered pass, a bad
+/// option), naming the flag; nothing when every one can. Call after the
+/// passes (and plugins) are registered and before building.
+std::optional<std::string> checkPassHooks(const CompileOptions &options);
 
 /// Registers --fuse-pipeline.
 void registerFusePipeline();
