@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Driver/Driver.h"
+#include "opfuse/Support/PassStatistics.h"
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
@@ -431,6 +432,14 @@ static int runEachFunction(const DriverOptions &options, ModuleOp module) {
 int runDriver(const DriverOptions &options) {
   if (int code = loadPassPlugins(options.passPlugins); code != ExitSuccess)
     return code;
+  // After MLIR's own tables, which a release LLVM leaves empty.
+  struct PrintStatistics {
+    ~PrintStatistics() {
+      if (passStatisticsRequested())
+        printPassStatistics(llvm::errs());
+      clearPassStatistics();
+    }
+  } printStatistics;
   int targetError = ExitSuccess;
   std::optional<GpuTarget> target = loadTargetOrReport(options, targetError);
   if (!target)

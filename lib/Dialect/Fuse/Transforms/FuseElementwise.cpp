@@ -23,6 +23,7 @@
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 #include "opfuse/Dialect/Fuse/IR/StridedView.h"
+#include "opfuse/Support/PassStatistics.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
@@ -42,6 +43,64 @@ using namespace mlir;
 using namespace opfuse::fuse;
 
 namespace {
+
+/// fuse-elementwise's statistics (--mlir-pass-statistics): what it formed,
+/// and each refusal by its reason.
+namespace stat {
+using opfuse::PassStatistic;
+constexpr PassStatistic kernels{"kernels", "Kernels formed (fuse.group)"};
+constexpr PassStatistic opsFused{"ops-fused",
+                                 "Ops in kernels of two or more ops"};
+constexpr PassStatistic bytesSaved{
+    "bytes-saved", "Bytes through memory the kernels save over one kernel "
+                   "per op (cost model)"};
+constexpr PassStatistic recomputed{
+    "recomputed", "Shared producers recomputed in a second kernel"};
+constexpr PassStatistic extraOutputs{
+    "extra-outputs", "Shared producers kept as an extra output"};
+constexpr PassStatistic prologues{"prologues",
+                                  "Chains fused as a GEMM's A prologue"};
+constexpr PassStatistic siblings{
+    "siblings-merged", "Row kernels merged with a sibling over the same rows"};
+constexpr PassStatistic slicesStored{
+    "slices-stored", "Slices of a GEMM result stored by the GEMM's kernel"};
+constexpr PassStatistic notElementwise{
+    "refused-not-elementwise",
+    "Refused: the op on the other side is not elementwise"};
+constexpr PassStatistic gemmOperand{
+    "refused-gemm-operand",
+    "Refused: a GEMM reads the result from memory (no prologue)"};
+constexpr PassStatistic prologueRefused{
+    "refused-prologue", "Refused as a GEMM prologue (cost, shape or option)"};
+constexpr PassStatistic reductionEpilogue{
+    "refused-reduction-epilogue",
+    "Refused: the op is another reduction's epilogue"};
+constexpr PassStatistic reshape{
+    "refused-reshape", "Refused: a reshape that cannot join the kernel"};
+constexpr PassStatistic cycle{"refused-cycle",
+                              "Refused: fusing would form a cycle"};
+constexpr PassStatistic noEmitter{
+    "refused-no-emitter", "Refused: no emitter runs the kernel with the op"};
+constexpr PassStatistic shared{
+    "refused-shared-producer",
+    "Refused: a shared producer neither recomputed nor an extra output"};
+constexpr PassStatistic slicesNotStored{
+    "refused-slices-stored",
+    "Refused: slices of a GEMM result stay views of the whole"};
+} // namespace stat
+
+void count(const opfuse::PassStatistic &statistic, uint64_t value = 1) {
+  opfuse::addPassStatistic("fuse-elementwise", statistic, value);
+}
+
+/// Bytes the ops of `block` move through memory, by the cost model.
+int64_t bytesThroughMemory(Block &block) {
+  int64_t bytes = 0;
+  for (Operation &op : block.without_terminator())
+    if (auto cost = dyn_cast<CostInterface>(&op))
+      bytes += cost.getBytesRead() + cost.getBytesWritten();
+  return bytes;
+}
 
 /// Ops that can join a kernel through their users. A reshape only relabels
 /// row-major data: inside a kernel it costs nothing, and outside one it is
@@ -314,7 +373,7 @@ private:
         std::string why;
         if (!emittable(clusters[j].ops.getArrayRef(), i, why))
           continue;
-        remark(clusters[j].root, i,
+        remark(clusters[j].root, i, stat::siblings,
                "merged with " + describeOp(clusters[i].root) +
                    "'s kernel: both reduce the same rows of a common input, "
                    "which one kernel reads once");
@@ -349,6 +408,7 @@ private:
         continue;
       std::string why;
       if (!slicesCanMove(members, *slices, why)) {
+        count(stat::slicesNotStored);
         if (explain)
           explainAt(matmul, "fuse-elementwise", ExplainKind::Missed,
                     "slices-not-stored",
@@ -438,6 +498,7 @@ private:
         clusterOf.erase(slice);
       }
       add(slice, g);
+      count(stat::slicesStored);
       if (explain)
         explainAt(slice, "fuse-elementwise", ExplainKind::Passed,
                   "slice-stored",
@@ -521,7 +582,9 @@ private:
     return bytes;
   }
 
-  void remark(Operation *producer, int k, const Twine &message) {
+  void remark(Operation *producer, int k,
+              const opfuse::PassStatistic &statistic, const Twine &message) {
+    count(statistic);
     if (!explain)
       return;
     // The outcome from the message's first words: "not fused ...",
@@ -545,25 +608,23 @@ private:
   /// other side is not elementwise: `op` is either a producer feeding the
   /// kernel or the kernel's root, whose non-elementwise users read it.
   void explainBoundaries(Operation *op, int k, bool asProducer) {
-    if (!explain)
-      return;
     if (asProducer) {
       if (explained.insert({op, k}).second)
-        remark(op, k,
+        remark(op, k, stat::notElementwise,
                "not fused: it is not elementwise, so the kernel reads its "
                "result from memory");
       return;
     }
     for (Operation *user : op->getUsers())
       if (user->getBlock() == &block && isContraction(user))
-        remark(op, k,
+        remark(op, k, stat::gemmOperand,
                "not fused into " + describeOp(user) +
                    ": a GEMM kernel reads its operands from memory unless "
                    "it computes A in a prologue, so this kernel writes its "
                    "result");
       else if (user->getBlock() == &block && !isFusibleProducer(user) &&
                !user->hasTrait<OpTrait::IsTerminator>())
-        remark(op, k,
+        remark(op, k, stat::notElementwise,
                "not fused into " + describeOp(user) +
                    ": that op is not elementwise, so this kernel writes its "
                    "result to memory");
@@ -611,18 +672,19 @@ private:
         matmul, [&](Operation *op) { return clusterOf.count(op) != 0; }, why);
     std::string as = "as the prologue of " + describeOp(matmul) + ": ";
     if (prologues == "never") {
-      remark(def, k, "not fused " + as + "--gemm-prologues=never");
+      remark(def, k, stat::prologueRefused,
+             "not fused " + as + "--gemm-prologues=never");
       return;
     }
     if (failed(chain)) {
-      remark(def, k, "not fused " + as + why);
+      remark(def, k, stat::prologueRefused, "not fused " + as + why);
       return;
     }
     PrologueVerdict verdict = judgePrologue(*chain, model);
     if (prologues == "always")
       verdict.reason = "--gemm-prologues=always (" + verdict.reason + ")";
     else if (!verdict.pays) {
-      remark(def, k, "not fused " + as + verdict.reason);
+      remark(def, k, stat::prologueRefused, "not fused " + as + verdict.reason);
       return;
     }
     SmallVector<Operation *> leafDefs;
@@ -631,7 +693,8 @@ private:
           leafDef && leafDef->getBlock() == &block)
         leafDefs.push_back(leafDef);
     if (reaches(leafDefs, k, /*forward=*/false)) {
-      remark(def, k, "not fused " + as + "it reads what the kernel computes");
+      remark(def, k, stat::prologueRefused,
+             "not fused " + as + "it reads what the kernel computes");
       return;
     }
     IRMapping mapping;
@@ -645,12 +708,12 @@ private:
       matmul->setOperand(0, original);
       for (Operation *copy : llvm::reverse(copies))
         copy->erase();
-      remark(def, k, "not fused " + as + why);
+      remark(def, k, stat::prologueRefused, "not fused " + as + why);
       return;
     }
     for (Operation *copy : copies)
       add(copy, k);
-    remark(def, k, "fused " + as + verdict.reason);
+    remark(def, k, stat::prologues, "fused " + as + verdict.reason);
     llvm::append_range(replaced, chain->ops);
   }
 
@@ -671,7 +734,7 @@ private:
   void consider(Operation *producer, int k, Worklist &worklist) {
     Cluster &cluster = clusters[k];
     if (Operation *reduction = foreignReductionFeeding(producer, k)) {
-      remark(producer, k,
+      remark(producer, k, stat::reductionEpilogue,
              "not fused: it is the epilogue of " + describeOp(reduction) +
                  ", which cannot join this kernel; it stays in that "
                  "reduction's kernel");
@@ -681,7 +744,7 @@ private:
         producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
     if (isa<ReshapeOp>(producer) &&
         !reshapeJoins(producer, k, allUsersInside)) {
-      remark(producer, k,
+      remark(producer, k, stat::reshape,
              "not fused: a reshape joins a kernel only when all its users "
              "are inside and it spans the kernel's whole iteration space "
              "(or the kernel moves data); outside a kernel it is free (its "
@@ -690,14 +753,14 @@ private:
     }
     if (allUsersInside) {
       if (createsCycle(producer, k)) {
-        remark(producer, k,
+        remark(producer, k, stat::cycle,
                "not fused: a path from the kernel leaves it and comes back "
                "through this op");
         return;
       }
       std::string why;
       if (!emittable({producer}, k, why)) {
-        remark(producer, k, "not fused: " + why);
+        remark(producer, k, stat::noEmitter, "not fused: " + why);
         return;
       }
       add(producer, k);
@@ -771,7 +834,8 @@ private:
       }
       add(copy, k);
       expand(copy, k, worklist);
-      remark(producer, k, "recomputed in the kernel: " + costs);
+      remark(producer, k, stat::recomputed,
+             "recomputed in the kernel: " + costs);
       return true;
     };
     bool cycle = false;
@@ -788,11 +852,11 @@ private:
       add(producer, k);
       expand(producer, k, worklist);
       if (needsMemory)
-        remark(producer, k,
+        remark(producer, k, stat::extraOutputs,
                "kept as an extra output of the kernel: " +
                    describeOp(needsMemory) + " needs it in memory");
       else
-        remark(producer, k,
+        remark(producer, k, stat::extraOutputs,
                "kept as an extra output of the kernel: recomputing costs "
                "more than reading: " +
                    costs);
@@ -816,7 +880,8 @@ private:
             ? "it is not recomputed (that would read its whole inputs again)"
         : cheap ? std::string("recomputing it would form a cycle")
                 : "recomputing it is not faster than reading it: " + costs;
-    remark(producer, k, "not fused: " + output + ", and " + recompute);
+    remark(producer, k, stat::shared,
+           "not fused: " + output + ", and " + recompute);
   }
 
   Block &block;
@@ -846,14 +911,22 @@ void FuseElementwisePass::runOnOperation() {
   }
   const opfuse::CostModel model(opfuse::fuse::getTarget(getOperation()));
   for (Block &block : getOperation().getBody()) {
+    const int64_t bytesBefore = bytesThroughMemory(block);
     Clustering clustering(block, model, explain, gemmPrologues);
     clustering.run();
-    for (Cluster &cluster : clustering.clusters)
+    for (Cluster &cluster : clustering.clusters) {
+      count(stat::kernels);
+      if (cluster.ops.size() > 1)
+        count(stat::opsFused, cluster.ops.size());
       outlineIntoGroup(cluster.ops.getArrayRef());
+    }
     // Splat constants now live inside the groups that use them.
     for (Operation &op : llvm::make_early_inc_range(block))
       if (isSplatConstant(&op) && op.use_empty())
         op.erase();
+    const int64_t saved = bytesBefore - bytesThroughMemory(block);
+    if (saved > 0)
+      count(stat::bytesSaved, saved);
     // A group sits where its last op was; an earlier op's output may be
     // used before that point, so restore a def-before-use order.
     if (!sortTopologically(&block)) {

@@ -13,6 +13,7 @@
 #include "opfuse/Analysis/BufferGraph.h"
 #include "opfuse/Analysis/CostModel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Support/PassStatistics.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -27,6 +28,25 @@ using opfuse::fuse::explainAt;
 using opfuse::fuse::ExplainKind;
 
 namespace {
+
+/// fuse-plan-memory's statistics (--mlir-pass-statistics), summed over the
+/// functions planned.
+namespace stat {
+using opfuse::PassStatistic;
+constexpr PassStatistic arena{"arena-bytes", "Bytes of the arenas planned"};
+constexpr PassStatistic lowerBound{
+    "lower-bound-bytes", "Bytes of the max-live lower bounds of those arenas"};
+constexpr PassStatistic saved{
+    "bytes-saved", "Bytes the arenas save over a buffer per intermediate"};
+constexpr PassStatistic inPlace{
+    "in-place", "Outputs written in place over an input that dies there"};
+constexpr PassStatistic kernels{"kernels", "Kernels ordered"};
+} // namespace stat
+
+void count(const opfuse::PassStatistic &statistic, uint64_t value) {
+  if (value > 0)
+    opfuse::addPassStatistic("fuse-plan-memory", statistic, value);
+}
 struct FusePlanMemoryPass
     : public opfuse::fuse::impl::FusePlanMemoryBase<FusePlanMemoryPass> {
   using FusePlanMemoryBase::FusePlanMemoryBase;
@@ -91,6 +111,14 @@ void FusePlanMemoryPass::runOnOperation() {
                     "writes " + buffers.graph.buffers[out].name +
                         " in place over " + buffers.graph.buffers[in].name +
                         ", which dies in this kernel");
+
+  count(stat::arena, plan.arenaBytes);
+  count(stat::lowerBound, plan.lowerBound);
+  count(stat::saved, plan.naiveBytes > plan.arenaBytes
+                         ? plan.naiveBytes - plan.arenaBytes
+                         : 0);
+  count(stat::inPlace, plan.inPlaceHits);
+  count(stat::kernels, plan.order.size());
 
   // Offsets refer to buffers by kernel and result, which reordering keeps.
   annotateMemoryPlan(func, buffers, plan, planOutputs);

@@ -21,6 +21,7 @@
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+#include "opfuse/Support/PassStatistics.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -35,6 +36,12 @@ using namespace mlir;
 using namespace opfuse::fuse;
 
 namespace {
+
+/// fuse-recognize-attention's statistics (--mlir-pass-statistics).
+constexpr opfuse::PassStatistic attentionsFormed{
+    "attentions", "Chains rewritten into one fuse.attention"};
+constexpr opfuse::PassStatistic chainsRefused{
+    "refused", "Softmaxes between two matmuls left as they are"};
 
 /// One attention written out: scores = matmul(q, kᵀ) [* scale | / scale]
 /// [+ mask], p = softmax(scores) [cast], out = matmul(p, v).
@@ -348,6 +355,8 @@ struct FuseRecognizeAttentionPass
       std::string why;
       FailureOr<AttentionChain> chain = matchChain(softmax, between, why);
       if (failed(chain)) {
+        if (between)
+          opfuse::addPassStatistic("fuse-recognize-attention", chainsRefused);
         if (explain && between && !why.empty())
           explainAt(softmax, "fuse-recognize-attention", ExplainKind::Missed,
                     "not-attention", "not an attention kernel: " + why);
@@ -411,6 +420,7 @@ struct FuseRecognizeAttentionPass
     Value result = attention.getResult();
     if (result.getType() != output.getType())
       result = ReshapeOp::create(b, loc, output.getType(), result);
+    opfuse::addPassStatistic("fuse-recognize-attention", attentionsFormed);
     if (explain)
       explainAt(attention, "fuse-recognize-attention", ExplainKind::Passed,
                 "attention",
