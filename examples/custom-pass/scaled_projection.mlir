@@ -7,3 +7,4 @@ func.func @scaled_projection(%x: tensor<8192x4096xbf16>, %w: tensor<4096x4096xbf
   %y = fuse.matmul %xs, %w : (tensor<8192x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<8192x4096xbf16>
   return %y : tensor<8192x4096xbf16>
 }
+
