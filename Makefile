@@ -45,7 +45,9 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR)
 
+# Chromium too: test/opt-fuse/svg-browser.test looks at the pictures in it.
 check: build
+	@bash scripts/install-deps.sh --browser
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
 # The verified model, then what fusion makes of it: kernels and bytes before

@@ -5,7 +5,9 @@
 # a package already installed is not touched, and apt is not called at all when
 # everything is present. Run as root (CI and the development machines are).
 # With --sanitizers also clang-22 and its runtimes, for the ASan/UBSan build
-# and the libFuzzer target (make check-asan, make fuzz-libfuzzer).
+# and the libFuzzer target (make check-asan, make fuzz-libfuzzer). With
+# --browser also Chromium, which test/opt-fuse/svg-browser.test renders the
+# SVG pictures with (the test reports as unsupported without it).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -21,12 +23,20 @@ packages=(
   libonnx-dev libprotobuf-dev  # the ONNX importer (onnx.pb.h, libonnx_proto)
   graphviz         # dot: opt-fuse --emit=graph renders the fused graph as SVG
 )
-if [ "${1:-}" = "--sanitizers" ]; then
-  packages+=(
-    clang-22            # the compiler of the sanitizer build
-    libclang-rt-22-dev  # ASan, UBSan and libFuzzer runtimes
-  )
-fi
+for option in "$@"; do
+  case "$option" in
+    --sanitizers)
+      packages+=(
+        clang-22            # the compiler of the sanitizer build
+        libclang-rt-22-dev  # ASan, UBSan and libFuzzer runtimes
+      ) ;;
+    --browser)
+      packages+=(chromium) ;;  # headless screenshots of the SVG pictures
+    *)
+      echo "install-deps: unknown option $option (--sanitizers, --browser)" >&2
+      exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -42,6 +42,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%inputs", os.path.join(config.test_source_root, "opt-fuse", "Inputs")))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%scripts", os.path.join(config.opfuse_src_root, "scripts")))
 
 llvm_config.with_system_environment(
     ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "LD_LIBRARY_PATH",
@@ -57,6 +59,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Graphviz's dot renders --emit=graph (scripts/install-deps.sh installs it).
 if shutil.which("dot"):
     config.available_features.add("graphviz")
+# Chromium renders the SVG pictures for a look in a real browser
+# (scripts/install-deps.sh --browser, which make check runs).
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")

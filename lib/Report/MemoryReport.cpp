@@ -37,7 +37,7 @@ std::optional<MemoryReport> buildMemoryReport(mlir::func::FuncOp func) {
 }
 
 namespace {
-constexpr double kWidth = 960, kHeight = 560;
+constexpr double kWidth = 960, kHeight = 560, kEmptyHeight = 104;
 constexpr double kLeft = 90, kRight = 30, kTop = 60, kBottom = 60;
 
 const char *kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
@@ -45,10 +45,13 @@ const char *kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
 } // namespace
 
 void writeMemorySvg(const Report &report, llvm::raw_ostream &os) {
+  // Without buffers the picture is its sentences: a short page, not a
+  // plot-sized blank one.
+  const bool plot = report.memory && !report.memory->buffers.empty();
   os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
                       "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
                       "font-family=\"sans-serif\" font-size=\"12\">\n",
-                      kWidth, kHeight);
+                      kWidth, plot ? kHeight : kEmptyHeight);
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   const std::string function = report::xmlEscape(report.after.function);
   if (!report.memory) {
