@@ -251,6 +251,8 @@ int timeCandidates(Tuning &tuning, ModuleOp module, cuda::Driver &driver,
           kernel.candidates[std::min(round, kernel.candidates.size() - 1)]
               .seconds;
     BenchOptions bench;
+    // Kernels are timed alone; whole runs need no graph.
+    bench.cudaGraph = false;
     bench.warmup = runsFor(kWarmupSeconds, roundSeconds);
     bench.iterations = runsFor(kTimedSeconds, roundSeconds);
     llvm::Expected<BenchResult> result =

@@ -353,6 +353,7 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   bench.iterations = options.bench ? options.iterations : 0;
   bench.progress =
       options.bench && llvm::sys::Process::StandardErrIsDisplayed();
+  bench.cudaGraph = options.cudaGraph;
   llvm::Expected<BenchResult> result =
       runPlan(*driver, ptx, plan, inputs, bench);
   if (!result) {
@@ -398,6 +399,10 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
     if (options.bench) {
       measured->device = result->device;
       measured->total = {result->total.p50, result->total.p99};
+      measured->stream = {result->stream.p50, result->stream.p99};
+      if (result->graph)
+        measured->graph =
+            KernelMeasurement{result->graph->p50, result->graph->p99};
       measured->allocatedBytes = result->bytesAllocated;
       for (const LatencyStats &kernel : result->kernels)
         measured->kernels.push_back({kernel.p50, kernel.p99});

@@ -110,7 +110,11 @@ llvm::json::Value reportToJson(const Report &report) {
         {"p50_us", measured->total.p50},
         {"p99_us", measured->total.p99},
         {"error",
-         predictionError(report.after.seconds() * 1e6, measured->total.p50)}};
+         predictionError(report.after.seconds() * 1e6, measured->total.p50)},
+        {"stream_p50_us", measured->stream.p50}};
+  if (measured && measured->graph)
+    object["measured"].getAsObject()->insert(
+        {"graph_p50_us", measured->graph->p50});
   return llvm::json::Value(std::move(object));
 }
 

@@ -121,6 +121,16 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
         "{3:F1}%)\n",
         measured->device, measured->total.p50, measured->total.p99,
         100 * predictionError(after.seconds() * 1e6, measured->total.p50));
+  if (measured && measured->graph)
+    os << llvm::formatv(
+        "  launched as       one CUDA graph: P50 {0:F2} us; step by step: "
+        "P50 {1:F2} us ({2})\n",
+        measured->graph->p50, measured->stream.p50,
+        measured->graph->p50 < measured->stream.p50
+            ? llvm::formatv("the graph {0:F2}x faster",
+                            measured->stream.p50 / measured->graph->p50)
+                  .str()
+            : std::string("the graph does not pay"));
 
   if (!report.memory)
     return;

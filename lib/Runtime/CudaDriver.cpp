@@ -52,6 +52,16 @@ struct Driver::Api {
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // Streams and graphs; bound when present (hasGraphs()).
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 };
 
 namespace {
@@ -140,10 +150,57 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   if (llvm::Error error =
           driver->check(a.cuCtxSetCurrent(driver->context), "cuCtxSetCurrent"))
     return std::move(error);
+  // A stream of our own where graphs can be captured from it. Flags 0 (a
+  // blocking stream) keeps its work ordered with the legacy default
+  // stream's, which cuBLAS and synchronous copies use.
+  const bool graphs =
+      bind(l, "cuStreamCreate", a.cuStreamCreate) &&
+      bind(l, "cuStreamDestroy_v2", a.cuStreamDestroy) &&
+      bind(l, "cuStreamBeginCapture_v2", a.cuStreamBeginCapture) &&
+      bind(l, "cuStreamEndCapture", a.cuStreamEndCapture) &&
+      bind(l, "cuGraphInstantiateWithFlags", a.cuGraphInstantiateWithFlags) &&
+      bind(l, "cuGraphLaunch", a.cuGraphLaunch) &&
+      bind(l, "cuGraphExecDestroy", a.cuGraphExecDestroy) &&
+      bind(l, "cuGraphDestroy", a.cuGraphDestroy);
+  if (graphs && a.cuStreamCreate(&driver->stream, 0) != 0)
+    driver->stream = nullptr;
   return std::move(driver);
 }
 
+llvm::Error Driver::beginCapture() {
+  if (!stream)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the CUDA driver cannot capture graphs");
+  // CU_STREAM_CAPTURE_MODE_RELAXED = 2.
+  return check(api->cuStreamBeginCapture(stream, 2), "cuStreamBeginCapture");
+}
+
+llvm::Expected<CUgraphExec> Driver::endCapture() {
+  CUgraph graph = nullptr;
+  if (llvm::Error error =
+          check(api->cuStreamEndCapture(stream, &graph), "cuStreamEndCapture"))
+    return std::move(error);
+  CUgraphExec exec = nullptr;
+  llvm::Error error = check(api->cuGraphInstantiateWithFlags(&exec, graph, 0),
+                            "cuGraphInstantiateWithFlags");
+  api->cuGraphDestroy(graph);
+  if (error)
+    return std::move(error);
+  return exec;
+}
+
+llvm::Error Driver::launchGraph(CUgraphExec graph) {
+  return check(api->cuGraphLaunch(graph, stream), "cuGraphLaunch");
+}
+
+void Driver::destroyGraph(CUgraphExec graph) {
+  if (graph)
+    api->cuGraphExecDestroy(graph);
+}
+
 Driver::~Driver() {
+  if (api && stream)
+    api->cuStreamDestroy(stream);
   if (api && context)
     api->cuDevicePrimaryCtxRelease(device);
   // The library stays loaded: the driver keeps threads that outlive us.
@@ -220,13 +277,13 @@ llvm::Error Driver::copyOnDevice(CUdeviceptr dst, CUdeviceptr src,
 
 llvm::Error Driver::copyOnDeviceAsync(CUdeviceptr dst, CUdeviceptr src,
                                       size_t bytes) {
-  return check(api->cuMemcpyDtoDAsync(dst, src, bytes, nullptr),
+  return check(api->cuMemcpyDtoDAsync(dst, src, bytes, stream),
                "cuMemcpyDtoDAsync");
 }
 
 llvm::Error Driver::memsetAsync(CUdeviceptr dst, unsigned char value,
                                 size_t bytes) {
-  return check(api->cuMemsetD8Async(dst, value, bytes, nullptr),
+  return check(api->cuMemsetD8Async(dst, value, bytes, stream),
                "cuMemsetD8Async");
 }
 
@@ -270,7 +327,7 @@ llvm::Error Driver::launch(CUfunction function, const int64_t grid[3],
                            void **args) {
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
                                    block[0], block[1], block[2],
-                                   static_cast<unsigned>(sharedBytes), nullptr,
+                                   static_cast<unsigned>(sharedBytes), stream,
                                    args, nullptr),
                "cuLaunchKernel");
 }
@@ -288,7 +345,7 @@ void Driver::destroyEvent(CUevent event) {
 }
 
 llvm::Error Driver::record(CUevent event) {
-  return check(api->cuEventRecord(event, nullptr), "cuEventRecord");
+  return check(api->cuEventRecord(event, stream), "cuEventRecord");
 }
 
 llvm::Expected<float> Driver::elapsed(CUevent start, CUevent end) {

@@ -30,6 +30,11 @@ cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));
 cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
                         cl::cat(category));
+cl::opt<bool> cudaGraph(
+    "cuda-graph",
+    cl::desc("Replay the plan as one CUDA graph (default on); --bench times "
+             "runs both ways"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> json("json", cl::desc("Print the measurement as JSON"),
                    cl::cat(category));
 cl::opt<unsigned long long> seed("seed",
@@ -114,6 +119,7 @@ int main(int argc, char **argv) {
   options.warmup = warmup;
   options.iterations = bench ? int(iterations) : 0;
   options.progress = bench && llvm::sys::Process::StandardErrIsDisplayed();
+  options.cudaGraph = cudaGraph;
   llvm::Expected<BenchResult> result =
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);
   if (!result) {

@@ -258,6 +258,14 @@ cl::opt<std::string> checkMatmuls(
              "when libcublas loads and on the host's cores otherwise; gpu, "
              "cuBLAS or an error; host, never the GPU"),
     cl::value_desc("auto|gpu|host"), cl::init("auto"), cl::cat(category));
+cl::opt<bool> cudaGraph(
+    "cuda-graph",
+    cl::desc("With --bench/--check: capture the launch plan into a CUDA "
+             "graph once and replay it, one launch per run instead of one "
+             "per step (default on); --bench times runs both ways and "
+             "reports both, the faster as the latency; "
+             "--cuda-graph=false launches step by step only"),
+    cl::init(true), cl::cat(category));
 cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));
 cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
@@ -428,6 +436,7 @@ int main(int argc, char **argv) {
   options.checkMatmuls = checkMatmuls;
   options.warmup = warmup;
   options.iterations = iterations;
+  options.cudaGraph = cudaGraph;
   options.json = json;
   options.seed = seed;
   options.testInternalError = testInternalError;

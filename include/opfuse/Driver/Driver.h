@@ -99,6 +99,9 @@ struct DriverOptions {
   std::string checkMatmuls = "auto";
   int warmup = 10;
   int iterations = 100;
+  /// --cuda-graph: capture the plan into a CUDA graph and replay it (the
+  /// runs are timed both ways and the faster reported).
+  bool cudaGraph = true;
   bool json = false;
   uint64_t seed = 1;
   /// Measure the GPU and write a target file instead of compiling.

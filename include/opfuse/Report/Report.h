@@ -33,6 +33,10 @@ struct MeasuredRun {
   std::string device;
   /// The whole graph, and each kernel launched alone.
   KernelMeasurement total;
+  /// The whole graph launched step by step, and as one CUDA graph replay
+  /// (unset without one); `total` is the faster.
+  KernelMeasurement stream;
+  std::optional<KernelMeasurement> graph;
   std::vector<KernelMeasurement> kernels;
   /// Device memory the runtime allocated for the plan's buffers.
   int64_t allocatedBytes = 0;

@@ -28,6 +28,8 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUevent = struct CUevent_st *;
 using CUstream = struct CUstream_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 /// No driver library or no device: the machine cannot run kernels at all.
 /// The CUdevice_attribute values we read (cuda.h's numbering).
@@ -97,6 +99,21 @@ public:
   llvm::Expected<float> elapsed(CUevent start, CUevent end);
   llvm::Error synchronize();
 
+  /// Whether the driver captures streams into CUDA graphs (CUDA 11.4 or
+  /// later): then the kernels, copies and events go to a stream of the
+  /// runtime's own, since the legacy default stream cannot be captured.
+  bool hasGraphs() const { return stream != nullptr; }
+  /// Starts recording what is queued on the runtime's stream into a graph
+  /// instead of running it (relaxed mode: other threads may use CUDA).
+  llvm::Error beginCapture();
+  /// Ends the capture and instantiates the graph recorded; after an error
+  /// during capture, call it all the same to give the stream back (the
+  /// graph is then discarded).
+  llvm::Expected<CUgraphExec> endCapture();
+  /// Replays an instantiated graph on the runtime's stream.
+  llvm::Error launchGraph(CUgraphExec graph);
+  void destroyGraph(CUgraphExec graph);
+
 private:
   Driver() = default;
   llvm::Error check(CUresult result, const char *call);
@@ -105,6 +122,9 @@ private:
   void *library = nullptr;
   CUcontext context = nullptr;
   CUdevice device = 0;
+  /// The stream everything is queued on: the runtime's own where graphs
+  /// are available, else the legacy default stream (null).
+  CUstream stream = nullptr;
   std::string name;
 };
 

@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct BenchOptions {
   int iterations = 100;
   /// Print progress to stderr (the driver sets it when stderr is a tty).
   bool progress = false;
+  /// Capture the plan's steps into a CUDA graph once and replay it (where
+  /// the driver can): one launch per run instead of one per step. The
+  /// outputs come from a replay; runs are timed both ways.
+  bool cudaGraph = true;
 };
 
 /// Microseconds.
@@ -61,7 +66,15 @@ LatencyStats summarize(std::vector<double> samples);
 
 struct BenchResult {
   std::string device;
+  /// Whole runs, as the faster way of launching them runs them: a CUDA
+  /// graph replay or the steps launched on the stream one by one.
   LatencyStats total;
+  /// Whether `total` is the graph's (else the stream's).
+  bool totalIsGraph = false;
+  /// Whole runs launched step by step on the stream.
+  LatencyStats stream;
+  /// Whole runs as one CUDA graph replay; unset without a graph.
+  std::optional<LatencyStats> graph;
   std::vector<LatencyStats> kernels;
   /// Device-memory bytes the kernels move per run (from the plan).
   int64_t bytesMoved = 0;
