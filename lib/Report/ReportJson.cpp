@@ -111,10 +111,13 @@ llvm::json::Value reportToJson(const Report &report) {
         {"p99_us", measured->total.p99},
         {"error",
          predictionError(report.after.seconds() * 1e6, measured->total.p50)},
-        {"stream_p50_us", measured->stream.p50}};
-  if (measured && measured->graph)
-    object["measured"].getAsObject()->insert(
-        {"graph_p50_us", measured->graph->p50});
+        {"stream_p50_us", measured->stream.p50},
+        {"stream_p99_us", measured->stream.p99}};
+  if (measured && measured->graph) {
+    llvm::json::Object &run = *object["measured"].getAsObject();
+    run["graph_p50_us"] = measured->graph->p50;
+    run["graph_p99_us"] = measured->graph->p99;
+  }
   return llvm::json::Value(std::move(object));
 }
 
