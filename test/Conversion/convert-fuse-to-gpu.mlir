@@ -79,15 +79,38 @@ func.func @column(%x: tensor<4x16xbf16>, %c: tensor<4x1xbf16>) -> (tensor<4x16xb
 
 // -----
 
-// A row length that does not split into vectors falls back to one element
-// per thread.
+// A ragged shape keeps full-width vectors over the flat index: 21 elements
+// are 5 vectors of 4, and the thread after them runs the last element.
 // CHECK-LABEL: gpu.func @odd_k0
-// CHECK: arith.cmpi ult, %{{.*}}, %c21_i32
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK-NOT: vector<
-// CHECK: gpu.return
+// CHECK: %[[ID:.*]] = arith.addi
+// CHECK: arith.cmpi ult, %[[ID]], %c5_i32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: arith.cmpi eq, %[[ID]], %c5_i32
+// CHECK: %[[LAST:.*]] = llvm.getelementptr %arg0[%c20_i32]
+// CHECK-NEXT: llvm.load %[[LAST]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
 func.func @odd(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
   %0 = fuse.exp %x : tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+}
+
+// -----
+
+// A bias along ragged rows of 7: x is read 4 lanes at a time, the bias lane
+// by lane at each lane's own column (a vector crosses rows); the tail of 1
+// element (21 = 5 x 4 + 1) reads its column too.
+// CHECK-LABEL: gpu.func @odd_bias_k0
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-4: arith.remui %{{.*}}, %c7_i32
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: arith.cmpi eq
+// CHECK: arith.remui %c20_i32, %c7_i32
+// CHECK: gpu.return
+func.func @odd_bias(%x: tensor<3x7xf32>, %b: tensor<7xf32>) -> tensor<3x7xf32> {
+  %0 = fuse.add %x, %b : (tensor<3x7xf32>, tensor<7xf32>) -> tensor<3x7xf32>
   return %0 : tensor<3x7xf32>
 }
 

@@ -31,6 +31,9 @@ struct Access {
   unsigned input;
   int context;
   InputAccess access;
+  /// Read lane by lane, each lane at its own broadcast index: a row of the
+  /// layout context ends inside a vector (ragged rows).
+  bool perLane = false;
 };
 
 /// How a loop kernel walks its outputs: `vec` lanes a vector, `unroll`
@@ -39,7 +42,10 @@ struct Access {
 struct LoopLayout {
   int64_t elements = 0;
   int64_t vec = 1;
+  /// Whole vectors, and the elements after them (fewer than `vec`), which
+  /// one more thread runs one at a time.
   int64_t vectors = 0;
+  int64_t tail = 0;
   int64_t unroll = 1;
   /// Full-size shapes smaller values are broadcast into, by id.
   SmallVector<SmallVector<int64_t>> contexts;
@@ -131,20 +137,26 @@ FailureOr<LoopLayout> planLoopKernel(GroupOp group, int64_t blockSize,
   const bool computeBound =
       static_cast<int64_t>(llvm::range_size(body.without_terminator())) >
       kComputeBoundOps;
-  layout.vec = computeBound ? 1 : vectorLanes(group);
-  if (first.getRank() == 0 || layout.elements % layout.vec != 0)
+  // Ragged shapes keep full-width vectors: the flat index is contiguous
+  // whatever the row length, so the outputs and full-size inputs are read
+  // and written a vector at a time; the last `elements % vec` elements go
+  // to one more thread, and a broadcast input whose rows end inside a
+  // vector is read lane by lane (it is small and cached).
+  layout.vec = computeBound || first.getRank() == 0 ? 1 : vectorLanes(group);
+  if (layout.elements < layout.vec)
     layout.vec = 1;
-  for (const Access &access : layout.accesses)
-    if (access.context >= 0 && !access.access.isScalar &&
-        (layout.contexts[access.context].empty() ||
-         layout.contexts[access.context].back() % layout.vec != 0))
-      layout.vec = 1;
+  for (Access &access : layout.accesses)
+    access.perLane = layout.vec > 1 && access.context >= 0 &&
+                     !access.access.isScalar &&
+                     (layout.contexts[access.context].empty() ||
+                      layout.contexts[access.context].back() % layout.vec != 0);
   layout.vectors = layout.elements / layout.vec;
+  layout.tail = layout.elements % layout.vec;
   // Each thread owns `unroll` vectors, a block's width apart so that a warp
   // stays coalesced; all their loads are issued before any arithmetic, which
   // keeps more bytes in flight per thread. Unrolling needs the vectors to
-  // fill whole blocks; otherwise one guarded vector per thread.
-  layout.unroll = !computeBound && vectorsPerThread > 1 &&
+  // fill whole blocks and no tail; otherwise one guarded vector per thread.
+  layout.unroll = !computeBound && vectorsPerThread > 1 && layout.tail == 0 &&
                           layout.vectors % (blockSize * vectorsPerThread) == 0
                       ? vectorsPerThread
                       : 1;
@@ -199,9 +211,11 @@ public:
         planLoopKernel(group, blockSize, context.options.vectorsPerThread);
     if (failed(layout))
       return failure();
-    return context.options.launchFor(
-        blockSize, (layout->vectors + blockSize * layout->unroll - 1) /
-                       (blockSize * layout->unroll));
+    // One thread more for the tail, if any.
+    const int64_t items = layout->vectors + (layout->tail > 0 ? 1 : 0);
+    return context.options.launchFor(blockSize,
+                                     (items + blockSize * layout->unroll - 1) /
+                                         (blockSize * layout->unroll));
   }
 
   LogicalResult emit(GroupOp group, const LaunchConfig &config,
@@ -232,30 +246,26 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
 
   const int64_t perBlock = blockSize * unroll;
   Value firstVector = kb.firstVector(perBlock, config);
+  Block *afterVectors = nullptr;
   if (unroll == 1) {
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,
                               kb.constant(layout.vectors));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    afterVectors = b.getInsertionBlock();
     b.setInsertionPointToStart(&guard.getThenRegion().front());
   }
 
   using Key = std::pair<Value, int>;
   struct Vector {
     Value base;
+    int64_t width;
     // Per-dimension index of the vector's first element in a layout
     // context, computed only where a broadcast input needs it, with
     // compile-time divisors.
     DenseMap<int, SmallVector<Value>> dimIndices;
     DenseMap<Key, SmallVector<Value>> loaded;
   };
-  SmallVector<Vector> vectorsOfThread(unroll);
-  for (int64_t u = 0; u < unroll; ++u) {
-    Value vectorId =
-        arith::AddIOp::create(b, loc, firstVector, kb.constant(u * blockSize));
-    vectorsOfThread[u].base =
-        arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
-  }
   auto indicesOf = [&](Vector &v, int c) -> ArrayRef<Value> {
     SmallVector<Value> &dims = v.dimIndices[c];
     if (dims.empty())
@@ -263,8 +273,8 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
     return dims;
   };
 
-  // Load every (input, context) once per vector.
-  for (Vector &v : vectorsOfThread) {
+  // Loads every (input, context) of `v` once.
+  auto load = [&](Vector &v) {
     for (const Access &access : layout.accesses) {
       Value argument = body.getArgument(access.input);
       Type elementType =
@@ -272,30 +282,39 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
       Value pointer = entry.getArgument(access.input);
       SmallVector<Value> lanes;
       if (access.context < 0) {
-        lanes = kb.load(pointer, elementType, v.base, vec);
+        lanes = kb.load(pointer, elementType, v.base, v.width);
+      } else if (access.perLane && v.width > 1) {
+        for (int64_t lane = 0; lane < v.width; ++lane) {
+          Value index =
+              arith::AddIOp::create(b, loc, v.base, kb.constant(lane));
+          Value offset = kb.broadcastOffset(
+              access.access,
+              kb.decompose(index, layout.contexts[access.context]));
+          lanes.push_back(kb.load(pointer, elementType, offset, 1).front());
+        }
       } else {
         Value offset = kb.broadcastOffset(access.access,
                                           access.access.isScalar
                                               ? ArrayRef<Value>()
                                               : indicesOf(v, access.context));
-        if (access.access.innerContiguous && vec > 1) {
-          lanes = kb.load(pointer, elementType, offset, vec);
+        if (access.access.innerContiguous && v.width > 1) {
+          lanes = kb.load(pointer, elementType, offset, v.width);
         } else {
           SmallVector<Value> one = kb.load(pointer, elementType, offset, 1);
-          lanes.assign(vec, one.front());
+          lanes.assign(v.width, one.front());
         }
       }
       v.loaded[{argument, access.context}] = std::move(lanes);
     }
-  }
+  };
 
-  // Run the group's ops lane by lane on scalars: a full-size value once, a
-  // smaller one once per layout context it is used in.
+  // Runs the group's ops lane by lane on scalars (a full-size value once, a
+  // smaller one once per layout context it is used in) and stores `v`.
   auto yield = cast<YieldOp>(body.getTerminator());
   const unsigned numInputs = group.getNumOperands();
-  for (Vector &v : vectorsOfThread) {
+  auto compute = [&](Vector &v) -> LogicalResult {
     SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
-    for (int64_t lane = 0; lane < vec; ++lane) {
+    for (int64_t lane = 0; lane < v.width; ++lane) {
       GroupEvaluator::Memo memo;
       LaneEvaluator evaluator(kb, b, memo, layout);
       for (auto &[key, lanes] : v.loaded)
@@ -323,6 +342,40 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
                cast<RankedTensorType>(group.getResultTypes()[index])
                    .getElementType(),
                v.base, lanes);
+    return success();
+  };
+
+  SmallVector<Vector> vectorsOfThread(unroll);
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value vectorId =
+        arith::AddIOp::create(b, loc, firstVector, kb.constant(u * blockSize));
+    vectorsOfThread[u].base =
+        arith::MulIOp::create(b, loc, vectorId, kb.constant(vec));
+    vectorsOfThread[u].width = vec;
+  }
+  for (Vector &v : vectorsOfThread)
+    load(v);
+  for (Vector &v : vectorsOfThread)
+    if (failed(compute(v)))
+      return failure();
+
+  // The tail: the thread after the last vector's runs the remaining
+  // elements one at a time.
+  if (layout.tail > 0) {
+    b.setInsertionPoint(afterVectors->getTerminator());
+    Value isTail =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, firstVector,
+                              kb.constant(layout.vectors));
+    auto guard = scf::IfOp::create(b, loc, isTail, /*withElse=*/false);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    for (int64_t t = 0; t < layout.tail; ++t) {
+      Vector element;
+      element.base = kb.constant(layout.vectors * vec + t);
+      element.width = 1;
+      load(element);
+      if (failed(compute(element)))
+        return failure();
+    }
   }
   return success();
 }
