@@ -28,8 +28,10 @@ namespace {
 /// row's first thread writes).
 int64_t inPlaceElements(Operation *kernel) {
   auto group = dyn_cast<GroupOp>(kernel);
+  // NCCL's all_reduce runs in place when its send and receive buffers are
+  // one (the other collectives change the size).
   if (!group)
-    return isElementwise(kernel)
+    return isElementwise(kernel) || isa<AllReduceOp>(kernel)
                ? getNumElements(kernel->getResult(0).getType())
                : 0;
   Block &body = group.getBody().front();

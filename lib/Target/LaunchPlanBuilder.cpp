@@ -142,6 +142,49 @@ FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
 
 } // namespace
 
+/// The collective step of `op`: its input's buffer, a buffer for its
+/// result where fuse-plan-memory placed it, and NCCL's parameters.
+template <typename AddBuffer>
+LogicalResult planCollective(fuse::FuseDialect &dialect, Operation &op,
+                             LaunchPlan &plan, DenseMap<Value, int> &bufferOf,
+                             AddBuffer &addBuffer) {
+  PlanCollective collective;
+  auto reduceName = [](fuse::ReduceKind kind) {
+    return kind == fuse::ReduceKind::max ? "max" : "sum";
+  };
+  if (auto reduce = dyn_cast<AllReduceOp>(op)) {
+    collective.kind = CollectiveKind::AllReduce;
+    collective.reduce = reduceName(reduce.getKind());
+    collective.devices = reduce.getDevices();
+  } else if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    collective.kind = CollectiveKind::AllGather;
+    collective.devices = gather.getDevices();
+  } else {
+    auto scatter = cast<ReduceScatterOp>(op);
+    collective.kind = CollectiveKind::ReduceScatter;
+    collective.reduce = reduceName(scatter.getKind());
+    collective.devices = scatter.getDevices();
+  }
+  auto input = bufferOf.find(op.getOperand(0));
+  if (input == bufferOf.end())
+    return op.emitError("internal error: a collective's input has no "
+                        "buffer; please report this compiler bug");
+  collective.input = input->second;
+  FailureOr<int> output = addBuffer(
+      op.getResult(0),
+      (plan.function + "_c" + Twine(plan.collectives.size()) + ".out0").str(),
+      BufferRole::Intermediate);
+  if (failed(output))
+    return failure();
+  if (DenseI64ArrayAttr offsets = dialect.getOffsetsAttrHelper().getAttr(&op);
+      offsets && !offsets.empty())
+    plan.buffers[*output].offset = offsets[0];
+  collective.output = *output;
+  plan.steps.push_back({StepKind::Collective, plan.collectives.size()});
+  plan.collectives.push_back(std::move(collective));
+  return success();
+}
+
 FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   auto functions = module.getOps<func::FuncOp>();
   if (functions.empty())
@@ -230,6 +273,11 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
           plan.buffers[it->second].role = BufferRole::Output;
         plan.outputs.push_back(it->second);
       }
+      continue;
+    }
+    if (isCollective(&op)) {
+      if (failed(planCollective(dialect, op, plan, bufferOf, addBuffer)))
+        return failure();
       continue;
     }
     auto group = dyn_cast<GroupOp>(op);

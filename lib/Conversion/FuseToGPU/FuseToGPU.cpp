@@ -170,6 +170,15 @@ void ConvertFuseToGPUPass::runOnOperation() {
       // Reshapes alias their input; constants become initialised buffers.
       if (isa<func::ReturnOp, ReshapeOp, ConstantOp>(op))
         continue;
+      // Collectives are steps of the launch plan (NCCL calls on the
+      // kernels' stream), not kernels.
+      if (isCollective(&op)) {
+        if (std::optional<std::string> why = whyNotOneNcclCall(&op)) {
+          op.emitError(*why);
+          failedAny = true;
+        }
+        continue;
+      }
       auto group = dyn_cast<GroupOp>(op);
       if (!group) {
         if (isComposite(&op))

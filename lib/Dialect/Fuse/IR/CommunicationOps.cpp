@@ -30,6 +30,36 @@ LogicalResult checkAxis(std::optional<Location> loc, StringRef name,
 }
 } // namespace
 
+bool isCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op);
+}
+
+std::optional<std::string> whyNotOneNcclCall(Operation *op) {
+  // NCCL's gather and scatter move contiguous shards in rank order: a
+  // concatenation along the outermost dimension that is not 1.
+  std::optional<int64_t> axis;
+  RankedTensorType sharded;
+  if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    axis = gather.getAxis();
+    sharded = cast<RankedTensorType>(gather.getInput().getType());
+  } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+    axis = scatter.getAxis();
+    sharded = cast<RankedTensorType>(scatter.getType());
+  }
+  if (!axis)
+    return std::nullopt;
+  for (int64_t d = 0; d < *axis; ++d)
+    if (sharded.getDimSize(d) != 1)
+      return ("'" + op->getName().getStringRef() + "' along axis " +
+              Twine(*axis) + " of " + formatShape(sharded.getShape()) +
+              " shards: NCCL gathers and scatters contiguous shards "
+              "(concatenation along the outermost dimension larger than 1), "
+              "so this one would need a transpose around the call, which "
+              "is not built yet")
+          .str();
+  return std::nullopt;
+}
+
 int64_t AllReduceOp::getFlops() {
   return ringShare(getNumElements(getType()), getDevices());
 }

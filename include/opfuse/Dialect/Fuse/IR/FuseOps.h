@@ -16,6 +16,8 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include <optional>
+#include <string>
 
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/IR/FuseInterfaces.h"
@@ -40,6 +42,16 @@ bool isElementwise(mlir::Operation *op);
 /// Ops that move data without arithmetic and that a kernel applies as an
 /// index map where it reads: transpose, slice, concat and gather.
 bool isDataMovement(mlir::Operation *op);
+
+/// all_reduce, all_gather and reduce_scatter: they become collective steps
+/// of the launch plan (NCCL calls), not kernels.
+bool isCollective(mlir::Operation *op);
+
+/// Why the collective `op` cannot be one NCCL call over its buffers as they
+/// are (a gather or scatter along an axis with larger dimensions before
+/// it, which would need a transpose around NCCL's contiguous shards), or
+/// nothing when it can.
+std::optional<std::string> whyNotOneNcclCall(mlir::Operation *op);
 
 /// Moves `ops` (of one block, in any order) into a new fuse.group placed
 /// after the last of them: operands defined outside become the group's
