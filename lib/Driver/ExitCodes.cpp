@@ -12,7 +12,8 @@ const char *opfuse::describeExitCodes() {
          "  3  I/O error: an input cannot be read or an output cannot be "
          "written\n"
          "  4  unsupported: the model is valid but an op has no GPU emitter "
-         "yet, or a plan step (a collective) the runtime cannot run yet\n"
+         "yet, or a plan the runtime cannot run yet (collectives across "
+         "several GPUs)\n"
          "  5  no GPU: --bench/--check/--calibrate (or --autotune with GEMMs "
          "not in its cache) found no CUDA driver or no device\n"
          "  6  check failed: an output differs from the reference beyond "
@@ -20,7 +21,10 @@ const char *opfuse::describeExitCodes() {
          "  7  GPU error: a CUDA call failed while running the kernels, or "
          "cuBLAS did not load with --check-matmuls=gpu\n"
          "  8  internal error: a compiler bug (a pass or an emitter broke an "
-         "invariant; the message names it): please report it\n";
+         "invariant; the message names it): please report it\n"
+         "  9  no collectives: the plan has collective steps and no NCCL "
+         "library loaded (--nccl=PATH), or the machine has fewer GPUs than "
+         "they span\n";
 }
 
 bool opfuse::isInternalError(llvm::StringRef message) {

@@ -20,6 +20,7 @@
 #include "opfuse/Runtime/Calibrate.h"
 #include "opfuse/Runtime/Cublas.h"
 #include "opfuse/Runtime/NamedIo.h"
+#include "opfuse/Runtime/Nccl.h"
 #include "opfuse/Runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -354,13 +355,17 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   bench.progress =
       options.bench && llvm::sys::Process::StandardErrIsDisplayed();
   bench.cudaGraph = options.cudaGraph;
+  bench.ncclPath = options.ncclPath;
   llvm::Expected<BenchResult> result =
       runPlan(*driver, ptx, plan, inputs, bench);
   if (!result) {
-    const bool unsupported = result.errorIsA<UnsupportedPlanError>();
+    const int code = result.errorIsA<UnsupportedPlanError>() ? ExitUnsupported
+                     : result.errorIsA<CollectivesUnavailableError>()
+                         ? ExitNoCollectives
+                         : ExitGpuError;
     llvm::errs() << "opt-fuse: error: " << llvm::toString(result.takeError())
                  << "\n";
-    return unsupported ? ExitUnsupported : ExitGpuError;
+    return code;
   }
   std::optional<std::vector<OutputCheck>> checks;
   if (options.check) {

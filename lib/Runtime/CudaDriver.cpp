@@ -137,6 +137,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   if (a.cuDeviceGetCount(&count) != 0 || count == 0)
     return llvm::make_error<UnavailableError>("no GPU: the CUDA driver sees "
                                               "no device");
+  driver->devices = count;
   if (llvm::Error error =
           driver->check(a.cuDeviceGet(&driver->device, 0), "cuDeviceGet"))
     return std::move(error);

@@ -1,6 +1,7 @@
 //===- Executor.cpp - Run a launch plan on the GPU and time it ------------===//
 
 #include "opfuse/Runtime/Executor.h"
+#include "opfuse/Runtime/Nccl.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -291,11 +292,32 @@ char UnsupportedPlanError::ID = 0;
 llvm::Expected<BenchResult>
 runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
         const std::vector<HostBuffer> &inputs, const BenchOptions &options) {
-  if (!plan.collectives.empty())
+  // Collectives run through NCCL, over a communicator of this process's
+  // GPUs: one rank today, so a plan whose collectives span more devices
+  // (one device's program of a multi-GPU run) is refused before anything
+  // is allocated.
+  std::unique_ptr<Nccl> nccl;
+  for (const PlanCollective &collective : plan.collectives) {
+    if (collective.devices == 1)
+      continue;
+    const std::string what = "the plan's " +
+                             collectiveName(collective.kind).str() + " spans " +
+                             std::to_string(collective.devices) + " devices";
+    if (driver.deviceCount() < collective.devices)
+      return llvm::make_error<CollectivesUnavailableError>(
+          what + ", and this machine has " +
+          std::to_string(driver.deviceCount()) + " GPU(s)");
     return llvm::make_error<UnsupportedPlanError>(
-        "the plan has a " + collectiveName(plan.collectives[0].kind).str() +
-        " step; collectives run through NCCL, which this runtime does not "
-        "load yet");
+        what + "; runs over several GPUs are not built yet (a plan runs on "
+               "one GPU, with a communicator of one rank)");
+  }
+  if (!plan.collectives.empty()) {
+    llvm::Expected<std::unique_ptr<Nccl>> opened =
+        Nccl::open(options.ncclPath, /*ranks=*/1);
+    if (!opened)
+      return opened.takeError();
+    nccl = std::move(*opened);
+  }
   BenchResult result;
   result.device = driver.deviceName();
   llvm::Expected<cuda::CUmodule> loaded = driver.loadModule(ptx);
@@ -344,6 +366,10 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
         const PlanMemset &memset = plan.memsets[step.index];
         error = driver.memsetAsync(pointers[memset.buffer], memset.value,
                                    plan.buffers[memset.buffer].bytes());
+      } else if (step.kind == StepKind::Collective) {
+        const PlanCollective &collective = plan.collectives[step.index];
+        error = nccl->run(collective, plan, pointers[collective.input],
+                          pointers[collective.output], driver.getStream());
       }
       if (error)
         return error;

@@ -8,6 +8,7 @@
 #include "opfuse/Driver/ExitCodes.h"
 #include "opfuse/Runtime/Executor.h"
 #include "opfuse/Runtime/NamedIo.h"
+#include "opfuse/Runtime/Nccl.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -35,6 +36,11 @@ cl::opt<bool> cudaGraph(
     cl::desc("Replay the plan as one CUDA graph (default on); --bench times "
              "runs both ways"),
     cl::init(true), cl::cat(category));
+cl::opt<std::string> ncclPath(
+    "nccl",
+    cl::desc("libnccl.so.2 for plans with collective steps (default: the "
+             "library path, then PyTorch's NVIDIA wheels)"),
+    cl::value_desc("path"), cl::cat(category));
 cl::opt<bool> json("json", cl::desc("Print the measurement as JSON"),
                    cl::cat(category));
 cl::opt<unsigned long long> seed("seed",
@@ -120,13 +126,17 @@ int main(int argc, char **argv) {
   options.iterations = bench ? int(iterations) : 0;
   options.progress = bench && llvm::sys::Process::StandardErrIsDisplayed();
   options.cudaGraph = cudaGraph;
+  options.ncclPath = ncclPath;
   llvm::Expected<BenchResult> result =
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);
   if (!result) {
-    const bool unsupported = result.errorIsA<UnsupportedPlanError>();
+    const int code = result.errorIsA<UnsupportedPlanError>() ? ExitUnsupported
+                     : result.errorIsA<CollectivesUnavailableError>()
+                         ? ExitNoCollectives
+                         : ExitGpuError;
     llvm::errs() << "opfuse-run: error: " << llvm::toString(result.takeError())
                  << "\n";
-    return unsupported ? ExitUnsupported : ExitGpuError;
+    return code;
   }
   if (NamedIoResult saved =
           saveOutputFiles(saveOutputsDir, outputNames, result->outputs)) {

@@ -266,6 +266,12 @@ cl::opt<bool> cudaGraph(
              "reports both, the faster as the latency; "
              "--cuda-graph=false launches step by step only"),
     cl::init(true), cl::cat(category));
+cl::opt<std::string> ncclPath(
+    "nccl",
+    cl::desc("libnccl.so.2 for plans with collective steps (default: the "
+             "library path, then the NVIDIA wheels of the Python "
+             "installations found, where PyTorch ships NCCL)"),
+    cl::value_desc("path"), cl::cat(category));
 cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));
 cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
@@ -437,6 +443,7 @@ int main(int argc, char **argv) {
   options.warmup = warmup;
   options.iterations = iterations;
   options.cudaGraph = cudaGraph;
+  options.ncclPath = ncclPath;
   options.json = json;
   options.seed = seed;
   options.testInternalError = testInternalError;

@@ -27,7 +27,7 @@ TEST(ExitCodes, InternalErrorsAreRecognisedByTheirPrefix) {
 
 TEST(ExitCodes, HelpListsEveryCode) {
   const std::string help = opfuse::describeExitCodes();
-  for (int code = opfuse::ExitSuccess; code <= opfuse::ExitInternalError;
+  for (int code = opfuse::ExitSuccess; code <= opfuse::ExitNoCollectives;
        ++code)
     EXPECT_NE(help.find("  " + std::to_string(code) + "  "), std::string::npos)
         << "exit code " << code;

@@ -102,6 +102,9 @@ struct DriverOptions {
   /// --cuda-graph: capture the plan into a CUDA graph and replay it (the
   /// runs are timed both ways and the faster reported).
   bool cudaGraph = true;
+  /// --nccl: libnccl.so.2 for plans with collective steps; empty: search
+  /// the library path and PyTorch's NVIDIA wheels.
+  std::string ncclPath;
   bool json = false;
   uint64_t seed = 1;
   /// Measure the GPU and write a target file instead of compiling.

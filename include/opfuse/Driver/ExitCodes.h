@@ -34,6 +34,9 @@ enum ExitCode : int {
   /// A compiler bug: a pass or an emitter broke an invariant it checks
   /// (its error begins "internal error"). Never an unsupported model.
   ExitInternalError = 8,
+  /// The plan's collective steps cannot run on this machine: no NCCL
+  /// library was found, or it has fewer GPUs than the collectives span.
+  ExitNoCollectives = 9,
 };
 
 /// The table printed by --help, one line per code.

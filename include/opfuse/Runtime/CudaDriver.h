@@ -103,6 +103,11 @@ public:
   /// later): then the kernels, copies and events go to a stream of the
   /// runtime's own, since the legacy default stream cannot be captured.
   bool hasGraphs() const { return stream != nullptr; }
+  /// The stream the runtime queues its work on (null: the legacy one), for
+  /// libraries that take one (NCCL).
+  CUstream getStream() const { return stream; }
+  /// GPUs the driver sees.
+  int deviceCount() const { return devices; }
   /// Starts recording what is queued on the runtime's stream into a graph
   /// instead of running it (relaxed mode: other threads may use CUDA).
   llvm::Error beginCapture();
@@ -122,6 +127,7 @@ private:
   void *library = nullptr;
   CUcontext context = nullptr;
   CUdevice device = 0;
+  int devices = 0;
   /// The stream everything is queued on: the runtime's own where graphs
   /// are available, else the legacy default stream (null).
   CUstream stream = nullptr;

@@ -56,6 +56,9 @@ struct BenchOptions {
   /// the driver can): one launch per run instead of one per step. The
   /// outputs come from a replay; runs are timed both ways.
   bool cudaGraph = true;
+  /// Where libnccl.so.2 is, for plans with collective steps; empty: search
+  /// (opfuse/Runtime/Nccl.h).
+  std::string ncclPath;
 };
 
 /// Microseconds.
@@ -96,8 +99,8 @@ timeWithEvents(cuda::Driver &driver, int warmup, int iterations,
 
 /// Runs `plan` once for its outputs, then benchmarks it (iterations may be
 /// 0 to only run it).
-/// A valid plan this runtime cannot run (a collective step without
-/// NCCL): the model is fine, the support is missing.
+/// A valid plan this runtime cannot run (collectives of a multi-GPU
+/// program): the model is fine, the support is missing.
 class UnsupportedPlanError : public llvm::ErrorInfo<UnsupportedPlanError> {
 public:
   static char ID;

@@ -1,0 +1,80 @@
+//===- Nccl.h - NCCL, loaded at run time, for collective steps --*- C++ -*-===//
+//
+// libnccl.so.2 opened with dlopen, as libcuda is: nothing links against
+// NCCL, and a machine without it gets a precise error only when a plan has
+// collective steps. Found at --nccl=PATH, on the library path, or in a
+// PyTorch installation's NVIDIA wheels (nvidia/nccl/lib).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPFUSE_RUNTIME_NCCL_H
+#define OPFUSE_RUNTIME_NCCL_H
+
+#include "opfuse/Runtime/CudaDriver.h"
+#include "opfuse/Runtime/LaunchPlan.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opfuse {
+
+/// Collective steps cannot run here: NCCL is not there or not usable, or
+/// the machine has fewer GPUs than the plan's collectives span.
+class CollectivesUnavailableError
+    : public llvm::ErrorInfo<CollectivesUnavailableError> {
+public:
+  static char ID;
+  explicit CollectivesUnavailableError(std::string message)
+      : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
+};
+
+/// The places NCCL is looked for, in order, after an explicit path: the
+/// loader's own search ("libnccl.so.2"), then the nvidia/nccl/lib of the
+/// Python installations found (PyTorch's CUDA wheels ship NCCL there).
+std::vector<std::string> ncclCandidates(const std::string &explicitPath);
+
+/// One communicator over `ranks` GPUs of this process (ncclCommInitAll),
+/// and the collective calls the plan's steps make on a stream.
+class Nccl {
+public:
+  /// Opens NCCL (`path` if not empty, else the candidates in turn) and
+  /// initialises a communicator of `ranks` devices, 0 to ranks-1.
+  static llvm::Expected<std::unique_ptr<Nccl>> open(const std::string &path,
+                                                    int ranks);
+  ~Nccl();
+
+  /// The library that was loaded, and NCCL's version ("2.27.3").
+  const std::string &library() const { return libraryPath; }
+  std::string version() const;
+  int ranks() const { return numRanks; }
+
+  /// Runs `collective` (a plan step) between `input` and `output` on
+  /// `stream`, as rank 0 of the communicator.
+  llvm::Error run(const PlanCollective &collective, const LaunchPlan &plan,
+                  cuda::CUdeviceptr input, cuda::CUdeviceptr output,
+                  cuda::CUstream stream);
+
+private:
+  Nccl() = default;
+  struct Api;
+  std::unique_ptr<Api> api;
+  void *handle = nullptr;
+  std::string libraryPath;
+  int numRanks = 0;
+  int versionCode = 0;
+  std::vector<void *> comms;
+};
+
+} // namespace opfuse
+
+#endif // OPFUSE_RUNTIME_NCCL_H
