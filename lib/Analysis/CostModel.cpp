@@ -210,12 +210,16 @@ std::string shortName(Operation *op) {
 GraphAnalysis analyzeFunction(func::FuncOp func, const CostModel &model) {
   GraphAnalysis graph;
   graph.function = func.getSymName().str();
+  int kernels = 0, collectives = 0;
   for (Operation &op : func.getBody().getOps()) {
     if (!launchesKernel(&op))
       continue;
     KernelAnalysis kernel;
+    kernel.collective = isCollective(&op);
     kernel.name =
-        (graph.function + "_k" + llvm::Twine(graph.kernels.size())).str();
+        (graph.function + (kernel.collective ? "_c" + llvm::Twine(collectives++)
+                                             : "_k" + llvm::Twine(kernels++)))
+            .str();
     kernel.location = formatLocation(op.getLoc());
     std::set<std::string> classes;
     auto record = [&](Operation *member) {

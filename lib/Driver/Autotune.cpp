@@ -124,7 +124,7 @@ std::string describeGemm(Operation *contraction) {
 SmallVector<Operation *> kernelOps(func::FuncOp func) {
   SmallVector<Operation *> ops;
   for (Operation &op : func.getBody().getOps())
-    if (launchesKernel(&op))
+    if (launchesKernel(&op) && !isCollective(&op))
       ops.push_back(&op);
   return ops;
 }

@@ -381,10 +381,14 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   for (auto [id, range] :
        llvm::zip(plan->inputs, seededInputRanges(onlyFunction(*original))))
     plan->buffers[id].seedRange = range;
-  // The plan's kernels are the analysed ones, in the same order and names.
-  for (auto [kernel, analysed] : llvm::zip(plan->kernels, report.after.kernels))
-    if (kernel.name == analysed.name)
-      kernel.predictedUs = analysed.prediction.seconds() * 1e6;
+  // The plan's kernels are the analysed ones that are not collectives, in
+  // the same order and names.
+  auto analysed = llvm::make_filter_range(
+      report.after.kernels,
+      [](const KernelAnalysis &kernel) { return !kernel.collective; });
+  for (auto [kernel, prediction] : llvm::zip(plan->kernels, analysed))
+    if (kernel.name == prediction.name)
+      kernel.predictedUs = prediction.prediction.seconds() * 1e6;
   Compiled compiled{std::move(*ptx), std::move(*plan)};
 
   int code = writeCompiled(options, emit, compiled, report);

@@ -173,14 +173,16 @@ void GraphWriter::write() {
     for (auto [argument, operand] :
          llvm::zip(inner.getArguments(), group.getOperands()))
       outside[argument] = operand;
+    const std::string name =
+        func.getSymName().str() + "_k" + std::to_string(kernel);
+    auto found = llvm::find_if(
+        after.kernels, [&](const KernelAnalysis &k) { return k.name == name; });
     const KernelAnalysis *analysed =
-        kernel < after.kernels.size() ? &after.kernels[kernel] : nullptr;
+        found == after.kernels.end() ? nullptr : &*found;
     const BoundKind bound =
         analysed ? analysed->prediction.bound : BoundKind::Memory;
     auto [fill, border] = clusterColours(bound);
-    std::string title =
-        analysed ? analysed->name
-                 : func.getSymName().str() + "_k" + std::to_string(kernel);
+    std::string title = name;
     if (analysed)
       title += llvm::formatv(" ({0}-bound, {1:f1} us)", boundName(bound),
                              analysed->prediction.seconds() * 1e6)

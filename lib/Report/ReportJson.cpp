@@ -59,11 +59,15 @@ llvm::json::Object kernelToJson(const KernelAnalysis &kernel,
 llvm::json::Value reportToJson(const Report &report) {
   const MeasuredRun *measured = report.measured ? &*report.measured : nullptr;
   llvm::json::Array kernels;
-  for (auto [index, kernel] : llvm::enumerate(report.after.kernels))
+  // Measurements are per launched kernel; collectives have none.
+  size_t launched = 0;
+  for (const KernelAnalysis &kernel : report.after.kernels) {
+    const size_t index = kernel.collective ? SIZE_MAX : launched++;
     kernels.push_back(
         kernelToJson(kernel, measured && index < measured->kernels.size()
                                  ? &measured->kernels[index]
                                  : nullptr));
+  }
   llvm::json::Object object{
       {"format", "opfuse-report"},
       {"version", kVersion},

@@ -77,7 +77,10 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
     os << llvm::formatv(" {0,10} {1,10} {2,7}", "P50 us", "P99 us", "error");
   os << "\n";
   bool anyL2 = false;
-  for (auto [index, kernel] : llvm::enumerate(after.kernels)) {
+  // Measurements are per launched kernel; collectives have none.
+  size_t launched = 0;
+  for (const KernelAnalysis &kernel : after.kernels) {
+    const size_t index = kernel.collective ? SIZE_MAX : launched++;
     const Prediction &p = kernel.prediction;
     anyL2 |= p.fitsInL2;
     os << llvm::formatv(
@@ -89,7 +92,7 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
         p.fitsInL2 ? "*"
         : measured ? " "
                    : "");
-    if (measured && index < measured->kernels.size()) {
+    if (measured && !kernel.collective && index < measured->kernels.size()) {
       const KernelMeasurement &m = measured->kernels[index];
       os << llvm::formatv(" {0,10:F2} {1,10:F2} {2,6:F1}%", m.p50, m.p99,
                           100 * predictionError(p.seconds() * 1e6, m.p50));

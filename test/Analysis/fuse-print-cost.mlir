@@ -77,8 +77,8 @@ func.func @conv(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>) -> ten
 
 // A ring all-reduce over 8 devices sends 2 x 64 MiB x 7/8 per device: at
 // 450 GB/s that is 260.98 us, far above its memory time.
-// CHECK: remark: kernel @collectives_k0 (all_reduce): class communication, bound communication; 29360128 FLOPs, 134217728 bytes, 117440512 link bytes, 0.22 FLOP/B (ridge 13.14); predicted 262.98 us (compute 0.55, memory 32.90, link 260.98, launch 2.00)
-// CHECK: remark: kernel @collectives_k1 (all_gather): class communication, bound communication; 0 FLOPs, 603979776 bytes, 469762048 link bytes, 0.00 FLOP/B (ridge 13.14); predicted 1045.92 us (compute 0.00, memory 148.03, link 1043.92, launch 2.00)
+// CHECK: remark: kernel @collectives_c0 (all_reduce): class communication, bound communication; 29360128 FLOPs, 134217728 bytes, 117440512 link bytes, 0.22 FLOP/B (ridge 13.14); predicted 262.98 us (compute 0.55, memory 32.90, link 260.98, launch 2.00)
+// CHECK: remark: kernel @collectives_c1 (all_gather): class communication, bound communication; 0 FLOPs, 603979776 bytes, 469762048 link bytes, 0.00 FLOP/B (ridge 13.14); predicted 1045.92 us (compute 0.00, memory 148.03, link 1043.92, launch 2.00)
 func.func @collectives(%x: tensor<8192x4096xbf16>) -> (tensor<8192x4096xbf16>, tensor<8192x32768xbf16>) {
   %0 = fuse.all_reduce sum, %x devices = 8 : tensor<8192x4096xbf16>
   %1 = fuse.all_gather %x axis = 1 devices = 8 : tensor<8192x4096xbf16> -> tensor<8192x32768xbf16>

@@ -104,8 +104,11 @@ bool launchesKernel(mlir::Operation *op);
 
 /// One kernel of a function.
 struct KernelAnalysis {
-  /// "<function>_k<index>", the name convert-fuse-to-gpu gives it.
+  /// "<function>_k<index>", the name convert-fuse-to-gpu gives it, or
+  /// "<function>_c<index>" for a collective (a plan step, no kernel).
   std::string name;
+  /// A collective step: timed with the run, not as a kernel of its own.
+  bool collective = false;
   /// "file:line:col" of the op or group.
   std::string location;
   /// The fuse ops it computes, in order ("mul", "tanh", ...).
