@@ -8,6 +8,8 @@
 
 #include "opfuse/Runtime/Cublas.h"
 
+#include "BindSymbol.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 
@@ -22,10 +24,6 @@ using cublasHandle = void *;
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kPedanticMath = 2;
 
-template <typename T> bool bind(void *library, const char *symbol, T &slot) {
-  slot = reinterpret_cast<T>(dlsym(library, symbol));
-  return slot != nullptr;
-}
 } // namespace
 
 struct Cublas::Api {
@@ -59,10 +57,10 @@ llvm::Expected<std::unique_ptr<Cublas>> Cublas::open(llvm::StringRef toolkit) {
   cublas->api = std::make_unique<Api>();
   Api &a = *cublas->api;
   void *l = cublas->library;
-  if (!bind(l, "cublasCreate_v2", a.create) ||
-      !bind(l, "cublasDestroy_v2", a.destroy) ||
-      !bind(l, "cublasSetMathMode", a.setMathMode) ||
-      !bind(l, "cublasDgemm_v2", a.dgemm))
+  if (!bindSymbol(l, "cublasCreate_v2", a.create) ||
+      !bindSymbol(l, "cublasDestroy_v2", a.destroy) ||
+      !bindSymbol(l, "cublasSetMathMode", a.setMathMode) ||
+      !bindSymbol(l, "cublasDgemm_v2", a.dgemm))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    cublas->libraryPath + " lacks " + dlerror());
   if (cublasStatus status = a.create(&cublas->handle)) {

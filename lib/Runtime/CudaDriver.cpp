@@ -7,6 +7,8 @@
 
 #include "opfuse/Runtime/CudaDriver.h"
 
+#include "BindSymbol.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <dlfcn.h>
@@ -64,13 +66,6 @@ struct Driver::Api {
   CUresult (*cuGraphDestroy)(CUgraph);
 };
 
-namespace {
-template <typename T> bool bind(void *library, const char *symbol, T &slot) {
-  slot = reinterpret_cast<T>(dlsym(library, symbol));
-  return slot != nullptr;
-}
-} // namespace
-
 llvm::Error Driver::check(CUresult result, const char *call) {
   if (result == 0)
     return llvm::Error::success();
@@ -95,38 +90,39 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   Api &a = *driver->api;
   void *l = driver->library;
   bool ok =
-      bind(l, "cuInit", a.cuInit) &&
-      bind(l, "cuDeviceGetCount", a.cuDeviceGetCount) &&
-      bind(l, "cuDeviceGet", a.cuDeviceGet) &&
-      bind(l, "cuDeviceGetName", a.cuDeviceGetName) &&
-      bind(l, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
-      bind(l, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain) &&
-      bind(l, "cuDevicePrimaryCtxRelease_v2", a.cuDevicePrimaryCtxRelease) &&
-      bind(l, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
-      bind(l, "cuCtxSynchronize", a.cuCtxSynchronize) &&
-      bind(l, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
-      bind(l, "cuModuleUnload", a.cuModuleUnload) &&
-      bind(l, "cuModuleGetFunction", a.cuModuleGetFunction) &&
-      bind(l, "cuMemAlloc_v2", a.cuMemAlloc) &&
-      bind(l, "cuMemFree_v2", a.cuMemFree) &&
-      bind(l, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
-      bind(l, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
-      bind(l, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD) &&
-      bind(l, "cuMemcpyDtoDAsync_v2", a.cuMemcpyDtoDAsync) &&
-      bind(l, "cuMemsetD8Async", a.cuMemsetD8Async) &&
-      bind(l, "cuLaunchKernel", a.cuLaunchKernel) &&
-      bind(l, "cuFuncSetAttribute", a.cuFuncSetAttribute) &&
-      bind(l, "cuEventCreate", a.cuEventCreate) &&
-      bind(l, "cuEventDestroy_v2", a.cuEventDestroy) &&
-      bind(l, "cuEventRecord", a.cuEventRecord) &&
-      bind(l, "cuEventSynchronize", a.cuEventSynchronize) &&
-      bind(l, "cuEventElapsedTime", a.cuEventElapsedTime) &&
-      bind(l, "cuGetErrorName", a.cuGetErrorName) &&
-      bind(l, "cuGetErrorString", a.cuGetErrorString);
+      bindSymbol(l, "cuInit", a.cuInit) &&
+      bindSymbol(l, "cuDeviceGetCount", a.cuDeviceGetCount) &&
+      bindSymbol(l, "cuDeviceGet", a.cuDeviceGet) &&
+      bindSymbol(l, "cuDeviceGetName", a.cuDeviceGetName) &&
+      bindSymbol(l, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
+      bindSymbol(l, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain) &&
+      bindSymbol(l, "cuDevicePrimaryCtxRelease_v2",
+                 a.cuDevicePrimaryCtxRelease) &&
+      bindSymbol(l, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
+      bindSymbol(l, "cuCtxSynchronize", a.cuCtxSynchronize) &&
+      bindSymbol(l, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
+      bindSymbol(l, "cuModuleUnload", a.cuModuleUnload) &&
+      bindSymbol(l, "cuModuleGetFunction", a.cuModuleGetFunction) &&
+      bindSymbol(l, "cuMemAlloc_v2", a.cuMemAlloc) &&
+      bindSymbol(l, "cuMemFree_v2", a.cuMemFree) &&
+      bindSymbol(l, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
+      bindSymbol(l, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
+      bindSymbol(l, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD) &&
+      bindSymbol(l, "cuMemcpyDtoDAsync_v2", a.cuMemcpyDtoDAsync) &&
+      bindSymbol(l, "cuMemsetD8Async", a.cuMemsetD8Async) &&
+      bindSymbol(l, "cuLaunchKernel", a.cuLaunchKernel) &&
+      bindSymbol(l, "cuFuncSetAttribute", a.cuFuncSetAttribute) &&
+      bindSymbol(l, "cuEventCreate", a.cuEventCreate) &&
+      bindSymbol(l, "cuEventDestroy_v2", a.cuEventDestroy) &&
+      bindSymbol(l, "cuEventRecord", a.cuEventRecord) &&
+      bindSymbol(l, "cuEventSynchronize", a.cuEventSynchronize) &&
+      bindSymbol(l, "cuEventElapsedTime", a.cuEventElapsedTime) &&
+      bindSymbol(l, "cuGetErrorName", a.cuGetErrorName) &&
+      bindSymbol(l, "cuGetErrorString", a.cuGetErrorString);
   if (!ok)
     return llvm::make_error<UnavailableError>(
         std::string("no usable CUDA driver: libcuda.so.1 lacks ") + dlerror());
-  bind(l, "cuTensorMapEncodeTiled", a.cuTensorMapEncodeTiled);
+  bindSymbol(l, "cuTensorMapEncodeTiled", a.cuTensorMapEncodeTiled);
   if (CUresult result = a.cuInit(0)) {
     const char *errorName = "?";
     a.cuGetErrorName(result, &errorName);
@@ -155,14 +151,15 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   // blocking stream) keeps its work ordered with the legacy default
   // stream's, which cuBLAS and synchronous copies use.
   const bool graphs =
-      bind(l, "cuStreamCreate", a.cuStreamCreate) &&
-      bind(l, "cuStreamDestroy_v2", a.cuStreamDestroy) &&
-      bind(l, "cuStreamBeginCapture_v2", a.cuStreamBeginCapture) &&
-      bind(l, "cuStreamEndCapture", a.cuStreamEndCapture) &&
-      bind(l, "cuGraphInstantiateWithFlags", a.cuGraphInstantiateWithFlags) &&
-      bind(l, "cuGraphLaunch", a.cuGraphLaunch) &&
-      bind(l, "cuGraphExecDestroy", a.cuGraphExecDestroy) &&
-      bind(l, "cuGraphDestroy", a.cuGraphDestroy);
+      bindSymbol(l, "cuStreamCreate", a.cuStreamCreate) &&
+      bindSymbol(l, "cuStreamDestroy_v2", a.cuStreamDestroy) &&
+      bindSymbol(l, "cuStreamBeginCapture_v2", a.cuStreamBeginCapture) &&
+      bindSymbol(l, "cuStreamEndCapture", a.cuStreamEndCapture) &&
+      bindSymbol(l, "cuGraphInstantiateWithFlags",
+                 a.cuGraphInstantiateWithFlags) &&
+      bindSymbol(l, "cuGraphLaunch", a.cuGraphLaunch) &&
+      bindSymbol(l, "cuGraphExecDestroy", a.cuGraphExecDestroy) &&
+      bindSymbol(l, "cuGraphDestroy", a.cuGraphDestroy);
   if (graphs && a.cuStreamCreate(&driver->stream, 0) != 0)
     driver->stream = nullptr;
   return std::move(driver);

@@ -289,14 +289,15 @@ llvm::Expected<double> timeCopy(cuda::Driver &driver, Events &events,
 
 char UnsupportedPlanError::ID = 0;
 
-llvm::Expected<BenchResult>
-runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
-        const std::vector<HostBuffer> &inputs, const BenchOptions &options) {
-  // Collectives run through NCCL, over a communicator of this process's
-  // GPUs: one rank today, so a plan whose collectives span more devices
-  // (one device's program of a multi-GPU run) is refused before anything
-  // is allocated.
-  std::unique_ptr<Nccl> nccl;
+namespace {
+
+/// NCCL with a communicator of one rank when the plan has collective
+/// steps (null otherwise). A plan whose collectives span more devices, one
+/// device's program of a multi-GPU run, is refused before anything is
+/// allocated.
+llvm::Expected<std::unique_ptr<Nccl>>
+openCollectives(cuda::Driver &driver, const LaunchPlan &plan,
+                const BenchOptions &options) {
   for (const PlanCollective &collective : plan.collectives) {
     if (collective.devices == 1)
       continue;
@@ -311,13 +312,39 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
         what + "; runs over several GPUs are not built yet (a plan runs on "
                "one GPU, with a communicator of one rank)");
   }
-  if (!plan.collectives.empty()) {
-    llvm::Expected<std::unique_ptr<Nccl>> opened =
-        Nccl::open(options.ncclPath, /*ranks=*/1);
-    if (!opened)
-      return opened.takeError();
-    nccl = std::move(*opened);
-  }
+  if (plan.collectives.empty())
+    return nullptr;
+  return Nccl::open(options.ncclPath, /*ranks=*/1);
+}
+
+/// What `runSteps` queues, recorded once as a CUDA graph and instantiated.
+/// Kernel arguments are the plan's fixed buffers, so new inputs are copied
+/// into them between replays.
+llvm::Expected<cuda::CUgraphExec>
+captureGraph(cuda::Driver &driver, llvm::function_ref<llvm::Error()> runSteps) {
+  if (llvm::Error error = driver.beginCapture())
+    return std::move(error);
+  llvm::Error captured = runSteps();
+  // The capture ends whatever happened, to give the stream back.
+  llvm::Expected<cuda::CUgraphExec> exec = driver.endCapture();
+  if (!captured)
+    return exec;
+  if (exec)
+    driver.destroyGraph(*exec);
+  else
+    llvm::consumeError(exec.takeError());
+  return std::move(captured);
+}
+
+} // namespace
+
+llvm::Expected<BenchResult>
+runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
+        const std::vector<HostBuffer> &inputs, const BenchOptions &options) {
+  llvm::Expected<std::unique_ptr<Nccl>> nccl =
+      openCollectives(driver, plan, options);
+  if (!nccl)
+    return nccl.takeError();
   BenchResult result;
   result.device = driver.deviceName();
   llvm::Expected<cuda::CUmodule> loaded = driver.loadModule(ptx);
@@ -368,8 +395,8 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
                                    plan.buffers[memset.buffer].bytes());
       } else if (step.kind == StepKind::Collective) {
         const PlanCollective &collective = plan.collectives[step.index];
-        error = nccl->run(collective, plan, pointers[collective.input],
-                          pointers[collective.output], driver.getStream());
+        error = (*nccl)->run(collective, plan, pointers[collective.input],
+                             pointers[collective.output], driver.getStream());
       }
       if (error)
         return error;
@@ -377,22 +404,10 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
     return llvm::Error::success();
   };
 
-  // The steps as one CUDA graph: captured once, replayed per run. Kernel
-  // arguments are the plan's fixed buffers, so new inputs are copied into
-  // them between replays.
+  // The steps as one CUDA graph: captured once, replayed per run.
   GraphExec graph{driver, nullptr};
   if (options.cudaGraph && driver.hasGraphs()) {
-    if (llvm::Error error = driver.beginCapture())
-      return std::move(error);
-    llvm::Error captured = runSteps();
-    llvm::Expected<cuda::CUgraphExec> exec = driver.endCapture();
-    if (captured) {
-      if (!exec)
-        llvm::consumeError(exec.takeError());
-      else
-        driver.destroyGraph(*exec);
-      return std::move(captured);
-    }
+    llvm::Expected<cuda::CUgraphExec> exec = captureGraph(driver, runSteps);
     if (!exec)
       return exec.takeError();
     graph.exec = *exec;

@@ -7,6 +7,8 @@
 
 #include "opfuse/Runtime/Nccl.h"
 
+#include "BindSymbol.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
@@ -24,10 +26,6 @@ using ncclComm_t = void *;
 constexpr int kInt32 = 2, kInt64 = 4, kFloat16 = 6, kFloat32 = 7, kBfloat16 = 9;
 constexpr int kSum = 0, kMax = 2;
 
-template <typename T> bool bind(void *library, const char *symbol, T &slot) {
-  slot = reinterpret_cast<T>(dlsym(library, symbol));
-  return slot != nullptr;
-}
 } // namespace
 
 struct Nccl::Api {
@@ -91,13 +89,13 @@ llvm::Expected<std::unique_ptr<Nccl>> Nccl::open(const std::string &path,
   nccl->api = std::make_unique<Api>();
   Api &a = *nccl->api;
   void *l = nccl->handle;
-  if (!(bind(l, "ncclGetVersion", a.ncclGetVersion) &&
-        bind(l, "ncclCommInitAll", a.ncclCommInitAll) &&
-        bind(l, "ncclCommDestroy", a.ncclCommDestroy) &&
-        bind(l, "ncclGetErrorString", a.ncclGetErrorString) &&
-        bind(l, "ncclAllReduce", a.ncclAllReduce) &&
-        bind(l, "ncclAllGather", a.ncclAllGather) &&
-        bind(l, "ncclReduceScatter", a.ncclReduceScatter)))
+  if (!(bindSymbol(l, "ncclGetVersion", a.ncclGetVersion) &&
+        bindSymbol(l, "ncclCommInitAll", a.ncclCommInitAll) &&
+        bindSymbol(l, "ncclCommDestroy", a.ncclCommDestroy) &&
+        bindSymbol(l, "ncclGetErrorString", a.ncclGetErrorString) &&
+        bindSymbol(l, "ncclAllReduce", a.ncclAllReduce) &&
+        bindSymbol(l, "ncclAllGather", a.ncclAllGather) &&
+        bindSymbol(l, "ncclReduceScatter", a.ncclReduceScatter)))
     return llvm::make_error<CollectivesUnavailableError>(
         "no usable NCCL: " + nccl->libraryPath + " lacks " + dlerror());
   a.ncclGetVersion(&nccl->versionCode);

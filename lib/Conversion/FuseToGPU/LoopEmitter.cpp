@@ -223,58 +223,29 @@ public:
                      const EmitContext &context) const override;
 };
 
-LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
-                                gpu::GPUModuleOp module, StringRef name,
-                                const EmitContext &context) const {
-  const int64_t blockSize = config.block;
-  FailureOr<LoopLayout> planned =
-      planLoopKernel(group, blockSize, context.options.vectorsPerThread);
-  if (failed(planned))
-    return failure();
-  LoopLayout &layout = *planned;
-  const int64_t vec = layout.vec, unroll = layout.unroll;
-  Block &body = group.getBody().front();
+/// A run of `width` consecutive elements from `base`: a thread's vector,
+/// or one element of the tail.
+struct Vector {
+  Value base;
+  int64_t width;
+  // Per-dimension index of the vector's first element in a layout context,
+  // computed only where a broadcast input needs it, with compile-time
+  // divisors.
+  DenseMap<int, SmallVector<Value>> dimIndices;
+  DenseMap<std::pair<Value, int>, SmallVector<Value>> loaded;
+};
 
-  Type indexType = indexTypeFor(group.getContext(), layout.elements);
-  OpBuilder b(group.getContext());
-  Location loc = group.getLoc();
-  gpu::GPUFuncOp func = createKernel(b, group, module, name, blockSize);
-  Block &entry = func.getBody().front();
-  b.setInsertionPoint(entry.getTerminator());
-  KernelBuilder kb(b, loc, indexType);
-  kb.setStrictNumerics(context.options.strictNumerics());
+/// Writes a loop kernel's body: loads of every (input, context) of a
+/// vector, then the group's ops lane by lane and the stores.
+class LoopBodyWriter {
+public:
+  LoopBodyWriter(KernelBuilder &kb, OpBuilder &b, Location loc,
+                 LoopLayout &layout, GroupOp group, Block &entry)
+      : kb(kb), b(b), loc(loc), layout(layout), group(group),
+        body(group.getBody().front()), entry(entry) {}
 
-  const int64_t perBlock = blockSize * unroll;
-  Value firstVector = kb.firstVector(perBlock, config);
-  Block *afterVectors = nullptr;
-  if (unroll == 1) {
-    Value inRange =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,
-                              kb.constant(layout.vectors));
-    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-    afterVectors = b.getInsertionBlock();
-    b.setInsertionPointToStart(&guard.getThenRegion().front());
-  }
-
-  using Key = std::pair<Value, int>;
-  struct Vector {
-    Value base;
-    int64_t width;
-    // Per-dimension index of the vector's first element in a layout
-    // context, computed only where a broadcast input needs it, with
-    // compile-time divisors.
-    DenseMap<int, SmallVector<Value>> dimIndices;
-    DenseMap<Key, SmallVector<Value>> loaded;
-  };
-  auto indicesOf = [&](Vector &v, int c) -> ArrayRef<Value> {
-    SmallVector<Value> &dims = v.dimIndices[c];
-    if (dims.empty())
-      dims = kb.decompose(v.base, layout.contexts[c]);
-    return dims;
-  };
-
-  // Loads every (input, context) of `v` once.
-  auto load = [&](Vector &v) {
+  /// Loads every (input, context) of `v` once.
+  void load(Vector &v) {
     for (const Access &access : layout.accesses) {
       Value argument = body.getArgument(access.input);
       Type elementType =
@@ -306,13 +277,12 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
       }
       v.loaded[{argument, access.context}] = std::move(lanes);
     }
-  };
+  }
 
-  // Runs the group's ops lane by lane on scalars (a full-size value once, a
-  // smaller one once per layout context it is used in) and stores `v`.
-  auto yield = cast<YieldOp>(body.getTerminator());
-  const unsigned numInputs = group.getNumOperands();
-  auto compute = [&](Vector &v) -> LogicalResult {
+  /// Runs the group's ops lane by lane on scalars (a full-size value once,
+  /// a smaller one once per layout context it is used in) and stores `v`.
+  LogicalResult compute(Vector &v) {
+    auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<SmallVector<Value>> outputLanes(yield.getNumOperands());
     for (int64_t lane = 0; lane < v.width; ++lane) {
       GroupEvaluator::Memo memo;
@@ -337,14 +307,66 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
         outputLanes[index].push_back(lanes->front());
       }
     }
+    const unsigned numInputs = group.getNumOperands();
     for (auto [index, lanes] : llvm::enumerate(outputLanes))
       kb.store(entry.getArgument(numInputs + index),
                cast<RankedTensorType>(group.getResultTypes()[index])
                    .getElementType(),
                v.base, lanes);
     return success();
-  };
+  }
 
+private:
+  ArrayRef<Value> indicesOf(Vector &v, int c) {
+    SmallVector<Value> &dims = v.dimIndices[c];
+    if (dims.empty())
+      dims = kb.decompose(v.base, layout.contexts[c]);
+    return dims;
+  }
+
+  KernelBuilder &kb;
+  OpBuilder &b;
+  Location loc;
+  LoopLayout &layout;
+  GroupOp group;
+  Block &body;
+  Block &entry;
+};
+
+LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
+                                gpu::GPUModuleOp module, StringRef name,
+                                const EmitContext &context) const {
+  const int64_t blockSize = config.block;
+  FailureOr<LoopLayout> planned =
+      planLoopKernel(group, blockSize, context.options.vectorsPerThread);
+  if (failed(planned))
+    return failure();
+  LoopLayout &layout = *planned;
+  const int64_t vec = layout.vec, unroll = layout.unroll;
+
+  Type indexType = indexTypeFor(group.getContext(), layout.elements);
+  OpBuilder b(group.getContext());
+  Location loc = group.getLoc();
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, blockSize);
+  Block &entry = func.getBody().front();
+  b.setInsertionPoint(entry.getTerminator());
+  KernelBuilder kb(b, loc, indexType);
+  kb.setStrictNumerics(context.options.strictNumerics());
+  LoopBodyWriter writer(kb, b, loc, layout, group, entry);
+
+  const int64_t perBlock = blockSize * unroll;
+  Value firstVector = kb.firstVector(perBlock, config);
+  Block *afterVectors = nullptr;
+  if (unroll == 1) {
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, firstVector,
+                              kb.constant(layout.vectors));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    afterVectors = b.getInsertionBlock();
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  }
+
+  // A thread's vectors, a block's width apart: all loads first.
   SmallVector<Vector> vectorsOfThread(unroll);
   for (int64_t u = 0; u < unroll; ++u) {
     Value vectorId =
@@ -354,9 +376,9 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
     vectorsOfThread[u].width = vec;
   }
   for (Vector &v : vectorsOfThread)
-    load(v);
+    writer.load(v);
   for (Vector &v : vectorsOfThread)
-    if (failed(compute(v)))
+    if (failed(writer.compute(v)))
       return failure();
 
   // The tail: the thread after the last vector's runs the remaining
@@ -372,8 +394,8 @@ LogicalResult LoopEmitter::emit(GroupOp group, const LaunchConfig &config,
       Vector element;
       element.base = kb.constant(layout.vectors * vec + t);
       element.width = 1;
-      load(element);
-      if (failed(compute(element)))
+      writer.load(element);
+      if (failed(writer.compute(element)))
         return failure();
     }
   }
