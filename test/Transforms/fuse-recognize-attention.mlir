@@ -186,3 +186,21 @@ func.func @soft_cap(%q: tensor<1x2x24x32xbf16>, %k: tensor<1x2x24x32xbf16>, %v: 
   %o = fuse.matmul %p, %v : (tensor<1x2x24x24xbf16>, tensor<1x2x24x32xbf16>) -> tensor<1x2x24x32xbf16>
   return %o : tensor<1x2x24x32xbf16>
 }
+
+// -----
+
+// A select whose condition is larger than the scores (two masks over one
+// head): the select broadcasts the scores up, and p v broadcasts v's batch.
+// One attention kernel per head cannot hide keys by a condition of another
+// shape.
+// CHECK-LABEL: func.func @condition_wider_than_scores
+// CHECK-NOT: fuse.attention
+// EXPLAIN: remark: fuse-recognize-attention: not an attention kernel: the select's condition does not broadcast to the scores
+func.func @condition_wider_than_scores(%q: tensor<1x8x16xbf16>, %k: tensor<1x8x16xbf16>, %v: tensor<1x8x16xbf16>, %keep: tensor<2x8x8xi1>) -> tensor<2x8x16xbf16> {
+  %s = fuse.matmul %q, %k transpose_b : (tensor<1x8x16xbf16>, tensor<1x8x16xbf16>) -> tensor<1x8x8xbf16>
+  %ninf = fuse.constant dense<0xFF80> : tensor<bf16>
+  %u = fuse.select %keep, %s, %ninf : (tensor<2x8x8xi1>, tensor<1x8x8xbf16>, tensor<bf16>) -> tensor<2x8x8xbf16>
+  %p = fuse.softmax %u axis = 2 : tensor<2x8x8xbf16>
+  %o = fuse.matmul %p, %v : (tensor<2x8x8xbf16>, tensor<1x8x16xbf16>) -> tensor<2x8x16xbf16>
+  return %o : tensor<2x8x16xbf16>
+}
