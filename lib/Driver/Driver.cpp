@@ -342,6 +342,7 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   // --check interprets the kernels as formed here; emission rewrites them.
   OwningOpRef<ModuleOp> fused = options.check ? module.clone() : nullptr;
   CostModel model(target);
+  model.setAttentionTma(compile.emitter.useTma);
   Report report{target, analyzeFunction(onlyFunction(*unfused), model),
                 analyzeFunction(onlyFunction(module), model), std::nullopt,
                 buildMemoryReport(onlyFunction(module))};

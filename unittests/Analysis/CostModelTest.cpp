@@ -119,6 +119,11 @@ TEST_F(CostModelTest, AttentionKernelTimeOnSm90AndShareElsewhere) {
   const double equivalent =
       0.474 * scores * 256 + 261 * scores + 127343.0 * 4 * 128;
   EXPECT_NEAR(flops / sm90.flopsCeiling(attention), equivalent / 100e12, 1e-15);
+  // --no-tma: the cp.async-fed kernel, 1.2x the TMA-fed one's time.
+  CostModel noTma{hopper};
+  noTma.setAttentionTma(false);
+  EXPECT_NEAR(flops / noTma.flopsCeiling(attention), 1.2 * equivalent / 100e12,
+              1e-15);
   GpuTarget ampere = roundTarget();
   ampere.chip = "sm_80";
   CostModel sm80{ampere};

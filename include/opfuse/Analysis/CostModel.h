@@ -57,6 +57,11 @@ public:
   explicit CostModel(GpuTarget target) : target_(std::move(target)) {}
   const GpuTarget &target() const { return target_; }
 
+  /// Whether sm_90 attention kernels are fed by TMA (the default) or, with
+  /// --no-tma, by every thread's cp.async copies, which ran 1.1-1.3x
+  /// slower on the H200 (docs/cost-model.md).
+  void setAttentionTma(bool tma) { attentionTma = tma; }
+
   /// The FLOP/s `op` reaches: tensor cores (FP16/BF16) for a matmul or
   /// conv2d on 16-bit floats, the CUDA cores' FP32 rate otherwise (f32
   /// matmuls stay in FP32: TF32 would break the f32 tolerance).
@@ -88,6 +93,7 @@ public:
   double ridge(mlir::Operation *op) const;
 
 private:
+  bool attentionTma = true;
   GpuTarget target_;
 };
 
