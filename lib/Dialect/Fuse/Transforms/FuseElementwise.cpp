@@ -12,6 +12,7 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
+#include "FusionStatistics.h"
 #include "opfuse/Dialect/Fuse/Transforms/Explain.h"
 
 #include "PrologueFusion.h"
@@ -23,7 +24,6 @@
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 #include "opfuse/Dialect/Fuse/IR/StridedView.h"
-#include "opfuse/Support/PassStatistics.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
@@ -41,66 +41,10 @@ namespace opfuse::fuse {
 
 using namespace mlir;
 using namespace opfuse::fuse;
+using opfuse::fuse::fusion::count;
+namespace stat = opfuse::fuse::fusion::stat;
 
 namespace {
-
-/// fuse-elementwise's statistics (--mlir-pass-statistics): what it formed,
-/// and each refusal by its reason.
-namespace stat {
-using opfuse::PassStatistic;
-constexpr PassStatistic kernels{"kernels", "Kernels formed (fuse.group)"};
-constexpr PassStatistic opsFused{"ops-fused",
-                                 "Ops in kernels of two or more ops"};
-constexpr PassStatistic bytesSaved{
-    "bytes-saved", "Bytes through memory the kernels save over one kernel "
-                   "per op (cost model)"};
-constexpr PassStatistic recomputed{
-    "recomputed", "Shared producers recomputed in a second kernel"};
-constexpr PassStatistic extraOutputs{
-    "extra-outputs", "Shared producers kept as an extra output"};
-constexpr PassStatistic prologues{"prologues",
-                                  "Chains fused as a GEMM's A prologue"};
-constexpr PassStatistic siblings{
-    "siblings-merged", "Row kernels merged with a sibling over the same rows"};
-constexpr PassStatistic slicesStored{
-    "slices-stored", "Slices of a GEMM result stored by the GEMM's kernel"};
-constexpr PassStatistic notElementwise{
-    "refused-not-elementwise",
-    "Refused: the op on the other side is not elementwise"};
-constexpr PassStatistic gemmOperand{
-    "refused-gemm-operand",
-    "Refused: a GEMM reads the result from memory (no prologue)"};
-constexpr PassStatistic prologueRefused{
-    "refused-prologue", "Refused as a GEMM prologue (cost, shape or option)"};
-constexpr PassStatistic reductionEpilogue{
-    "refused-reduction-epilogue",
-    "Refused: the op is another reduction's epilogue"};
-constexpr PassStatistic reshape{
-    "refused-reshape", "Refused: a reshape that cannot join the kernel"};
-constexpr PassStatistic cycle{"refused-cycle",
-                              "Refused: fusing would form a cycle"};
-constexpr PassStatistic noEmitter{
-    "refused-no-emitter", "Refused: no emitter runs the kernel with the op"};
-constexpr PassStatistic shared{
-    "refused-shared-producer",
-    "Refused: a shared producer neither recomputed nor an extra output"};
-constexpr PassStatistic slicesNotStored{
-    "refused-slices-stored",
-    "Refused: slices of a GEMM result stay views of the whole"};
-} // namespace stat
-
-void count(const opfuse::PassStatistic &statistic, uint64_t value = 1) {
-  opfuse::addPassStatistic("fuse-elementwise", statistic, value);
-}
-
-/// Bytes the ops of `block` move through memory, by the cost model.
-int64_t bytesThroughMemory(Block &block) {
-  int64_t bytes = 0;
-  for (Operation &op : block.without_terminator())
-    if (auto cost = dyn_cast<CostInterface>(&op))
-      bytes += cost.getBytesRead() + cost.getBytesWritten();
-  return bytes;
-}
 
 /// Ops that can join a kernel through their users. A reshape only relabels
 /// row-major data: inside a kernel it costs nothing, and outside one it is
@@ -866,22 +810,35 @@ private:
                     : (tryRecompute() || tryExtraOutput()))
       return;
 
-    std::string output =
-        !why.empty() ? why
-        : !sameShape ? "its shape " + formatShape(producerType.getShape()) +
-                           " differs from the kernel's " +
-                           formatShape(cluster.shape.getShape()) +
-                           ", so it cannot be an extra output"
-        : cycle      ? std::string("as an extra output a path would leave the "
-                                   "kernel and come back")
-                     : std::string("it cannot be an extra output");
-    std::string recompute =
-        isReduction(producer) || isContraction(producer)
-            ? "it is not recomputed (that would read its whole inputs again)"
-        : cheap ? std::string("recomputing it would form a cycle")
-                : "recomputing it is not faster than reading it: " + costs;
     remark(producer, k, stat::shared,
-           "not fused: " + output + ", and " + recompute);
+           "not fused: " +
+               whyNotExtraOutput(why, sameShape, cycle, producerType,
+                                 cluster.shape) +
+               ", and " + whyNotRecomputed(producer, cheap, costs));
+  }
+
+  /// Why a shared producer could not stay in the kernel as an output.
+  static std::string whyNotExtraOutput(const std::string &why, bool sameShape,
+                                       bool cycle, RankedTensorType producer,
+                                       RankedTensorType kernel) {
+    if (!why.empty())
+      return why;
+    if (!sameShape)
+      return "its shape " + formatShape(producer.getShape()) +
+             " differs from the kernel's " + formatShape(kernel.getShape()) +
+             ", so it cannot be an extra output";
+    return cycle ? "as an extra output a path would leave the kernel and "
+                   "come back"
+                 : "it cannot be an extra output";
+  }
+
+  /// Why a shared producer was not recomputed in the kernel.
+  static std::string whyNotRecomputed(Operation *producer, bool cheap,
+                                      const std::string &costs) {
+    if (isReduction(producer) || isContraction(producer))
+      return "it is not recomputed (that would read its whole inputs again)";
+    return cheap ? std::string("recomputing it would form a cycle")
+                 : "recomputing it is not faster than reading it: " + costs;
   }
 
   Block &block;
@@ -911,7 +868,7 @@ void FuseElementwisePass::runOnOperation() {
   }
   const opfuse::CostModel model(opfuse::fuse::getTarget(getOperation()));
   for (Block &block : getOperation().getBody()) {
-    const int64_t bytesBefore = bytesThroughMemory(block);
+    const int64_t bytesBefore = fusion::bytesThroughMemory(block);
     Clustering clustering(block, model, explain, gemmPrologues);
     clustering.run();
     for (Cluster &cluster : clustering.clusters) {
@@ -924,7 +881,7 @@ void FuseElementwisePass::runOnOperation() {
     for (Operation &op : llvm::make_early_inc_range(block))
       if (isSplatConstant(&op) && op.use_empty())
         op.erase();
-    const int64_t saved = bytesBefore - bytesThroughMemory(block);
+    const int64_t saved = bytesBefore - fusion::bytesThroughMemory(block);
     if (saved > 0)
       count(stat::bytesSaved, saved);
     // A group sits where its last op was; an earlier op's output may be
