@@ -9,6 +9,7 @@
 #ifndef OPFUSE_RUNTIME_CUDADRIVER_H
 #define OPFUSE_RUNTIME_CUDADRIVER_H
 
+#include "opfuse/Runtime/MessageError.h"
 #include "llvm/Support/Error.h"
 
 #include <cstddef>
@@ -42,18 +43,10 @@ enum class DeviceAttribute : int {
   MaxSharedMemoryPerBlockOptin = 97,
 };
 
-class UnavailableError : public llvm::ErrorInfo<UnavailableError> {
+class UnavailableError : public MessageError<UnavailableError> {
 public:
   static char ID;
-  explicit UnavailableError(std::string message)
-      : message(std::move(message)) {}
-  void log(llvm::raw_ostream &os) const override { os << message; }
-  std::error_code convertToErrorCode() const override {
-    return llvm::inconvertibleErrorCode();
-  }
-
-private:
-  std::string message;
+  using MessageError::MessageError;
 };
 
 class Driver {

@@ -12,6 +12,7 @@
 
 #include "opfuse/Runtime/CudaDriver.h"
 #include "opfuse/Runtime/LaunchPlan.h"
+#include "opfuse/Runtime/MessageError.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -101,16 +102,10 @@ timeWithEvents(cuda::Driver &driver, int warmup, int iterations,
 /// 0 to only run it).
 /// A valid plan this runtime cannot run (collectives of a multi-GPU
 /// program): the model is fine, the support is missing.
-class UnsupportedPlanError : public llvm::ErrorInfo<UnsupportedPlanError> {
+class UnsupportedPlanError : public MessageError<UnsupportedPlanError> {
 public:
   static char ID;
-  explicit UnsupportedPlanError(std::string message)
-      : message(std::move(message)) {}
-  void log(llvm::raw_ostream &os) const override { os << message; }
-  std::error_code convertToErrorCode() const override {
-    return llvm::inconvertibleErrorCode();
-  }
-  std::string message;
+  using MessageError::MessageError;
 };
 
 llvm::Expected<BenchResult>

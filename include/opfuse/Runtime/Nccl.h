@@ -12,6 +12,7 @@
 
 #include "opfuse/Runtime/CudaDriver.h"
 #include "opfuse/Runtime/LaunchPlan.h"
+#include "opfuse/Runtime/MessageError.h"
 
 #include "llvm/Support/Error.h"
 
@@ -24,18 +25,10 @@ namespace opfuse {
 /// Collective steps cannot run here: NCCL is not there or not usable, or
 /// the machine has fewer GPUs than the plan's collectives span.
 class CollectivesUnavailableError
-    : public llvm::ErrorInfo<CollectivesUnavailableError> {
+    : public MessageError<CollectivesUnavailableError> {
 public:
   static char ID;
-  explicit CollectivesUnavailableError(std::string message)
-      : message(std::move(message)) {}
-  void log(llvm::raw_ostream &os) const override { os << message; }
-  std::error_code convertToErrorCode() const override {
-    return llvm::inconvertibleErrorCode();
-  }
-
-private:
-  std::string message;
+  using MessageError::MessageError;
 };
 
 /// The places NCCL is looked for, in order, after an explicit path: the
