@@ -32,13 +32,14 @@ func.func @conv64(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>) -> t
 
 // -----
 
-// 16 rows: one warpgroup of 64 rows. f32 operands get warps of 32x32:
+// 16 rows (a decode step): one mma.sync tile row of 16, K split so that
+// the weight streams through every SM. f32 operands get warps of 32x32:
 // 512^3 has 16 tiles of 128x128, so 64x64 tiles with K split in two
 // (three on the A100's 108 SMs) fill the SMs; 4096^3 keeps 128x128 on
 // the H200; 128x3072 by 3072x768 (GPT-2's MLP down-projection at 128
 // tokens) splits K in four.
 // CHECK-LABEL: func.func @skinny
-// CHECK: fuse.matmul_tiling = #fuse.tiling<"wgmma:64x
+// CHECK: fuse.matmul_tiling = #fuse.tiling<"16x{{[0-9]+}}x{{[0-9]+}}/1x{{[0-9]+}}/{{[34]}}/k{{[0-9]+}}">
 // CHECK-LABEL: func.func @f32
 // CHECK: fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3/k2">
 // CHECK-LABEL: func.func @f32_large

@@ -14,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 using namespace opfuse;
@@ -84,13 +85,54 @@ TEST_F(MatmulTilingChoiceTest, BenchmarkPicks) {
   };
   EXPECT_EQ(widths(4096), (std::set<int64_t>{64, 128, 256}));
   EXPECT_EQ(widths(130), (std::set<int64_t>{64, 128, 192}));
-  // No candidate is wider than N (rounded up to 64) or, with more than one
-  // warpgroup, taller than M.
+  // No wgmma candidate is wider than N (rounded up to 64) or, with more
+  // than one warpgroup, taller than M; the skinny mma.sync ones have one
+  // tile row of M rounded up to 16.
   for (const TilingEstimate &e :
        rankMatmulTilings(matmul(40, 64, 512), "sm_90", target("h200"))) {
-    EXPECT_EQ(e.tiling.blockN, 64);
-    EXPECT_EQ(e.tiling.blockM, 64);
+    if (e.tiling.instruction == MmaInstruction::Warpgroup) {
+      EXPECT_EQ(e.tiling.blockN, 64);
+      EXPECT_EQ(e.tiling.blockM, 64);
+    } else {
+      EXPECT_EQ(e.tiling.blockM, 48) << formatMatmulTiling(e.tiling);
+      EXPECT_EQ(e.tiling.warpsM, 1) << formatMatmulTiling(e.tiling);
+    }
   }
+}
+
+TEST_F(MatmulTilingChoiceTest, SkinnyGemmsStreamTheWeight) {
+  // A decode step: 8 tokens through a 4096x4096 bf16 weight. One 16-row
+  // tile row, K split so that the weight streams through every SM (the
+  // weight comes from HBM: no other tile row reads it).
+  auto best = [&](int64_t m, int64_t n, int64_t k) {
+    std::vector<TilingEstimate> ranked =
+        rankMatmulTilings(matmul(m, n, k), "sm_90", target("h200"));
+    return ranked.empty() ? MatmulTiling() : ranked.front().tiling;
+  };
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{8, 4096, 4096},
+                         {1, 14336, 4096},
+                         {16, 4096, 14336},
+                         {64, 1024, 8192}}) {
+    MatmulTiling t = best(m, n, k);
+    EXPECT_EQ(t.instruction, MmaInstruction::Sync) << m << "x" << n;
+    EXPECT_EQ(t.blockM, std::max<int64_t>(16, m)) << formatMatmulTiling(t);
+    EXPECT_EQ(t.warpsM, 1) << formatMatmulTiling(t);
+    EXPECT_GT(t.splitK, 1) << formatMatmulTiling(t);
+  }
+  // Past 64 rows, or with a K of fewer than four 64-wide slices, the
+  // ordinary tiles only.
+  auto instructions = [&](int64_t m, int64_t n, int64_t k) {
+    std::set<MmaInstruction> result;
+    for (const TilingEstimate &e :
+         rankMatmulTilings(matmul(m, n, k), "sm_90", target("h200")))
+      result.insert(e.tiling.instruction);
+    return result;
+  };
+  EXPECT_EQ(instructions(65, 4096, 4096),
+            std::set<MmaInstruction>{MmaInstruction::Warpgroup});
+  EXPECT_EQ(instructions(8, 4096, 192),
+            std::set<MmaInstruction>{MmaInstruction::Warpgroup});
+  EXPECT_EQ(instructions(8, 4096, 256).count(MmaInstruction::Sync), 1u);
 }
 
 TEST_F(MatmulTilingChoiceTest, ProducerWarpgroupSharesTheRegisters) {
@@ -174,9 +216,11 @@ TEST_F(MatmulTilingChoiceTest, SplitKFillsIdleSms) {
   }
   // Enough tiles for every SM: never split.
   for (const TilingEstimate &e : rankMatmulTilings(
-           matmul(4096, 4096, 4096, "f32"), "sm_90", target("h200")))
-    if (e.tiles >= 132)
+           matmul(4096, 4096, 4096, "f32"), "sm_90", target("h200"))) {
+    if (e.tiles >= 132) {
       EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
+    }
+  }
   // wgmma tilings are never split: bf16 on sm_90 keeps whole K.
   for (const TilingEstimate &e :
        rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200")))

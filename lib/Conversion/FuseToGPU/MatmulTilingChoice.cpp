@@ -66,6 +66,36 @@ int64_t bytesOf(Type type) {
          llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
 }
 
+/// The most rows of a GEMM whose tilings include the skinny mma.sync ones:
+/// a decode step's handful of tokens against a weight.
+constexpr int64_t kSkinnyRows = 64;
+
+/// mma.sync tilings for 16-bit GEMMs with at most kSkinnyRows rows: one
+/// tile row covers M, 16 rows a warp, so that a weight streams through
+/// blocks of a few hundred threads across its columns; split-K (added by
+/// the caller) spreads it over all SMs. wgmma's 64-row tile would multiply
+/// mostly padding, and its 64-wide tiles leave most SMs idle.
+/// A K shorter than this many elements (four 64-wide slices) streams too
+/// little to be worth spreading: such a GEMM keeps the ordinary tiles.
+constexpr int64_t kSkinnyMinK = 256;
+
+template <typename Add>
+void addSkinnyTilings(const GemmShape &shape, Add &&add) {
+  if (shape.m <= kSkinnyRows && shape.k >= kSkinnyMinK) {
+    const int64_t rows = llvm::alignTo(shape.m, 16);
+    for (int64_t blockN : {256, 128, 64})
+      for (int64_t blockK : {64, 128}) {
+        MatmulTiling tiling;
+        tiling.blockM = rows;
+        tiling.blockN = blockN;
+        tiling.blockK = blockK;
+        tiling.warpsM = 1;
+        tiling.warpsN = blockN / 32;
+        add(tiling, 2);
+      }
+  }
+}
+
 /// The tilings worth comparing for `shape` on `chip`, widest first.
 std::vector<MatmulTiling> candidateTilings(StringRef chip,
                                            const GemmShape &shape,
@@ -110,6 +140,7 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
   }
   const int64_t widestM = llvm::alignTo(shape.m, 64);
   const int64_t widestN = llvm::alignTo(shape.n, 64);
+  addSkinnyTilings(shape, addWithStages);
   if (chip == "sm_90" || chip == "sm_90a") {
     for (int64_t blockN : {256, 192, 128, 64}) {
       if (blockN > widestN && blockN != 64)
@@ -252,12 +283,19 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
     const double blockK = static_cast<double>(
         llvm::divideCeil(slices, tiling.splitK) * tiling.blockK);
     const double blockFlops = 2.0 * tiling.blockM * tiling.blockN * blockK;
-    const double blockOperandBytes =
-        double(tiling.blockM + tiling.blockN) * blockK * elementBytes;
+    // An operand slice that no other tile reads (B when one tile row
+    // covers M: a skinny GEMM's weight) streams from HBM; otherwise the
+    // tiles that share it find it in the L2.
+    const int64_t tilesM = llvm::divideCeil(shape.m, tiling.blockM);
+    const int64_t tilesN = llvm::divideCeil(shape.n, tiling.blockN);
+    const double aBytes = double(tiling.blockM) * blockK * elementBytes;
+    const double bBytes = double(tiling.blockN) * blockK * elementBytes;
+    const double operandSeconds = aBytes / (tilesN == 1 ? hbmPerSm : l2PerSm) +
+                                  bBytes / (tilesM == 1 ? hbmPerSm : l2PerSm);
     // Added, not overlapped: the measured times of the H200's GEMM tilings
     // follow the sum (a tile with fewer operand bytes per FLOP wins even
     // where the max would call both compute-bound); docs/cost-model.md.
-    double blockTime = blockFlops / flopsPerSm + blockOperandBytes / l2PerSm;
+    double blockTime = blockFlops / flopsPerSm + operandSeconds;
     // The epilogue runs after the main loop, not under it, once per tile.
     double tileTail = double(epilogueBytes) / estimate.tiles / hbmPerSm;
     if (tiling.splitK > 1) {
