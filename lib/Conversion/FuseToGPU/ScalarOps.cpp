@@ -49,25 +49,39 @@ Value ptxUnary(OpBuilder &b, Location loc, StringRef opcode, Value x) {
       .getResult(0);
 }
 
-/// 1 / (1 + e^-x) for an op whose result has element type `result`. A
-/// bf16 or f16 result gets two MUFU instructions, 2^(-x log2 e) by
-/// ex2.approx.ftz.f32 and the reciprocal by rcp.approx.ftz.f32, whose
-/// errors (a few f32 ulps, docs/numerics.md) lie far below the 2^-9 or
-/// 2^-12 to which the result is rounded; libdevice's expf and the IEEE
-/// reciprocal cost a SiLU epilogue a third of a large GEMM's time. f32
-/// results keep them.
+/// 1 / (1 + e^-x) for an op whose result has element type `result`, with
+/// two MUFU instructions: 2^(-x log2 e) by ex2.approx.ftz.f32 and the
+/// reciprocal by rcp.approx.ftz.f32 (libdevice's expf and the IEEE
+/// reciprocal cost a SiLU epilogue a third of a large GEMM's time, and an
+/// f32 elementwise kernel its memory bound). For a bf16 or f16 result the
+/// exponent is the rounded product, whose error (up to 3.6e-6 relative,
+/// docs/numerics.md) lies far below the 2^-9 or 2^-12 to which the result
+/// is rounded. An f32 result adds the product's rounding error back
+/// (exactly, by an FMA, with the constant's own), as a factor 1 + c on the
+/// power: a few f32 ulps in all, for two FMAs, an add and two multiplies.
 Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
-  if (result.isBF16() || result.isF16()) {
-    Value e = ptxUnary(
-        b, loc, "ex2.approx.ftz.f32",
-        arith::MulFOp::create(b, loc, x, f32(b, loc, -1.4426950408889634)));
-    return ptxUnary(b, loc, "rcp.approx.ftz.f32",
-                    arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
+  constexpr double kMinusLog2E = -1.4426950408889634;
+  Value minusLog2E = f32(b, loc, kMinusLog2E);
+  Value p = arith::MulFOp::create(b, loc, x, minusLog2E);
+  Value e = ptxUnary(b, loc, "ex2.approx.ftz.f32", p);
+  if (!result.isBF16() && !result.isF16()) {
+    // r = x (-log2 e) - p, exactly, plus x times what -log2 e lost to f32.
+    const double lost =
+        kMinusLog2E - static_cast<double>(static_cast<float>(kMinusLog2E));
+    Value r = math::FmaOp::create(b, loc, x, minusLog2E,
+                                  arith::NegFOp::create(b, loc, p));
+    r = math::FmaOp::create(b, loc, x, f32(b, loc, lost), r);
+    // 2^(p + r) = 2^p (1 + r ln 2), a product and not an FMA: 2^p may be
+    // infinite (x <= -88.72), and inf + inf (1 + r ln 2 - 1) is NaN when r
+    // is negative. An infinite x makes r NaN (inf - inf) where 2^p is
+    // already exact (0 or inf): minnum takes 1 there.
+    Value c = arith::MulFOp::create(b, loc, r, f32(b, loc, M_LN2));
+    c = arith::MinNumFOp::create(b, loc, c, f32(b, loc, 1.0));
+    e = arith::MulFOp::create(
+        b, loc, e, arith::AddFOp::create(b, loc, f32(b, loc, 1.0), c));
   }
-  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(
-      b, loc, f32(b, loc, 1.0),
-      arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
+  return ptxUnary(b, loc, "rcp.approx.ftz.f32",
+                  arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
 }
 
 /// tanh of `x` (f32) for an op whose result has element type `result`.
