@@ -43,7 +43,13 @@ def main():
                         default="tuning")
     parser.add_argument("--fused-only", action="store_true",
                         help="skip the --no-fuse variant of every graph")
+    parser.add_argument("--measured",
+                        help="a file of measured P50s (bench/measurements/"
+                             "*.json): predict every kernel again, without a "
+                             "GPU, and compare with those measurements")
     args = parser.parse_args()
+    if args.measured:
+        return replay(args)
 
     models = []
     if args.set in ("tuning", "both"):
@@ -84,15 +90,25 @@ def main():
                     "target": report["target"]["name"],
                     "source": report["target"]["source"],
                 })
+                r = rows[-1]
+                print(f"{r['set']:8} {r['model']:40} {r['variant']:8} "
+                      f"{r['kernel']:30} {r['bytes']:>11} "
+                      f"{r['predicted_us']:>9.2f} {r['p50_us']:>9.2f} "
+                      f"{100 * r['error']:>7.1f}%", flush=True)
 
     if not rows:
         sys.exit("no kernel could be measured")
-    print(f"target: {rows[0]['target']} ({rows[0]['source']}); device: {rows[0]['device']}")
-    print(f"{'model':34} {'variant':8} {'kernel':26} {'bytes':>11} "
-          f"{'pred us':>9} {'P50 us':>9} {'error':>8}")
-    for r in rows:
-        print(f"{r['model']:34} {r['variant']:8} {r['kernel']:26} {r['bytes']:>11} "
-              f"{r['predicted_us']:>9.2f} {r['p50_us']:>9.2f} {100 * r['error']:>7.1f}%")
+    print(f"target: {rows[0]['target']} ({rows[0]['source']}); "
+          f"device: {rows[0]['device']}")
+    summarize(rows)
+    if skipped:
+        print("not measurable yet (no GPU emitter): " + ", ".join(skipped))
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(rows, out, indent=1)
+
+
+def summarize(rows):
     for group in sorted({r["set"] for r in rows}):
         members = [r for r in rows if r["set"] == group]
         errors = sorted(abs(r["error"]) for r in members)
@@ -101,15 +117,39 @@ def main():
         print(f"\n{group}: kernels: {len(members)}; median |error| "
               f"{100 * statistics.median(errors):.1f}%; p90 {100 * p90:.1f}%; "
               f"mean {100 * statistics.mean(errors):.1f}%; worst "
-              f"{100 * worst['error']:+.1f}% ({worst['model']} {worst['variant']} "
-              f"{worst['kernel']}: {worst['ops']}, predicted "
-              f"{worst['predicted_us']:.2f} us, measured {worst['p50_us']:.2f} us)")
-    if skipped:
-        print("not measurable yet (no GPU emitter): " + ", ".join(skipped))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(rows, out, indent=1)
+              f"{100 * worst['error']:+.1f}% ({worst['model']} "
+              f"{worst['kernel']}: predicted {worst['predicted_us']:.2f} us, "
+              f"measured {worst['p50_us']:.2f} us)")
+
+
+def replay(args):
+    """The model's predictions now against measurements taken before."""
+    with open(args.measured) as f:
+        measured = json.load(f)
+    print(f"measured: {measured['meta']['device']}, "
+          f"{measured['meta']['date']}; target: {args.target}")
+    rows, predictions = [], {}
+    for row in measured["rows"]:
+        if args.set != "both" and row["set"] != args.set:
+            continue
+        key = (row["model"], row["variant"])
+        if key not in predictions:
+            command = [args.opt_fuse, os.path.join(ROOT, row["model"]),
+                       "--emit=report-json", "--target", args.target]
+            if row["variant"] == "unfused":
+                command.append("--no-fuse")
+            run = subprocess.run(command, capture_output=True, text=True,
+                                 check=True)
+            predictions[key] = {k["name"]: k["predicted_us"]
+                                for k in json.loads(run.stdout)["kernels"]}
+        predicted = predictions[key][row["kernel"]]
+        error = (predicted - row["p50_us"]) / row["p50_us"]
+        rows.append(dict(row, predicted_us=predicted, error=error))
+        print(f"{row['set']:8} {row['model']:40} {row['kernel']:30} "
+              f"{predicted:>9.2f} {row['p50_us']:>9.2f} {100 * error:>7.1f}%")
+    summarize(rows)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -31,12 +31,13 @@ void writeTarget(const GpuTarget &target, llvm::raw_ostream &os) {
   os << llvm::formatv(
       "  ceilings used: HBM {0:F0} GB/s, L2 {1:F0} GB/s, FP32 {2:F1} "
       "TFLOP/s, FP16/BF16 tensor {3:F1} TFLOP/s, link {4:F0} GB/s, launch "
-      "{5:F2} us\n",
+      "{5:F2} us + {6:F2} us a kernel's latency\n",
       target.hbmBandwidth * target.memoryEfficiency / 1e9,
       target.l2Bandwidth * target.memoryEfficiency / 1e9,
       target.fp32Flops * target.computeEfficiency / 1e12,
       target.fp16TensorFlops * target.tensorEfficiency / 1e12,
-      target.linkBandwidth / 1e9, target.launchOverhead * 1e6);
+      target.linkBandwidth / 1e9, target.launchOverhead * 1e6,
+      CostModel::kKernelLatencySeconds * 1e6);
 }
 
 void writePrecision(const Report &report, llvm::raw_ostream &os) {

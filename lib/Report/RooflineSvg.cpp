@@ -317,9 +317,13 @@ void RooflineWriter::placeLabel(const std::string &name, double x, double y) {
   // anyway: the key still names it).
   const std::string number = std::to_string(numbered.size());
   const double numberWidth = estimateWidth(number, 10);
+  // Points that crowd each other (a decode block's GEMMs sit at one
+  // intensity) push a number further out along the column.
   const double places[][2] = {
-      {7, -4},  {7, 14}, {-7 - numberWidth, -4}, {-7 - numberWidth, 14},
-      {7, -16}, {7, 26}};
+      {7, -4},  {7, 14}, {-7 - numberWidth, -4},  {-7 - numberWidth, 14},
+      {7, -16}, {7, 26}, {-7 - numberWidth, -16}, {-7 - numberWidth, 26},
+      {7, -28}, {7, 38}, {-7 - numberWidth, -28}, {-7 - numberWidth, 38},
+      {7, -40}, {7, 50}, {-7 - numberWidth, -40}, {-7 - numberWidth, 50}};
   Box box{x + 7, y - 14, numberWidth, 13};
   double baseline = y - 4;
   for (const auto &place : places) {

@@ -66,23 +66,17 @@ int64_t bytesOf(Type type) {
          llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
 }
 
-/// The most rows of a GEMM whose tilings include the skinny mma.sync ones:
-/// a decode step's handful of tokens against a weight.
-constexpr int64_t kSkinnyRows = 64;
-
-/// mma.sync tilings for 16-bit GEMMs with at most kSkinnyRows rows: one
+/// mma.sync tilings for 16-bit GEMMs with at most kSkinnyGemmRows rows and
+/// a K of at least kSkinnyGemmMinK (shorter streams too little to be worth
+/// spreading): one
 /// tile row covers M, 16 rows a warp, so that a weight streams through
 /// blocks of a few hundred threads across its columns; split-K (added by
 /// the caller) spreads it over all SMs. wgmma's 64-row tile would multiply
 /// mostly padding, and its 64-wide tiles leave most SMs idle.
-/// A K shorter than this many elements (four 64-wide slices) streams too
-/// little to be worth spreading: such a GEMM keeps the ordinary tiles.
-constexpr int64_t kSkinnyMinK = 256;
-
 template <typename Add>
 void addSkinnyTilings(const GemmShape &shape, Add &&add) {
-  if (shape.m <= kSkinnyRows && shape.k >= kSkinnyMinK) {
-    const int64_t rows = llvm::alignTo(shape.m, 16);
+  if (shape.m <= kSkinnyGemmRows && shape.k >= kSkinnyGemmMinK) {
+    const int64_t rows = shortestTileRows(shape, /*sixteenBit=*/true);
     for (int64_t blockN : {256, 128, 64})
       for (int64_t blockK : {64, 128}) {
         MatmulTiling tiling;

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+
 #include "opfuse/Dialect/Fuse/IR/StridedView.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
 
@@ -27,6 +29,12 @@ bool isContraction(Operation *op) {
 }
 
 bool isGemmContraction(Operation *op) { return isa<MatmulOp, Conv2DOp>(op); }
+
+int64_t shortestTileRows(const GemmShape &shape, bool sixteenBit) {
+  if (sixteenBit && shape.m <= kSkinnyGemmRows && shape.k >= kSkinnyGemmMinK)
+    return llvm::alignTo(std::max<int64_t>(shape.m, 1), 16);
+  return 64;
+}
 
 GemmShape getGemmShape(Operation *op) {
   if (auto conv = dyn_cast<Conv2DOp>(op)) {

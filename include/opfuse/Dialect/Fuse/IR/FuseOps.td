@@ -793,15 +793,17 @@ def Fuse_ReduceScatterOp : Fuse_Op<"reduce_scatter", [Fuse_CommunicationBound,
 //===----------------------------------------------------------------------===//
 
 def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
-    RecursiveMemoryEffects, DeclareOpInterfaceMethods<Fuse_CostInterface>]> {
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<Fuse_CostInterface, ["getBytesRead"]>]> {
   let summary = "operators that become one GPU kernel";
   let description = [{
     An isolated region whose operators are emitted as a single kernel. The
     block's arguments stand for `inputs` (same count and types) and the
     `fuse.yield` that ends it gives the results. Values crossing the group
     boundary are the only device-memory traffic of the kernel: it reads its
-    inputs and writes its results once, and its FLOPs are those of the ops
-    inside. It carries no operator class: its kernel takes the class of its
+    inputs and writes its results once (an input only sliced or gathered
+    inside, just the elements those ops read), and its FLOPs are those of
+    the ops inside. It carries no operator class: its kernel takes the class of its
     contents.
 
     ```mlir
