@@ -73,9 +73,12 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
     r = math::FmaOp::create(b, loc, x, f32(b, loc, lost), r);
     // 2^(p + r) = 2^p (1 + r ln 2), a product and not an FMA: 2^p may be
     // infinite (x <= -88.72), and inf + inf (1 + r ln 2 - 1) is NaN when r
-    // is negative. An infinite x makes r NaN (inf - inf) where 2^p is
-    // already exact (0 or inf): minnum takes 1 there.
+    // is negative. The factor stays in [0.5, 2], so that it never flips
+    // the sign of inf: r is at most half an ulp of p, beyond 1 only where
+    // 2^p is already 0 or inf (|x| > 1.1e7), and NaN for an infinite x
+    // (inf - inf), which maxnum and minnum turn into -0.5.
     Value c = arith::MulFOp::create(b, loc, r, f32(b, loc, M_LN2));
+    c = arith::MaxNumFOp::create(b, loc, c, f32(b, loc, -0.5));
     c = arith::MinNumFOp::create(b, loc, c, f32(b, loc, 1.0));
     e = arith::MulFOp::create(
         b, loc, e, arith::AddFOp::create(b, loc, f32(b, loc, 1.0), c));
