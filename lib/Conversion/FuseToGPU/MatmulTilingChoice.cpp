@@ -67,12 +67,12 @@ int64_t bytesOf(Type type) {
 }
 
 /// mma.sync tilings for 16-bit GEMMs with at most kSkinnyGemmRows rows and
-/// a K of at least kSkinnyGemmMinK (shorter streams too little to be worth
-/// spreading): one
-/// tile row covers M, 16 rows a warp, so that a weight streams through
-/// blocks of a few hundred threads across its columns; split-K (added by
-/// the caller) spreads it over all SMs. wgmma's 64-row tile would multiply
-/// mostly padding, and its 64-wide tiles leave most SMs idle.
+/// a K of at least kSkinnyGemmMinK (a shorter K streams too little to be
+/// worth spreading): one tile row covers M, 16 rows a warp, so that a
+/// weight streams through blocks of a few hundred threads across its
+/// columns; split-K (added by the caller) spreads it over all SMs. wgmma's
+/// 64-row tile would multiply mostly padding, and its 64-wide tiles leave
+/// most SMs idle.
 template <typename Add>
 void addSkinnyTilings(const GemmShape &shape, Add &&add) {
   if (shape.m <= kSkinnyGemmRows && shape.k >= kSkinnyGemmMinK) {
