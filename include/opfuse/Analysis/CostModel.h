@@ -72,8 +72,10 @@ public:
   void setAttentionTma(bool tma) { attentionTma = tma; }
 
   /// The FLOP/s `op` reaches: tensor cores (FP16/BF16) for a matmul or
-  /// conv2d on 16-bit floats, the CUDA cores' FP32 rate otherwise (f32
-  /// matmuls stay in FP32: TF32 would break the f32 tolerance).
+  /// conv2d on 16-bit floats (a conv2d at 0.6 of them), the CUDA cores'
+  /// FP32 rate otherwise; an f32 matmul or conv2d runs on FMAs at 0.39 of
+  /// it (TF32 would break the f32 tolerance). The shares were fitted on
+  /// the tuning set (docs/cost-model.md).
   double flopsCeiling(mlir::Operation *op) const;
 
   /// The work of `op` run as a kernel of its own; a fuse.group sums the
