@@ -23,10 +23,6 @@ def t(shape, dtype):
     return "tensor<" + "x".join(str(d) for d in shape) + ("x" if shape else "") + dtype + ">"
 
 
-def unary(op, shape, dtype, extra=""):
-    return f"fuse.{op} %x{extra} : {t(shape, dtype)}"
-
-
 GRAPHS = {}
 
 

@@ -160,9 +160,12 @@ Work CostModel::work(Operation *op) const {
 }
 
 double CostModel::bandwidthFor(int64_t bytes) const {
-  if (fitsInL2(bytes))
-    return target_.l2Bandwidth * target_.memoryEfficiency;
-  return target_.hbmBandwidth * target_.memoryEfficiency;
+  return bandwidth(fitsInL2(bytes));
+}
+
+double CostModel::bandwidth(bool fromL2) const {
+  return (fromL2 ? target_.l2Bandwidth : target_.hbmBandwidth) *
+         target_.memoryEfficiency;
 }
 
 bool CostModel::fitsInL2(int64_t bytes) const {
@@ -183,10 +186,7 @@ Prediction CostModel::predict(const Work &work) const {
   // than the L2 one, where an elementwise kernel of the same bytes runs at
   // L2 speed (docs/cost-model.md).
   prediction.fitsInL2 = !work.contraction && fitsInL2(work.bytes);
-  prediction.memorySeconds =
-      work.bytes / (prediction.fitsInL2
-                        ? target_.l2Bandwidth * target_.memoryEfficiency
-                        : target_.hbmBandwidth * target_.memoryEfficiency);
+  prediction.memorySeconds = work.bytes / bandwidth(prediction.fitsInL2);
   prediction.linkSeconds =
       work.linkBytes ? work.linkBytes / target_.linkBandwidth : 0;
   prediction.launchSeconds =

@@ -104,6 +104,9 @@ public:
   double ridge(mlir::Operation *op) const;
 
 private:
+  /// L2 or HBM bandwidth, times the memory efficiency.
+  double bandwidth(bool fromL2) const;
+
   bool attentionTma = true;
   GpuTarget target_;
 };

@@ -66,16 +66,14 @@ int64_t bytesOf(Type type) {
          llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
 }
 
-/// mma.sync tilings for 16-bit GEMMs with at most kSkinnyGemmRows rows and
-/// a K of at least kSkinnyGemmMinK (a shorter K streams too little to be
-/// worth spreading): one tile row covers M, 16 rows a warp, so that a
-/// weight streams through blocks of a few hundred threads across its
-/// columns; split-K (added by the caller) spreads it over all SMs. wgmma's
-/// 64-row tile would multiply mostly padding, and its 64-wide tiles leave
-/// most SMs idle.
+/// mma.sync tilings for skinny 16-bit GEMMs (isSkinnyGemm): one tile row
+/// covers M, 16 rows a warp, so that a weight streams through blocks of a
+/// few hundred threads across its columns; split-K (added by the caller)
+/// spreads it over all SMs. wgmma's 64-row tile would multiply mostly
+/// padding, and its 64-wide tiles leave most SMs idle.
 template <typename Add>
 void addSkinnyTilings(const GemmShape &shape, Add &&add) {
-  if (shape.m <= kSkinnyGemmRows && shape.k >= kSkinnyGemmMinK) {
+  if (isSkinnyGemm(shape)) {
     const int64_t rows = shortestTileRows(shape, /*sixteenBit=*/true);
     for (int64_t blockN : {256, 128, 64})
       for (int64_t blockK : {64, 128}) {

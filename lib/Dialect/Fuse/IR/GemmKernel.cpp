@@ -30,8 +30,12 @@ bool isContraction(Operation *op) {
 
 bool isGemmContraction(Operation *op) { return isa<MatmulOp, Conv2DOp>(op); }
 
+bool isSkinnyGemm(const GemmShape &shape) {
+  return shape.m <= 64 && shape.k >= 256;
+}
+
 int64_t shortestTileRows(const GemmShape &shape, bool sixteenBit) {
-  if (sixteenBit && shape.m <= kSkinnyGemmRows && shape.k >= kSkinnyGemmMinK)
+  if (sixteenBit && isSkinnyGemm(shape))
     return llvm::alignTo(std::max<int64_t>(shape.m, 1), 16);
   return 64;
 }

@@ -62,9 +62,7 @@ int64_t GroupOp::getFlops() {
 // 32000-row table 33 times.
 int64_t GroupOp::getBytesRead() {
   int64_t bytes = 0;
-  for (auto [input, argument] :
-       llvm::zip(getInputs(), getBody().front().getArguments())) {
-    (void)input;
+  for (BlockArgument argument : getBody().front().getArguments()) {
     const int64_t whole = getByteSize(argument.getType());
     int64_t partial = 0;
     bool onlyParts = !argument.use_empty();

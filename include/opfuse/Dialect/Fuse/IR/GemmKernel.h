@@ -44,15 +44,15 @@ struct GemmShape {
 /// its second product (M = Sq query rows, N = Dv, K = D, batch = B * H).
 GemmShape getGemmShape(mlir::Operation *op);
 
-/// The most rows, and the least K, of a 16-bit GEMM that the tile model
-/// also offers skinny tiles: one tile row of M rounded up to 16 (a decode
-/// step: a few tokens against a weight).
-inline constexpr int64_t kSkinnyGemmRows = 64;
-inline constexpr int64_t kSkinnyGemmMinK = 256;
+/// Whether the tile model also offers a 16-bit GEMM of `shape` skinny
+/// tiles, one tile row of M rounded up to 16: at most 64 rows (a decode
+/// step, a few tokens against a weight) and a K of at least 256 (a shorter
+/// K streams too little to be worth spreading over the SMs).
+bool isSkinnyGemm(const GemmShape &shape);
 
 /// The rows of the shortest tile the tile model offers for `shape`: M
-/// rounded up to 16 for a skinny 16-bit GEMM, else 64 (the shortest
-/// wgmma and mma.sync tiles, f32 included). What a GEMM of few rows
+/// rounded up to 16 for a skinny 16-bit GEMM (isSkinnyGemm), else 64 (the
+/// shortest wgmma and mma.sync tiles, f32 included). What a GEMM of few rows
 /// computes in padding however the tiles are picked.
 int64_t shortestTileRows(const GemmShape &shape, bool sixteenBit);
 
