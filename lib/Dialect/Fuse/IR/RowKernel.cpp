@@ -99,11 +99,11 @@ ArrayRef<int64_t> shapeOf(Value value) {
 
 } // namespace
 
-std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
-                                              ArrayRef<Value> outputs,
-                                              std::string &why) {
-  RowKernelInfo info;
-  bool haveShape = false;
+/// The rows of the first reduction among `ops`: nullopt with the reason
+/// in `why` when there is none or a reduction reduces no axis.
+static std::optional<RowShape> findRowShape(ArrayRef<Operation *> ops,
+                                            std::string &why) {
+  std::optional<RowShape> first;
   for (Operation *op : ops) {
     if (!isReduction(op))
       continue;
@@ -112,14 +112,22 @@ std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
       why = describeOp(op) + " reduces no axis";
       return std::nullopt;
     }
-    if (!haveShape)
-      info.shape = *shape;
-    haveShape = true;
+    if (!first)
+      first = shape;
   }
-  if (!haveShape) {
+  if (!first)
     why = "it contains no reduction";
+  return first;
+}
+
+std::optional<RowKernelInfo> analyzeRowKernel(ArrayRef<Operation *> ops,
+                                              ArrayRef<Value> outputs,
+                                              std::string &why) {
+  RowKernelInfo info;
+  std::optional<RowShape> firstShape = findRowShape(ops, why);
+  if (!firstShape)
     return std::nullopt;
-  }
+  info.shape = *firstShape;
   const int64_t rows = info.shape.rows;
   const int64_t elements = rows * info.shape.rowLength;
   llvm::DenseSet<Operation *> inside(ops.begin(), ops.end());
