@@ -1,7 +1,8 @@
 //===- GemmKernelTest.cpp - What forms one GEMM kernel --------------------===//
 //
-// The GEMM shape of matmuls, the epilogue rules and refusals of
-// analyzeGemmKernel, and the tiling option's parser and checks.
+// The GEMM shape of matmuls (a weight's batch folded into rows), the
+// epilogue rules and refusals of analyzeGemmKernel, and the tiling
+// option's parser and checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,38 @@ TEST_F(GemmKernelTest, BatchedShape) {
   EXPECT_EQ(shape.m, 64);
   EXPECT_EQ(shape.n, 48);
   EXPECT_EQ(shape.k, 32);
+}
+
+// Against a weight (B without batch, or with batch dimensions of size 1)
+// a batched A is one GEMM of the batch's rows; a transposed A, an A of
+// lower rank than the output, or a batched B keeps the batch.
+TEST_F(GemmKernelTest, BatchFoldsIntoRowsAgainstAWeight) {
+  func::FuncOp func = parseFirst<func::FuncOp>(R"mlir(
+    func.func @f(%x: tensor<8x1x1024xbf16>, %w: tensor<1024x768xbf16>,
+                 %y: tensor<2x3x37x64xbf16>, %v: tensor<1x1x64x40xbf16>,
+                 %t: tensor<4x64x10xbf16>, %a2: tensor<5x64xbf16>,
+                 %w3: tensor<1x64x40xbf16>)
+        -> (tensor<8x1x768xbf16>, tensor<2x3x37x40xbf16>, tensor<4x10x40xbf16>, tensor<1x5x40xbf16>) {
+      %0 = fuse.matmul %x, %w : (tensor<8x1x1024xbf16>, tensor<1024x768xbf16>) -> tensor<8x1x768xbf16>
+      %1 = fuse.matmul %y, %v : (tensor<2x3x37x64xbf16>, tensor<1x1x64x40xbf16>) -> tensor<2x3x37x40xbf16>
+      %2 = fuse.matmul %t, %w3 transpose_a : (tensor<4x64x10xbf16>, tensor<1x64x40xbf16>) -> tensor<4x10x40xbf16>
+      %3 = fuse.matmul %a2, %w3 : (tensor<5x64xbf16>, tensor<1x64x40xbf16>) -> tensor<1x5x40xbf16>
+      return %0, %1, %2, %3 : tensor<8x1x768xbf16>, tensor<2x3x37x40xbf16>, tensor<4x10x40xbf16>, tensor<1x5x40xbf16>
+    })mlir");
+  ASSERT_TRUE(func);
+  SmallVector<MatmulOp> matmuls(func.getBody().front().getOps<MatmulOp>());
+  ASSERT_EQ(matmuls.size(), 4u);
+  EXPECT_TRUE(foldsBatchIntoRows(matmuls[0]));
+  GemmShape decode = getGemmShape(matmuls[0]);
+  EXPECT_EQ(decode.batch, 1);
+  EXPECT_EQ(decode.m, 8);
+  EXPECT_TRUE(isSkinnyGemm(decode));
+  GemmShape ragged = getGemmShape(matmuls[1]);
+  EXPECT_EQ(ragged.batch, 1);
+  EXPECT_EQ(ragged.m, 2 * 3 * 37);
+  EXPECT_FALSE(foldsBatchIntoRows(matmuls[2]));
+  EXPECT_EQ(getGemmShape(matmuls[2]).batch, 4);
+  EXPECT_FALSE(foldsBatchIntoRows(matmuls[3]));
 }
 
 TEST_F(GemmKernelTest, BiasGeluResidualCastEpilogue) {

@@ -30,8 +30,13 @@ struct GemmProblem {
   Type elementType;
   int64_t elementBytes = 2;
   RankedTensorType output;
-  /// The output's batch dimensions (none for a conv2d).
+  /// The output's batch dimensions (none for a conv2d, or when folded).
   SmallVector<int64_t> batchShape;
+  /// A matmul's batch folded into its rows (fuse::foldsBatchIntoRows, with
+  /// A's rows following one another in memory): GEMM row r is the output's
+  /// row r in the output's shape without its last dimension, as for a
+  /// conv2d.
+  bool rowsFolded = false;
   fuse::GemmShape shape;
   /// A and B as the kernel copies them (pointers unset until emission).
   Operand a, b;

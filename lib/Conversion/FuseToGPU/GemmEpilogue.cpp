@@ -123,7 +123,7 @@ private:
 
 SmallVector<Value> Epilogue::indicesOf(Value row, Value col) {
   SmallVector<Value> indices(batchIndices);
-  if (problem.conv)
+  if (problem.conv || problem.rowsFolded)
     indices = kb.decompose(gb.toIndexType(row), output.getShape().drop_back());
   else
     indices.push_back(gb.toIndexType(row));

@@ -81,7 +81,7 @@ LogicalResult emitPrologueSlice(GemmKernelEmission &k, const TileCoordinates &c,
   SmallVector<Value> batchIndices;
   const int64_t lhsBatch = lhsShape.size() - 2;
   const int64_t offset = int64_t(c.batchIndices.size()) - lhsBatch;
-  for (int64_t d = 0; d < lhsBatch; ++d)
+  for (int64_t d = 0; d < lhsBatch && !problem.rowsFolded; ++d)
     batchIndices.push_back(lhsShape[d] == 1 ? kb.constant(0)
                                             : c.batchIndices[offset + d]);
 
@@ -118,9 +118,14 @@ LogicalResult emitPrologueSlice(GemmKernelEmission &k, const TileCoordinates &c,
     Value m = gb.add(c.tileM, row);
     Value kFirst = gb.add(gb.mul(slice, gb.i32(t.blockK)), col);
     Value mIn = arith::MinUIOp::create(b, loc, m, gb.i32(shape.m - 1));
+    // With the batch folded into the rows, A's batch indices are the row's.
+    SmallVector<Value> rowIndices =
+        problem.rowsFolded
+            ? kb.decompose(gb.toIndexType(mIn), lhsShape.drop_back())
+            : SmallVector<Value>{gb.toIndexType(mIn)};
     auto indicesAt = [&](Value kIndex) {
       SmallVector<Value> indices(batchIndices);
-      indices.push_back(gb.toIndexType(mIn));
+      llvm::append_range(indices, rowIndices);
       indices.push_back(gb.toIndexType(kIndex));
       return indices;
     };

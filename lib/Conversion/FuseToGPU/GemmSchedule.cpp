@@ -71,6 +71,35 @@ static void applyView(Operand &op, const StridedView &view,
       op.batchStrides[o] = strides[d];
 }
 
+/// Makes `p`, whose matmul foldsBatchIntoRows (getGemmShape stacked its
+/// batch's rows), one GEMM when A's rows do follow one another across the
+/// batch in memory (a view may place the batch elsewhere): the batch
+/// dimensions go, and row r of the GEMM is output row r of the output's
+/// shape without its last dimension. Otherwise the GEMM is batched again.
+static void foldBatchIntoRows(GemmProblem &p) {
+  Operand &a = p.a;
+  const int64_t rows = p.output.getDimSize(p.output.getRank() - 2);
+  int64_t expected = rows * a.rowPitch();
+  bool stacked = a.kContiguous;
+  for (int64_t d = p.batchShape.size() - 1; stacked && d >= 0; --d) {
+    if (p.batchShape[d] == 1)
+      continue;
+    stacked = a.batchStrides[d] == expected;
+    expected *= p.batchShape[d];
+  }
+  if (!stacked) {
+    p.shape.batch = 1;
+    for (int64_t size : p.batchShape)
+      p.shape.batch *= size;
+    p.shape.m = a.mn = rows;
+    return;
+  }
+  p.rowsFolded = true;
+  p.batchShape.clear();
+  a.batchStrides.clear();
+  p.b.batchStrides.clear();
+}
+
 FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                           bool useTma) {
   Block &body = group.getBody().front();
@@ -143,7 +172,7 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
     llvm::append_range(p.batchShape, p.output.getShape().drop_back(2));
   ArrayRef<int64_t> batchShape = p.batchShape;
   p.shape = getGemmShape(contraction);
-  const GemmShape &shape = p.shape;
+  GemmShape &shape = p.shape;
 
   Operand &a = p.a, &bOp = p.b;
   a.mn = shape.m;
@@ -161,6 +190,8 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
       applyView(a, *lhsView, batchShape);
     if (rhsView)
       applyView(bOp, *rhsView, batchShape);
+    if (foldsBatchIntoRows(p.matmul))
+      foldBatchIntoRows(p);
     a.chunk = chunkFor(a.alignment(), elementBytes);
   } else {
     // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
@@ -190,9 +221,9 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
 
   // TMA feeds the warpgroup MMAs when both operands have a tensor map.
   if (t.instruction == MmaInstruction::Warpgroup && useTma) {
-    p.tmaA =
-        tmaOperandFor(a, t, elementBytes, batchShape, p.lhsArg.getArgNumber());
-    p.tmaB = tmaOperandFor(bOp, t, elementBytes, batchShape,
+    p.tmaA = tmaOperandFor(a, t, elementBytes, p.batchShape,
+                           p.lhsArg.getArgNumber());
+    p.tmaB = tmaOperandFor(bOp, t, elementBytes, p.batchShape,
                            p.rhsArg.getArgNumber());
   }
   return p;

@@ -36,15 +36,11 @@ RowLayout chooseLayout(GroupOp group, const RowKernelInfo &info,
   }
   layout.vectorsPerRow = layout.rowLength / layout.vec;
 
-  // Enough threads that each holds at most elementsPerThread elements, and
-  // at least a warp when the row has that many vectors.
+  // Enough threads that each holds at most elementsPerThread elements.
   const int64_t perThread =
       std::max<int64_t>(1, elementsPerThread / layout.vec);
   int64_t threads =
       powerOfTwoAtLeast((layout.vectorsPerRow + perThread - 1) / perThread);
-  threads = std::max(
-      threads,
-      std::min<int64_t>(kWarpSize, powerOfTwoAtLeast(layout.vectorsPerRow)));
   threads = std::min(threads, kMaxThreadsPerRow);
   layout.threadsPerRow = threads;
   layout.positions = (layout.vectorsPerRow + threads - 1) / threads;

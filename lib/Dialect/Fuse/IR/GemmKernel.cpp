@@ -40,6 +40,14 @@ int64_t shortestTileRows(const GemmShape &shape, bool sixteenBit) {
   return 64;
 }
 
+bool foldsBatchIntoRows(MatmulOp op) {
+  const int64_t rank = op.getType().getRank();
+  if (rank < 3 || op.getTransposeA() || op.getLhs().getType().getRank() != rank)
+    return false;
+  ArrayRef<int64_t> rhs = op.getRhs().getType().getShape();
+  return llvm::all_of(rhs.drop_back(2), [](int64_t size) { return size == 1; });
+}
+
 GemmShape getGemmShape(Operation *op) {
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
     ArrayRef<int64_t> out = conv.getType().getShape();
@@ -68,6 +76,10 @@ GemmShape getGemmShape(Operation *op) {
   shape.k = matmul.getContractionSize();
   for (int64_t d = 0; d + 2 < rank; ++d)
     shape.batch *= result.getDimSize(d);
+  if (foldsBatchIntoRows(matmul)) {
+    shape.m *= shape.batch;
+    shape.batch = 1;
+  }
   return shape;
 }
 

@@ -40,8 +40,17 @@ struct GemmShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
 };
 
+/// Whether the matmul `op` is one GEMM over its batch's rows stacked: its
+/// B does not vary over the batch (a weight; rank 2 or batch dimensions of
+/// size 1) and its A, not transposed, has the output's rank, so A's and
+/// the output's rows follow one another across the batch when they are
+/// row-major. A decode step's [tokens, 1, K] x [K, N] is then one GEMM of
+/// `tokens` rows, not `tokens` GEMMs of one row that each read the weight.
+bool foldsBatchIntoRows(MatmulOp op);
+
 /// The GEMM shape of the contraction `op`; for an attention, the shape of
-/// its second product (M = Sq query rows, N = Dv, K = D, batch = B * H).
+/// its second product (M = Sq query rows, N = Dv, K = D, batch = B * H);
+/// for a matmul that foldsBatchIntoRows, batch 1 and M the batch's rows.
 GemmShape getGemmShape(mlir::Operation *op);
 
 /// Whether the tile model also offers a 16-bit GEMM of `shape` skinny
