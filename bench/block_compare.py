@@ -19,6 +19,7 @@ of the block can be compared while opfuse's attention is unfused.
 
     python3 bench/block_compare.py [--opt-fuse build/bin/opt-fuse]
         [--blocks gpt_prefill ...] [--iters 50] [--check]
+        [--modes torch.compile max-autotune-no-cg reduce-overhead]
 """
 import argparse
 import json
@@ -51,6 +52,8 @@ def measure(name, builder, path, args, rows):
     fn = torch_block(name)
     systems = [("eager", fn)]
     for label, options in MODES:
+        if label not in args.modes:
+            continue
         torch._dynamo.reset()
         systems.append((label, torch.compile(fn, dynamic=False, **options)))
     for label, call in systems:
@@ -85,6 +88,9 @@ def main():
     parser.add_argument("--blocks", nargs="*", default=list(BLOCKS) + [n + "_attention" for n in ATTENTION])
     parser.add_argument("--check", action="store_true",
                         help="also run opt-fuse --check on each block")
+    parser.add_argument("--modes", nargs="*", default=[label for label, _ in MODES],
+                        help="the torch.compile modes to time (default: all; "
+                        "max-autotune-no-cg autotunes for minutes a block)")
     args = parser.parse_args()
     torch.manual_seed(0)
     # cuDNN picks its fastest convolution algorithms (the bottleneck's
