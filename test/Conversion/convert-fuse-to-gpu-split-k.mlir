@@ -4,15 +4,26 @@
 // after its buffers, every block stores its partials, the last block of a
 // tile (atomic counter, acq_rel) sums them in split order with volatile
 // loads, zeroes the counter and runs the epilogue; the launch plan says
-// what the runtime must provide. A wgmma tiling cannot be split.
+// what the runtime must provide. A wgmma tiling is split into equal parts
+// only, fed by cp.async (the two extra parameters are the workspace and the
+// counters, not tensor maps), one tile per block.
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3/k7" | FileCheck %s --check-prefix=FORCED
 // RUN: opt-fuse %s --function=down --emit=plan | FileCheck %s --check-prefix=PLAN
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x128x64/2x1/4/k2" 2>&1 | FileCheck %s --check-prefix=WGMMA
+// RUN: opfuse-opt %S/Inputs/split-k-wgmma.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=wgmma:128x128x64/2x1/4/k4" | FileCheck %s --check-prefix=WGMMA
+// RUN: opt-fuse %S/Inputs/split-k-wgmma.mlir --emit=summary | FileCheck %s --check-prefix=WGMMA-AUTO
+// RUN: not opt-fuse %S/Inputs/split-k-wgmma.mlir --emit=summary --matmul-tiling=wgmma:128x128x64/2x1/4/k3 2>&1 | FileCheck %s --check-prefix=WGMMA-UNEVEN
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3/k0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3/8" 2>&1 | FileCheck %s --check-prefix=NOK
 
-// WGMMA: error: convert-fuse-to-gpu: matmul-tiling: wgmma: split-K (/kP) is for mma.sync tilings
+// 48 tiles of 128x128 in 4 splits of 8 slices: 192 blocks of 256 threads.
+// WGMMA: fuse.block = array<i64: 256, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<wgmma, cp_async>, fuse.grid = array<i64: 192, 1, 1>
+// WGMMA: gpu.func @mid_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>)
+// WGMMA: nvvm.wgmma.mma_async
+// WGMMA: llvm.atomicrmw add {{.*}} acq_rel
+// The tile model splits the 64 tiles of 192x64 (half the SMs idle) in two.
+// WGMMA-AUTO: mid_k0: 2 ops, grid 128 x block 384, {{.*}} tiling wgmma:192x64x64/3x1/4/k2
+// WGMMA-UNEVEN: error: matmul-tiling wgmma:128x128x64/2x1/4/k3: a wgmma tiling splits K only into equal parts, and 32 slices of 64 do not divide by 3
 // ZERO: error: convert-fuse-to-gpu: matmul-tiling: '64x64x32/2x2/3/k0': the split-K part must be kP with P from 1 to 256 (e.g. 128x64x32/4x2/3/k4)
 // NOK: '64x64x32/2x2/3/8': the split-K part must be kP
 

@@ -157,8 +157,9 @@ cl::opt<std::string> matmulTiling(
              "[wgmma:]BMxBNxBK/WMxWN/S[/kP] = output tile per block, warps "
              "per block (mma.sync, each owning BM/WM x BN/WN) or warpgroups "
              "(wgmma:, WN = 1, 64 rows each), shared-memory stages, and "
-             "optionally K split among P blocks per tile (split-K, mma.sync "
-             "only); auto (default) lets the tile model pick per GEMM (wgmma "
+             "optionally K split among P blocks per tile (split-K; with "
+             "wgmma: into equal parts, fed by cp.async); auto (default) lets "
+             "the tile model pick per GEMM (wgmma "
              "on sm_90 for bf16/f16, mma.sync elsewhere and for f32, split-K "
              "where the tiles leave SMs idle)"),
     cl::init("auto"), cl::cat(category));

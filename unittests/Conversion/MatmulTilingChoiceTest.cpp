@@ -221,9 +221,21 @@ TEST_F(MatmulTilingChoiceTest, SplitKFillsIdleSms) {
       EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
     }
   }
-  // wgmma tilings are never split: bf16 on sm_90 keeps whole K.
+  // wgmma tilings are split only when their tiles leave half of the SMs
+  // idle, and into equal parts (one trip count for every split's K loop).
+  int splitWarpgroupTilings = 0;
   for (const TilingEstimate &e :
-       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200")))
+       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200"))) {
+    const MatmulTiling &t = e.tiling;
+    if (t.instruction != MmaInstruction::Warpgroup || t.splitK == 1)
+      continue;
+    ++splitWarpgroupTilings;
+    EXPECT_LE(2 * e.tiles, 132) << formatMatmulTiling(t);
+    EXPECT_EQ(48 % t.splitK, 0) << formatMatmulTiling(t);
+  }
+  EXPECT_GT(splitWarpgroupTilings, 0);
+  for (const TilingEstimate &e :
+       rankMatmulTilings(matmul(4096, 4096, 4096), "sm_90", target("h200")))
     EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
 }
 
@@ -239,10 +251,13 @@ TEST_F(MatmulTilingChoiceTest, SplitKSyntax) {
   ASSERT_TRUE(whole) << error;
   EXPECT_EQ(formatMatmulTiling(*whole), "64x64x32/2x2/3");
   EXPECT_NE(*split, *whole);
-  for (const char *bad :
-       {"64x64x32/2x2/3/k0", "64x64x32/2x2/3/k257", "64x64x32/2x2/3/8",
-        "64x64x32/2x2/3/k8/k2", "wgmma:128x128x64/2x1/4/k2"})
+  for (const char *bad : {"64x64x32/2x2/3/k0", "64x64x32/2x2/3/k257",
+                          "64x64x32/2x2/3/8", "64x64x32/2x2/3/k8/k2"})
     EXPECT_FALSE(parseMatmulTiling(bad, error)) << bad;
+  std::optional<MatmulTiling> wgmma =
+      parseMatmulTiling("wgmma:128x128x64/2x1/4/k2", error);
+  ASSERT_TRUE(wgmma) << error;
+  EXPECT_EQ(formatMatmulTiling(*wgmma), "wgmma:128x128x64/2x1/4/k2");
 }
 
 } // namespace

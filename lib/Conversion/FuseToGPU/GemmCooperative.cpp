@@ -5,7 +5,9 @@
 // (wgmma), or persistent (cooperative), when each block walks every
 // gridDim-th tile and, after a tile's last MMA and a barrier, issues its
 // next tile's first slices before running the current tile's epilogue, so
-// that they land while the epilogue computes and stores. Copies run
+// that they land while the epilogue computes and stores. A one-tile block
+// may also compute one of a tile's equal K splits (GemmSplitK.cpp sums
+// them). Copies run
 // `stages - 2` slices ahead: one more stage than mma.sync holds the slice
 // the previous, still running wgmma batch reads.
 //
@@ -129,22 +131,37 @@ MainLoop emitCooperativeMainLoop(GemmKernelEmission &k) {
       nextRingBase = gb.add(ringBase, gb.i32(k.slices));
     }
   } else {
-    current = k.coordinatesOf(k.blockId);
+    result.tileId = k.blockId;
+    if (k.t.splitK > 1) {
+      // Split-K: block b computes split b % splitK of tile b / splitK,
+      // the equal K range [split * slices, (split + 1) * slices).
+      result.split = gb.remu(k.blockId, k.t.splitK);
+      result.tileId = gb.divu(k.blockId, k.t.splitK);
+    }
+    current = k.coordinatesOf(result.tileId);
   }
+  // The loop counts the split's slices; the copies and the prologue take
+  // them from its first.
+  const int64_t slices = k.slices / k.t.splitK;
+  Value firstSlice =
+      result.split ? gb.mul(result.split, gb.i32(slices)) : Value();
+  auto globalSlice = [&](Value local) {
+    return firstSlice ? gb.add(firstSlice, local) : local;
+  };
 
   auto issueCurrent = [&](Value slice, Value ring) {
-    k.issueInto(current, slice, ring);
+    k.issueInto(current, globalSlice(slice), ring);
   };
   SliceFeed feed{issueCurrent, k.tma, k.barrierOffset};
   if (!k.persistent)
-    issueWarpgroupPrologue(gb, k.t, k.slices, feed, ringBase);
+    issueWarpgroupPrologue(gb, k.t, slices, feed, ringBase);
   auto rewrite = [&](Value slice, Value ring) {
-    result.failed |=
-        failed(emitPrologueSlice(k, current, slice, gb.remu(ring, k.t.stages),
-                                 gb.i32(0), k.t.blockM, k.thread, k.threads));
+    result.failed |= failed(emitPrologueSlice(
+        k, current, globalSlice(slice), gb.remu(ring, k.t.stages), gb.i32(0),
+        k.t.blockM, k.thread, k.threads));
   };
   result.acc = emitWarpgroupLoop(
-      gb, k.t, k.problem.a, k.problem.b, k.slices, k.nTiles, k.smem, feed,
+      gb, k.t, k.problem.a, k.problem.b, slices, k.nTiles, k.smem, feed,
       ringBase, k.problem.prologue.ops.empty() ? SliceRewrite() : rewrite);
   if (k.persistent) {
     // Every warpgroup is done reading the stages the next copies fill.

@@ -155,7 +155,7 @@ public:
 struct MainLoop {
   TileCoordinates current;
   SmallVector<Value> acc;
-  /// The mma.sync kernel's tile (i32), and with split-K its split (null
+  /// The tile of a one-tile block (i32), and with split-K its split (null
   /// otherwise).
   Value tileId, split;
   /// An error was reported while emitting it (the prologue's inputs).

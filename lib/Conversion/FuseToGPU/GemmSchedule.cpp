@@ -219,6 +219,19 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
   bOp.stageOffset = t.blockM * t.blockK * elementBytes;
   p.stageBytes = (t.blockM + t.blockN) * t.blockK * elementBytes;
 
+  // A warpgroup split-K kernel's K slices divide evenly among its splits
+  // (its K loop has one trip count), and cp.async feeds it: the kernel's
+  // two parameters after its buffers hold the workspace and the counters.
+  if (t.instruction == MmaInstruction::Warpgroup && t.splitK > 1) {
+    const int64_t slices =
+        llvm::divideCeil(std::max<int64_t>(shape.k, 1), t.blockK);
+    if (slices % t.splitK != 0)
+      return contraction->emitError("matmul-tiling ")
+             << formatMatmulTiling(t) << ": a wgmma tiling splits K only "
+             << "into equal parts, and " << slices << " slices of " << t.blockK
+             << " do not divide by " << t.splitK;
+    useTma = false;
+  }
   // TMA feeds the warpgroup MMAs when both operands have a tensor map.
   if (t.instruction == MmaInstruction::Warpgroup && useTma) {
     p.tmaA = tmaOperandFor(a, t, elementBytes, p.batchShape,
@@ -242,7 +255,8 @@ GemmDecision decideGemmSchedule(const GemmProblem &p, const MatmulTiling &t,
   // blockId, blockId + grid, ... With TMA and two MMA warpgroups it is
   // warp-specialised by default (faster on the H200: docs/benchmarks.md),
   // and with `pingPong` the two MMA warpgroups also take alternate tiles.
-  const bool persistent = warpgroups && residentBlocks(0) > 0;
+  // A split-K kernel is not: its blocks are a tile's splits.
+  const bool persistent = warpgroups && t.splitK == 1 && residentBlocks(0) > 0;
   // Ping-pong: each of the two MMA warpgroups owns a whole tile (both of
   // its 64-row blocks, twice the accumulators), and they take the block's
   // tiles in turn: one stores its epilogue while the other multiplies.

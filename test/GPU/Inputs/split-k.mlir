@@ -51,3 +51,24 @@ func.func @two_splits(%x: tensor<64x2048xf32>, %w1: tensor<2048x256xf32>, %w2: t
   %3 = fuse.matmul %2, %w3 : (tensor<64x2048xf32>, tensor<2048x128xf32>) -> tensor<64x128xf32>
   return %3 : tensor<64x128xf32>
 }
+
+// bf16 on wgmma: 48 tiles of 128x128, ragged N, a bias and GELU; a relu
+// prologue; a 3x3 conv of a 14x14 image (implicit GEMM through cp.async).
+func.func @wgmma_mid(%a: tensor<768x2048xbf16>, %b: tensor<2048x1000xbf16>, %bias: tensor<1000xbf16>) -> tensor<768x1000xbf16> {
+  %0 = fuse.matmul %a, %b : (tensor<768x2048xbf16>, tensor<2048x1000xbf16>) -> tensor<768x1000xbf16>
+  %1 = fuse.add %0, %bias : (tensor<768x1000xbf16>, tensor<1000xbf16>) -> tensor<768x1000xbf16>
+  %2 = fuse.gelu %1 approximate = tanh : tensor<768x1000xbf16>
+  return %2 : tensor<768x1000xbf16>
+}
+
+func.func @wgmma_relu_prologue(%x: tensor<512x1024xbf16>, %w: tensor<1024x512xbf16>) -> tensor<512x512xbf16> {
+  %0 = fuse.relu %x : tensor<512x1024xbf16>
+  %1 = fuse.matmul %0, %w : (tensor<512x1024xbf16>, tensor<1024x512xbf16>) -> tensor<512x512xbf16>
+  return %1 : tensor<512x512xbf16>
+}
+
+func.func @wgmma_conv(%x: tensor<2x14x14x256xbf16>, %w: tensor<256x3x3x256xbf16>) -> tensor<2x14x14x256xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+      : (tensor<2x14x14x256xbf16>, tensor<256x3x3x256xbf16>) -> tensor<2x14x14x256xbf16>
+  return %0 : tensor<2x14x14x256xbf16>
+}

@@ -59,7 +59,7 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "Tiles of the tensor-core GEMM kernels as "
            "[wgmma:]BMxBNxBK/WMxWN/S[/kP]: block tile, warps (warpgroups "
            "with wgmma) per block, shared-memory stages, K split among P "
-           "blocks per tile (mma.sync only); auto asks the tile model for "
+           "blocks per tile (wgmma: into equal parts); auto asks the tile model for "
            "each GEMM (warpgroup MMA on sm_90 for 16-bit operands, mma.sync "
            "elsewhere and for f32, split-K where the tiles leave SMs idle). "
            "A group's own fuse.matmul_tiling attribute overrides it">,

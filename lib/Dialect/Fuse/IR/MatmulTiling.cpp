@@ -85,8 +85,6 @@ std::optional<MatmulTiling> parseMatmulTiling(StringRef text,
     else if (t.stages < 3)
       error = "wgmma: at least 3 stages (one copied, one multiplied, one "
               "still read by the MMA in flight)";
-    else if (t.splitK != 1)
-      error = "wgmma: split-K (/kP) is for mma.sync tilings";
   } else {
     const int64_t warpM = t.blockM / t.warpsM, warpN = t.blockN / t.warpsN;
     if (t.blockM % t.warpsM || warpM % 16 || t.blockN % t.warpsN || warpN % 16)

@@ -95,7 +95,8 @@ def Fuse_MatmulTilingAttr : Fuse_Attr<"MatmulTiling", "tiling"> {
     `--matmul-tiling` option spells them: `[wgmma:]BMxBNxBK/WMxWN/S[/kP]`
     is a BM x BN output tile per block, K slices of BK, WM x WN warps
     (mma.sync) or warpgroups (`wgmma:`, sm_90), S shared-memory stages,
-    and optionally (mma.sync only) K split among P blocks per output tile:
+    and optionally K split among P blocks per output tile (with `wgmma:`,
+    into equal parts, fed by cp.async, one tile per block):
     each stores its f32 partial sums in a workspace the runtime provides,
     and the last to finish adds them in split order and runs the epilogue.
     The

@@ -36,8 +36,8 @@ enum class MmaInstruction {
 /// in `stages` shared-memory buffers. With mma.sync its warpsM x warpsN
 /// warps each own a (blockM / warpsM) x (blockN / warpsN) part of the tile;
 /// with wgmma, warpsM x warpsN counts warpgroups (warpsN = 1, 64 rows each).
-/// With splitK > 1 (mma.sync only) each tile's K slices are divided among
-/// splitK blocks; each stores its partial sums, and the last of them to
+/// With splitK > 1 (wgmma: into equal parts) each tile's K slices are divided
+/// among splitK blocks; each stores its partial sums, and the last of them to
 /// finish adds all of them, in split order, and runs the epilogue.
 struct MatmulTiling {
   MmaInstruction instruction = MmaInstruction::Sync;
