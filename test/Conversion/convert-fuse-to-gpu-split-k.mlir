@@ -4,8 +4,8 @@
 // after its buffers, every block stores its partials, the last block of a
 // tile (atomic counter, acq_rel) sums them in split order with volatile
 // loads, zeroes the counter and runs the epilogue; the launch plan says
-// what the runtime must provide. A wgmma tiling is split into equal parts
-// only, fed by cp.async (the two extra parameters are the workspace and the
+// what the runtime must provide. A forced wgmma tiling is split into equal
+// parts only, fed by cp.async (the two extra parameters are the workspace and the
 // counters, not tensor maps), one tile per block.
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3/k7" | FileCheck %s --check-prefix=FORCED
@@ -21,8 +21,9 @@
 // WGMMA: gpu.func @mid_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>)
 // WGMMA: nvvm.wgmma.mma_async
 // WGMMA: llvm.atomicrmw add {{.*}} acq_rel
-// The tile model splits the 64 tiles of 192x64 (half the SMs idle) in two.
-// WGMMA-AUTO: mid_k0: 2 ops, grid 128 x block 384, {{.*}} tiling wgmma:192x64x64/3x1/4/k2
+// The tile model does not split a wgmma tiling by itself (not yet timed
+// on a GPU): 96 tiles of 64x128, one warpgroup each.
+// WGMMA-AUTO: mid_k0: 2 ops, grid 96 x block 128, {{.*}} tiling wgmma:64x128x64/1x1/4 (cooperative)
 // WGMMA-UNEVEN: error: matmul-tiling wgmma:128x128x64/2x1/4/k3: a wgmma tiling splits K only into equal parts, and 32 slices of 64 do not divide by 3
 // ZERO: error: convert-fuse-to-gpu: matmul-tiling: '64x64x32/2x2/3/k0': the split-K part must be kP with P from 1 to 256 (e.g. 128x64x32/4x2/3/k4)
 // NOK: '64x64x32/2x2/3/8': the split-K part must be kP

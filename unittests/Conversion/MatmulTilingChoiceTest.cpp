@@ -221,21 +221,10 @@ TEST_F(MatmulTilingChoiceTest, SplitKFillsIdleSms) {
       EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
     }
   }
-  // wgmma tilings are split only when their tiles leave half of the SMs
-  // idle, and into equal parts (one trip count for every split's K loop).
-  int splitWarpgroupTilings = 0;
+  // The tile model does not split wgmma tilings (their split-K kernel is
+  // forced only, until it has run on a GPU): bf16 on sm_90 keeps whole K.
   for (const TilingEstimate &e :
-       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200"))) {
-    const MatmulTiling &t = e.tiling;
-    if (t.instruction != MmaInstruction::Warpgroup || t.splitK == 1)
-      continue;
-    ++splitWarpgroupTilings;
-    EXPECT_LE(2 * e.tiles, 132) << formatMatmulTiling(t);
-    EXPECT_EQ(48 % t.splitK, 0) << formatMatmulTiling(t);
-  }
-  EXPECT_GT(splitWarpgroupTilings, 0);
-  for (const TilingEstimate &e :
-       rankMatmulTilings(matmul(4096, 4096, 4096), "sm_90", target("h200")))
+       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200")))
     EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
 }
 

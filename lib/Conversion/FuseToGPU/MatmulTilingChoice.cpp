@@ -231,17 +231,19 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
       candidateTilings(chip, shape, f32Operands, sharedLimit);
   // Split-K for tilings whose tiles leave SMs idle: each split keeps at
   // least kMinSlicesPerSplit K slices, so that its pipeline fills, and the
-  // splits of all tiles fit in one wave. A warpgroup tiling is split only
-  // when its tiles leave at least half of the SMs idle, and into equal
-  // parts: it then loses TMA and persistence (GemmSchedule.cpp), which
-  // the model does not price.
+  // splits of all tiles fit in one wave. Warpgroup tilings are not offered
+  // split: their split-K kernel (forced with --matmul-tiling=wgmma:.../kP)
+  // has not yet been timed or checked on a GPU. When it is, they would be
+  // split only when their tiles leave at least half of the SMs idle, and
+  // into equal parts (it then loses TMA and persistence, GemmSchedule.cpp).
   constexpr int64_t kMinSlicesPerSplit = 4;
+  constexpr bool kOfferWarpgroupSplits = false;
   for (size_t i = 0, e = candidates.size(); i < e; ++i) {
     const MatmulTiling base = candidates[i];
     const bool warpgroups = base.instruction == MmaInstruction::Warpgroup;
     const int64_t tiles = shape.batch * llvm::divideCeil(shape.m, base.blockM) *
                           llvm::divideCeil(shape.n, base.blockN);
-    if (warpgroups && 2 * tiles > target.smCount)
+    if (warpgroups && (!kOfferWarpgroupSplits || 2 * tiles > target.smCount))
       continue;
     const int64_t slices =
         llvm::divideCeil(std::max<int64_t>(shape.k, 1), base.blockK);

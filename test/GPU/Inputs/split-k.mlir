@@ -52,7 +52,7 @@ func.func @two_splits(%x: tensor<64x2048xf32>, %w1: tensor<2048x256xf32>, %w2: t
   return %3 : tensor<64x128xf32>
 }
 
-// bf16 on wgmma: 48 tiles of 128x128, ragged N, a bias and GELU; a relu
+// bf16 on wgmma, forced split: 48 tiles of 128x128, ragged N, a bias and GELU; a relu
 // prologue; a 3x3 conv of a 14x14 image (implicit GEMM through cp.async).
 func.func @wgmma_mid(%a: tensor<768x2048xbf16>, %b: tensor<2048x1000xbf16>, %bias: tensor<1000xbf16>) -> tensor<768x1000xbf16> {
   %0 = fuse.matmul %a, %b : (tensor<768x2048xbf16>, tensor<2048x1000xbf16>) -> tensor<768x1000xbf16>

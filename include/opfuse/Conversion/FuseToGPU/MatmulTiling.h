@@ -59,8 +59,8 @@ mlir::Operation *findContraction(mlir::Operation *kernelOp);
 /// resident block per SM (shared memory, registers, threads). Warpgroup MMA
 /// tilings on sm_90, mma.sync ones elsewhere; f32 operands get mma.sync
 /// tilings of 32x32 warps. mma.sync tilings are also offered with K split
-/// (splitK > 1) when their tiles leave SMs idle, warpgroup ones when they
-/// leave half of them idle, in equal parts: the busiest SM then runs
+/// (splitK > 1) when their tiles leave SMs idle (warpgroup ones only when
+/// forced, not yet by the model): the busiest SM then runs
 /// ceil(tiles x splits / SMs) blocks of 1/splits of K, each storing its
 /// partial tile, plus the last block's sum of the partials. Ties keep the
 /// order of enumeration, which lists wider and unsplit tiles first.
