@@ -42,11 +42,13 @@ Work &Work::operator+=(const Work &other) {
   bytes += other.bytes;
   linkBytes += other.linkBytes;
   contraction = contraction || other.contraction;
+  tailSeconds += other.tailSeconds;
   return *this;
 }
 
 double Prediction::seconds() const {
-  return std::max({computeSeconds, memorySeconds, linkSeconds}) + launchSeconds;
+  return std::max({computeSeconds, memorySeconds, linkSeconds}) + tailSeconds +
+         launchSeconds;
 }
 
 /// The fused attention kernel's time in FLOP-equivalents at the tensor
@@ -148,6 +150,7 @@ Work CostModel::work(Operation *op) const {
       if (isContraction(&inner)) {
         result.contraction = true;
         seconds *= rowPadding(&inner);
+        result.tailSeconds += splitKTailSeconds(op, &inner);
       }
       result.computeSeconds += seconds;
     }
@@ -156,7 +159,32 @@ Work CostModel::work(Operation *op) const {
   result.contraction = isContraction(op);
   result.computeSeconds = result.flops / flopsCeiling(op) *
                           (result.contraction ? rowPadding(op) : 1);
+  if (result.contraction)
+    result.tailSeconds = splitKTailSeconds(op, op);
   return result;
+}
+
+// As the tile model prices it (MatmulTilingChoice.cpp): every block stores
+// its f32 partial tile, and the busiest SM, with ceil(blocks / SMs) blocks,
+// then sums the P partials of its tile, each at the SM's share of L2
+// bandwidth. Not fitted: the split GEMMs of the tuning set measured 14-35%
+// above their roofline prediction before it was added (docs/cost-model.md).
+double CostModel::splitKTailSeconds(Operation *kernel,
+                                    Operation *contraction) const {
+  if (!gemmTilingOf || !isGemmContraction(contraction) || target_.smCount <= 0)
+    return 0;
+  std::optional<MatmulTiling> tiling = gemmTilingOf(kernel);
+  if (!tiling || tiling->splitK <= 1)
+    return 0;
+  const GemmShape shape = getGemmShape(contraction);
+  const int64_t tiles = shape.batch *
+                        llvm::divideCeil(shape.m, tiling->blockM) *
+                        llvm::divideCeil(shape.n, tiling->blockN);
+  const int64_t blocks = tiles * tiling->splitK;
+  const double partialBytes = 4.0 * tiling->blockM * tiling->blockN;
+  const double l2PerSm = bandwidth(/*fromL2=*/true) / target_.smCount;
+  return (tiling->splitK + llvm::divideCeil(blocks, target_.smCount)) *
+         partialBytes / l2PerSm;
 }
 
 double CostModel::bandwidthFor(int64_t bytes) const {
@@ -180,6 +208,7 @@ double CostModel::workSeconds(const Work &work) const {
 Prediction CostModel::predict(const Work &work) const {
   Prediction prediction;
   prediction.computeSeconds = work.computeSeconds;
+  prediction.tailSeconds = work.tailSeconds;
   // A contraction kernel's operands stream through its pipeline at HBM
   // speed even when they fit in the L2: the 33.7 MB skinny GEMMs of the
   // tuning set ran within 3-15% of the HBM prediction and 30-40% slower

@@ -343,6 +343,9 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   OwningOpRef<ModuleOp> fused = options.check ? module.clone() : nullptr;
   CostModel model(target);
   model.setAttentionTma(compile.emitter.useTma);
+  model.setGemmTilingOf([&](Operation *kernel) {
+    return expectedGemmTiling(kernel, compile.emitter.matmulTiling, target);
+  });
   Report report{target, analyzeFunction(onlyFunction(*unfused), model),
                 analyzeFunction(onlyFunction(module), model), std::nullopt,
                 buildMemoryReport(onlyFunction(module))};

@@ -45,6 +45,7 @@ llvm::json::Object kernelToJson(const KernelAnalysis &kernel,
        llvm::json::Object{{"compute", p.computeSeconds * 1e6},
                           {"memory", p.memorySeconds * 1e6},
                           {"link", p.linkSeconds * 1e6},
+                          {"tail", p.tailSeconds * 1e6},
                           {"launch", p.launchSeconds * 1e6}}},
   };
   if (measured)

@@ -13,10 +13,13 @@
 #define OPFUSE_ANALYSIS_COSTMODEL_H
 
 #include "opfuse/Analysis/Target.h"
+#include "opfuse/Dialect/Fuse/IR/MatmulTiling.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,9 @@ struct Work {
   /// A GEMM, convolution or attention kernel: its operands stream from HBM
   /// even when they would fit in the L2 (docs/cost-model.md).
   bool contraction = false;
+  /// Time after the roofline's, not overlapped with it: a split-K GEMM's
+  /// partial tiles, stored by every block and summed by each tile's last.
+  double tailSeconds = 0;
 
   Work &operator+=(const Work &other);
   /// FLOPs per byte of device memory; 0 when nothing is moved.
@@ -48,6 +54,8 @@ struct Work {
 /// Predicted seconds of one kernel, part by part.
 struct Prediction {
   double computeSeconds = 0, memorySeconds = 0, linkSeconds = 0;
+  /// Work::tailSeconds, added to the largest of the three.
+  double tailSeconds = 0;
   double launchSeconds = 0;
   /// Whether the bytes were costed at L2 rather than HBM bandwidth.
   bool fitsInL2 = false;
@@ -70,6 +78,17 @@ public:
   /// --no-tma, by every thread's cp.async copies, which ran 1.1-1.3x
   /// slower on the H200 (docs/cost-model.md).
   void setAttentionTma(bool tma) { attentionTma = tma; }
+
+  /// The tiling the GEMM emitter will give a GEMM kernel (a fuse.group or
+  /// a lone contraction), where the caller knows it: the driver's report
+  /// passes the attribute, the option or the tile model's pick. A split-K
+  /// tiling then adds its partial tiles' time (Work::tailSeconds); without
+  /// it (the fusion passes) no tiling is assumed.
+  using GemmTilingOf =
+      std::function<std::optional<MatmulTiling>(mlir::Operation *)>;
+  void setGemmTilingOf(GemmTilingOf tilingOf) {
+    gemmTilingOf = std::move(tilingOf);
+  }
 
   /// The FLOP/s `op` reaches: tensor cores (FP16/BF16) for a matmul or
   /// conv2d on 16-bit floats (a conv2d at 0.6 of them), the CUDA cores'
@@ -107,7 +126,12 @@ private:
   /// L2 or HBM bandwidth, times the memory efficiency.
   double bandwidth(bool fromL2) const;
 
+  /// Work::tailSeconds of the GEMM kernel `kernel` with `contraction`.
+  double splitKTailSeconds(mlir::Operation *kernel,
+                           mlir::Operation *contraction) const;
+
   bool attentionTma = true;
+  GemmTilingOf gemmTilingOf;
   GpuTarget target_;
 };
 

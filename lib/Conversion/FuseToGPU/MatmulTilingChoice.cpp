@@ -327,4 +327,26 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
   return ranked;
 }
 
+std::optional<MatmulTiling> expectedGemmTiling(Operation *kernelOp,
+                                               StringRef option,
+                                               const GpuTarget &target) {
+  Operation *contraction = findContraction(kernelOp);
+  if (!contraction)
+    return std::nullopt;
+  std::string error;
+  auto helper =
+      getFuseDialect(kernelOp->getContext()).getMatmulTilingAttrHelper();
+  for (Operation *holder : {kernelOp, contraction})
+    if (MatmulTilingAttr own = helper.getAttr(holder))
+      return resolveMatmulTiling(formatMatmulTiling(own.getTiling()),
+                                 target.chip, error);
+  if (option != "auto")
+    return resolveMatmulTiling(option, target.chip, error);
+  std::vector<TilingEstimate> ranked =
+      rankMatmulTilings(kernelOp, target.chip, target);
+  if (ranked.empty())
+    return std::nullopt;
+  return ranked.front().tiling;
+}
+
 } // namespace opfuse

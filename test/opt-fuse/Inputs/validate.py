@@ -54,11 +54,12 @@ def report(path):
             need(k, key, float, where)
         need(k, "fits_in_l2", bool, where)
         parts = need(k, "predicted_parts_us", dict, where)
-        for key in ("compute", "memory", "link", "launch"):
+        for key in ("compute", "memory", "link", "tail", "launch"):
             need(parts, key, float, where)
         if not close(k["predicted_us"], max(parts["compute"], parts["memory"],
-                                            parts["link"]) + parts["launch"]):
-            sys.exit(f"{where}: predicted_us is not max(parts) + launch")
+                                            parts["link"]) + parts["tail"]
+                     + parts["launch"]):
+            sys.exit(f"{where}: predicted_us is not max(parts) + tail + launch")
         if k["bound"] not in ("compute", "memory", "communication"):
             sys.exit(f"{where}: bound {k['bound']}")
         byte_sum += k["bytes"]

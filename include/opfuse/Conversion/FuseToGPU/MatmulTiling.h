@@ -68,6 +68,15 @@ std::vector<TilingEstimate> rankMatmulTilings(mlir::Operation *kernelOp,
                                               llvm::StringRef chip,
                                               const GpuTarget &target);
 
+/// The tiling the GEMM emitter will give `kernelOp` under the
+/// --matmul-tiling value `option`, as its emission chooses it: the
+/// kernel's or its contraction's fuse.matmul_tiling, else the option, where
+/// "auto" asks rankMatmulTilings. Without diagnostics: nullopt where the
+/// emission would report an error (the cost model's report asks before).
+std::optional<MatmulTiling> expectedGemmTiling(mlir::Operation *kernelOp,
+                                               llvm::StringRef option,
+                                               const GpuTarget &target);
+
 } // namespace opfuse
 
 #endif // OPFUSE_CONVERSION_FUSETOGPU_MATMULTILING_H
