@@ -24,31 +24,16 @@ FailureOr<MatmulTiling> chooseGemmTiling(GroupOp group,
   // A group's own fuse.matmul_tiling (from --autotune), or its
   // contraction's (written in the model), comes first; then the option,
   // where "auto" asks the tile model.
-  std::string error;
-  auto helper = getFuseDialect(group.getContext()).getMatmulTilingAttrHelper();
-  for (Operation *holder : {group.getOperation(), findContraction(group)}) {
-    MatmulTilingAttr own = helper.getAttr(holder);
-    if (!own)
-      continue;
-    std::optional<MatmulTiling> tiling = resolveMatmulTiling(
-        formatMatmulTiling(own.getTiling()), target.chip, error);
-    if (!tiling)
-      return holder->emitError(helper.getNameStr()) << ": " << error;
+  GemmTilingError error;
+  if (std::optional<MatmulTiling> tiling =
+          expectedGemmTiling(group, options.matmulTiling, target, &error))
     return *tiling;
-  }
-  if (options.matmulTiling != "auto") {
-    std::optional<MatmulTiling> tiling =
-        resolveMatmulTiling(options.matmulTiling, target.chip, error);
-    if (!tiling)
-      return group.emitError("matmul-tiling: ") << error;
-    return *tiling;
-  }
-  std::vector<TilingEstimate> ranked =
-      rankMatmulTilings(group, target.chip, target);
-  if (ranked.empty())
-    return group.emitError("no matmul tiling fits the shared memory of ")
-           << target.name;
-  return ranked.front().tiling;
+  Operation *at = error.at ? error.at : group.getOperation();
+  return at->emitError(
+      error.message.empty()
+          ? std::string("internal error: a GEMM kernel without a "
+                        "contraction reached the tile choice")
+          : error.message);
 }
 
 /// Reads `op` through `view`: its two minor dimensions (rows x columns of

@@ -329,23 +329,37 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
 
 std::optional<MatmulTiling> expectedGemmTiling(Operation *kernelOp,
                                                StringRef option,
-                                               const GpuTarget &target) {
+                                               const GpuTarget &target,
+                                               GemmTilingError *error) {
   Operation *contraction = findContraction(kernelOp);
   if (!contraction)
     return std::nullopt;
-  std::string error;
+  std::string why;
+  auto fail = [&](Operation *at, std::string message) {
+    if (error)
+      *error = {at, std::move(message)};
+    return std::nullopt;
+  };
   auto helper =
       getFuseDialect(kernelOp->getContext()).getMatmulTilingAttrHelper();
   for (Operation *holder : {kernelOp, contraction})
-    if (MatmulTilingAttr own = helper.getAttr(holder))
-      return resolveMatmulTiling(formatMatmulTiling(own.getTiling()),
-                                 target.chip, error);
-  if (option != "auto")
-    return resolveMatmulTiling(option, target.chip, error);
+    if (MatmulTilingAttr own = helper.getAttr(holder)) {
+      if (std::optional<MatmulTiling> tiling = resolveMatmulTiling(
+              formatMatmulTiling(own.getTiling()), target.chip, why))
+        return tiling;
+      return fail(holder, (helper.getNameStr() + ": " + why).str());
+    }
+  if (option != "auto") {
+    if (std::optional<MatmulTiling> tiling =
+            resolveMatmulTiling(option, target.chip, why))
+      return tiling;
+    return fail(kernelOp, "matmul-tiling: " + why);
+  }
   std::vector<TilingEstimate> ranked =
       rankMatmulTilings(kernelOp, target.chip, target);
   if (ranked.empty())
-    return std::nullopt;
+    return fail(kernelOp,
+                "no matmul tiling fits the shared memory of " + target.name);
   return ranked.front().tiling;
 }
 

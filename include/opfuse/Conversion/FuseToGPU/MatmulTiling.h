@@ -68,14 +68,21 @@ std::vector<TilingEstimate> rankMatmulTilings(mlir::Operation *kernelOp,
                                               llvm::StringRef chip,
                                               const GpuTarget &target);
 
-/// The tiling the GEMM emitter will give `kernelOp` under the
-/// --matmul-tiling value `option`, as its emission chooses it: the
-/// kernel's or its contraction's fuse.matmul_tiling, else the option, where
-/// "auto" asks rankMatmulTilings. Without diagnostics: nullopt where the
-/// emission would report an error (the cost model's report asks before).
-std::optional<MatmulTiling> expectedGemmTiling(mlir::Operation *kernelOp,
-                                               llvm::StringRef option,
-                                               const GpuTarget &target);
+/// Why expectedGemmTiling found no tiling: the op to report it at and the
+/// message.
+struct GemmTilingError {
+  mlir::Operation *at = nullptr;
+  std::string message;
+};
+
+/// The tiling the GEMM emitter gives `kernelOp` under the --matmul-tiling
+/// value `option`: the kernel's or its contraction's fuse.matmul_tiling,
+/// else the option, where "auto" asks rankMatmulTilings. Emits nothing:
+/// nullopt, with the reason in `error` when given, where there is none
+/// (the emitter reports it; the cost model's report asks before it runs).
+std::optional<MatmulTiling>
+expectedGemmTiling(mlir::Operation *kernelOp, llvm::StringRef option,
+                   const GpuTarget &target, GemmTilingError *error = nullptr);
 
 } // namespace opfuse
 
