@@ -164,11 +164,12 @@ Work CostModel::work(Operation *op) const {
   return result;
 }
 
-// As the tile model prices it (MatmulTilingChoice.cpp): every block stores
-// its f32 partial tile, and the busiest SM, with ceil(blocks / SMs) blocks,
-// then sums the P partials of its tile, each at the SM's share of L2
-// bandwidth. Not fitted: the split GEMMs of the tuning set measured 14-35%
-// above their roofline prediction before it was added (docs/cost-model.md).
+// As the tile model prices it (rankMatmulTilings): every block stores its
+// f32 partial tile, ceil(blocks / SMs) of them on the busiest SM, and the
+// last block of each tile sums its P partials, ceil(tiles / SMs) tiles on
+// the busiest SM, all at the SM's share of L2 bandwidth. Not fitted: the split
+// GEMMs of the tuning set measured 14-35% above their roofline prediction
+// before it was added (docs/cost-model.md).
 double CostModel::splitKTailSeconds(Operation *kernel,
                                     Operation *contraction) const {
   if (!gemmTilingOf || !isGemmContraction(contraction) || target_.smCount <= 0)
@@ -176,14 +177,12 @@ double CostModel::splitKTailSeconds(Operation *kernel,
   std::optional<MatmulTiling> tiling = gemmTilingOf(kernel);
   if (!tiling || tiling->splitK <= 1)
     return 0;
-  const GemmShape shape = getGemmShape(contraction);
-  const int64_t tiles = shape.batch *
-                        llvm::divideCeil(shape.m, tiling->blockM) *
-                        llvm::divideCeil(shape.n, tiling->blockN);
+  const int64_t tiles = countOutputTiles(getGemmShape(contraction), *tiling);
   const int64_t blocks = tiles * tiling->splitK;
   const double partialBytes = 4.0 * tiling->blockM * tiling->blockN;
   const double l2PerSm = bandwidth(/*fromL2=*/true) / target_.smCount;
-  return (tiling->splitK + llvm::divideCeil(blocks, target_.smCount)) *
+  return (llvm::divideCeil(blocks, target_.smCount) +
+          llvm::divideCeil(tiles, target_.smCount) * tiling->splitK) *
          partialBytes / l2PerSm;
 }
 

@@ -264,9 +264,7 @@ GemmDecision decideGemmSchedule(const GemmProblem &p, const MatmulTiling &t,
                                       : GemmScheduleKind::cooperative;
   decision.feed = tma ? GemmOperandFeed::tma : GemmOperandFeed::cp_async;
 
-  const int64_t totalTiles = p.shape.batch *
-                             llvm::divideCeil(p.shape.m, t.blockM) *
-                             llvm::divideCeil(p.shape.n, t.blockN);
+  const int64_t totalTiles = countOutputTiles(p.shape, t);
   const int64_t maxResidentBlocks = residentBlocks(warpSpecialized ? 128 : 0);
   LaunchConfig &launch = decision.launch;
   launch.block = t.threads() + (warpSpecialized ? 128 : 0);

@@ -232,19 +232,14 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
   // Split-K for tilings whose tiles leave SMs idle: each split keeps at
   // least kMinSlicesPerSplit K slices, so that its pipeline fills, and the
   // splits of all tiles fit in one wave. Warpgroup tilings are not offered
-  // split: their split-K kernel (forced with --matmul-tiling=wgmma:.../kP)
-  // has not yet been timed or checked on a GPU. When it is, they would be
-  // split only when their tiles leave at least half of the SMs idle, and
-  // into equal parts (it then loses TMA and persistence, GemmSchedule.cpp).
+  // split: their split-K kernel (forced with --matmul-tiling=wgmma:.../kP,
+  // equal parts only) has not yet been timed or checked on a GPU.
   constexpr int64_t kMinSlicesPerSplit = 4;
-  constexpr bool kOfferWarpgroupSplits = false;
   for (size_t i = 0, e = candidates.size(); i < e; ++i) {
     const MatmulTiling base = candidates[i];
-    const bool warpgroups = base.instruction == MmaInstruction::Warpgroup;
-    const int64_t tiles = shape.batch * llvm::divideCeil(shape.m, base.blockM) *
-                          llvm::divideCeil(shape.n, base.blockN);
-    if (warpgroups && (!kOfferWarpgroupSplits || 2 * tiles > target.smCount))
+    if (base.instruction != MmaInstruction::Sync)
       continue;
+    const int64_t tiles = countOutputTiles(shape, base);
     const int64_t slices =
         llvm::divideCeil(std::max<int64_t>(shape.k, 1), base.blockK);
     for (int64_t splits : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {
@@ -253,7 +248,6 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
       const int64_t perSplit = llvm::divideCeil(slices, splits);
       if (perSplit < kMinSlicesPerSplit ||
           llvm::divideCeil(slices, perSplit) != splits ||
-          (warpgroups && slices % splits != 0) ||
           tiles * splits > target.smCount * 2)
         continue;
       MatmulTiling split = base;
@@ -265,8 +259,7 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
   for (const MatmulTiling &tiling : candidates) {
     TilingEstimate estimate;
     estimate.tiling = tiling;
-    estimate.tiles = shape.batch * llvm::divideCeil(shape.m, tiling.blockM) *
-                     llvm::divideCeil(shape.n, tiling.blockN);
+    estimate.tiles = countOutputTiles(shape, tiling);
     // A block of many threads gets fewer registers each: ptxas squeezes the
     // kernel into them (192x256 on 384 threads: 168 of the 200 wanted) at
     // the cost of recomputed addresses; the time is scaled by the ratio.

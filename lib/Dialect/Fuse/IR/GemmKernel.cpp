@@ -30,6 +30,11 @@ bool isContraction(Operation *op) {
 
 bool isGemmContraction(Operation *op) { return isa<MatmulOp, Conv2DOp>(op); }
 
+int64_t countOutputTiles(const GemmShape &shape, const MatmulTiling &tiling) {
+  return shape.batch * llvm::divideCeil(shape.m, tiling.blockM) *
+         llvm::divideCeil(shape.n, tiling.blockN);
+}
+
 bool isSkinnyGemm(const GemmShape &shape) {
   return shape.m <= 64 && shape.k >= 256;
 }

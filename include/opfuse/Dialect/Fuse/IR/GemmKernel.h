@@ -16,6 +16,7 @@
 #define OPFUSE_DIALECT_FUSE_IR_GEMMKERNEL_H
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/MatmulTiling.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -52,6 +53,10 @@ bool foldsBatchIntoRows(MatmulOp op);
 /// its second product (M = Sq query rows, N = Dv, K = D, batch = B * H);
 /// for a matmul that foldsBatchIntoRows, batch 1 and M the batch's rows.
 GemmShape getGemmShape(mlir::Operation *op);
+
+/// The output tiles of `shape` under `tiling`, ragged edges as whole
+/// tiles: batch x ceil(M / BM) x ceil(N / BN).
+int64_t countOutputTiles(const GemmShape &shape, const MatmulTiling &tiling);
 
 /// Whether the tile model also offers a 16-bit GEMM of `shape` skinny
 /// tiles, one tile row of M rounded up to 16: at most 64 rows (a decode
