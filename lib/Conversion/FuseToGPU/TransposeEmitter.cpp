@@ -218,228 +218,274 @@ public:
                      const EmitContext &) const override;
 };
 
-LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
-                                     gpu::GPUModuleOp module, StringRef name,
-                                     const EmitContext &context) const {
-  std::optional<TransposeShape> analyzed = analyzeGroup(group);
-  if (!analyzed)
-    return group.emitError("internal error: not a transpose kernel");
-  const TransposeShape &s = *analyzed;
-  RankedTensorType input = s.input();
-  RankedTensorType output = s.transpose.getType();
-  const int64_t t = s.tile;
-  int64_t largest = getNumElements(output);
-  for (Type type : group.getInputs().getTypes())
-    largest = std::max(largest, getNumElements(type));
-  Type indexType = indexTypeFor(group.getContext(), largest);
-  OpBuilder b(group.getContext());
-  Location loc = group.getLoc();
-  gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
-  b.setInsertionPoint(func.getBody().front().getTerminator());
-  KernelBuilder kb(b, loc, indexType);
-  kb.setStrictNumerics(context.options.strictNumerics());
+/// One transpose kernel as it is emitted: the block's tile of the input
+/// (phase 1 loads it through the prologue into shared memory) and of the
+/// output (phase 2 evaluates the epilogue from the tile, across).
+class TransposeKernel {
+public:
+  TransposeKernel(GroupOp group, const TransposeShape &s,
+                  const LaunchConfig &config, gpu::GPUFuncOp func, OpBuilder &b,
+                  KernelBuilder &kb);
+
+  /// Phase 1: the prologue at the input's index, into the tile.
+  LogicalResult emitLoads();
+  /// Phase 2: the epilogue at the output's index, from the tile across.
+  LogicalResult emitStores();
+
+private:
+  /// A slot of a phase: its row and column in the tile, and whether it lies
+  /// in the tensor (null when unguarded and every slot is used).
+  struct Slot {
+    Value row, column, across, inner, valid;
+  };
+
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  }
+  Value below(Value x, int64_t bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                 kb.constant(bound))
+        .getResult();
+  }
+  Value index(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v)
+        .getResult();
+  }
+  /// Runs `body` under `condition`.
+  LogicalResult guarded(Value condition, function_ref<LogicalResult()> body);
+  /// Runs `phase(guard)` unguarded where every tile is whole, else in both
+  /// branches of `interior`.
+  LogicalResult split(function_ref<LogicalResult(bool)> phase);
+  SmallVector<Slot> slotsOf(int64_t vectorsPerRow, bool transposed, bool guard);
+  FailureOr<GroupEvaluator::Lanes> readInput(ViewKernel &in, const Slot &slot);
+  void toTile(const Slot &slot, ArrayRef<Value> lanes);
+  LogicalResult writeOutput(ViewKernel &out, const Slot &slot);
+
+  GroupOp group;
+  const TransposeShape &s;
+  gpu::GPUFuncOp func;
+  OpBuilder &b;
+  KernelBuilder &kb;
+  Location loc;
+  RankedTensorType input, output;
+  const int64_t t;
+  Value tile, thread, acrossBase, innerBase, interior;
+  SmallVector<Value> batchIndex;
+  bool wholeTiles = false;
+};
+
+TransposeKernel::TransposeKernel(GroupOp group, const TransposeShape &s,
+                                 const LaunchConfig &config,
+                                 gpu::GPUFuncOp func, OpBuilder &b,
+                                 KernelBuilder &kb)
+    : group(group), s(s), func(func), b(b), kb(kb), loc(group.getLoc()),
+      input(s.input()), output(s.transpose.getType()), t(s.tile) {
   Type tileType = getComputeType(input.getElementType());
-  Value tile = func.addWorkgroupAttribution(
+  tile = func.addWorkgroupAttribution(
       MemRefType::get({t, t + 1}, tileType, AffineMap(),
                       gpu::AddressSpaceAttr::get(b.getContext(),
                                                  gpu::AddressSpace::Workgroup)),
       loc);
 
   // The block's tile: (batch, tile across, tile inner), inner fastest.
-  Value thread = kb.threadId();
+  thread = kb.threadId();
   Value blockId = kb.logicalBlock(config);
   SmallVector<Value> coordinates =
       kb.decompose(blockId, {s.batch(), s.tilesAcross(), s.tilesInner()});
   SmallVector<int64_t> batchShape;
   for (int64_t d : s.batchDims)
     batchShape.push_back(input.getDimSize(d));
-  SmallVector<Value> batchIndex =
-      batchShape.empty() ? SmallVector<Value>()
-                         : kb.decompose(coordinates[0], batchShape);
-  Value acrossBase =
-      arith::MulIOp::create(b, loc, coordinates[1], kb.constant(t));
-  Value innerBase =
-      arith::MulIOp::create(b, loc, coordinates[2], kb.constant(t));
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  };
-  auto below = [&](Value x, int64_t bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
-                                 kb.constant(bound))
-        .getResult();
-  };
-  auto index = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v)
-        .getResult();
-  };
-  auto guarded = [&](Value condition, auto body) -> LogicalResult {
-    auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&guard.getThenRegion().front());
-    return body();
-  };
+  if (!batchShape.empty())
+    batchIndex = kb.decompose(coordinates[0], batchShape);
+  acrossBase = arith::MulIOp::create(b, loc, coordinates[1], kb.constant(t));
+  innerBase = arith::MulIOp::create(b, loc, coordinates[2], kb.constant(t));
 
   // A tile wholly inside the tensor needs no guards, and its slots' loads
   // are all issued before any is used; tiles on an edge guard each slot.
-  const bool wholeTiles =
+  wholeTiles =
       input.getDimSize(s.across) % t == 0 && input.getDimSize(s.inner) % t == 0;
-  Value interior;
   if (!wholeTiles)
     interior = arith::AndIOp::create(
         b, loc,
         below(add(acrossBase, kb.constant(t - 1)), input.getDimSize(s.across)),
         below(add(innerBase, kb.constant(t - 1)), input.getDimSize(s.inner)));
-  // Runs `phase(guard)` unguarded where every tile is whole, else in both
-  // branches of `interior`.
-  auto split = [&](auto phase) -> LogicalResult {
-    if (wholeTiles)
-      return phase(false);
-    auto branch = scf::IfOp::create(b, loc, interior, /*withElse=*/true);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    if (failed(phase(false)))
-      return failure();
-    b.setInsertionPoint(branch.elseBlock()->getTerminator());
-    return phase(true);
-  };
+}
 
-  // A slot of a phase: its row and column in the tile, and whether it lies
-  // in the tensor (null when unguarded and every slot is used).
-  struct Slot {
-    Value row, column, across, inner, valid;
-  };
-  auto slotsOf = [&](int64_t vectorsPerRow, bool transposed, bool guard) {
-    SmallVector<Slot> slots;
-    const int64_t count = t * vectorsPerRow;
-    for (int64_t first = 0; first < count; first += kThreads) {
-      Slot slot;
-      Value id = add(thread, kb.constant(first));
-      slot.row = arith::DivUIOp::create(b, loc, id, kb.constant(vectorsPerRow));
-      slot.column = arith::MulIOp::create(
-          b, loc,
-          arith::RemUIOp::create(b, loc, id, kb.constant(vectorsPerRow)),
-          kb.constant(t / vectorsPerRow));
-      // Phase 1 walks rows across and columns inner; phase 2 the reverse.
-      slot.across = add(acrossBase, transposed ? slot.column : slot.row);
-      slot.inner = add(innerBase, transposed ? slot.row : slot.column);
-      if (guard)
-        slot.valid = arith::AndIOp::create(
-            b, loc, below(slot.across, input.getDimSize(s.across)),
-            below(slot.inner, input.getDimSize(s.inner)));
-      if (first + kThreads > count) {
-        Value used = below(id, count);
-        slot.valid =
-            slot.valid
-                ? arith::AndIOp::create(b, loc, slot.valid, used).getResult()
-                : used;
-      }
-      slots.push_back(slot);
-    }
-    return slots;
-  };
+LogicalResult TransposeKernel::guarded(Value condition,
+                                       function_ref<LogicalResult()> body) {
+  auto guard = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  return body();
+}
 
-  // Phase 1: the prologue at the input's index, into the tile.
-  ViewKernel in(group, b, kb, func, s.vecIn);
-  auto readInput = [&](const Slot &slot) -> FailureOr<GroupEvaluator::Lanes> {
-    Index at;
-    at.shape.assign(input.getShape().begin(), input.getShape().end());
-    at.dims.resize(input.getRank());
-    for (auto [d, value] : llvm::zip(s.batchDims, batchIndex))
-      at.dims[d] = {value, 0, 1, 0};
-    at.dims[s.across] = {slot.across, 0, 1, 0};
-    at.dims[s.inner] = {slot.inner, s.vecIn > 1 ? 1 : 0, s.vecIn, 0};
-    GroupEvaluator::Memo memo;
-    ConversionCache conversions;
-    ViewEvaluator evaluator(in, memo, conversions);
-    return evaluator.evaluateAt(s.transpose.getInput(), std::move(at));
-  };
-  auto toTile = [&](const Slot &slot, ArrayRef<Value> lanes) {
-    for (auto [lane, value] : llvm::enumerate(lanes))
-      memref::StoreOp::create(
-          b, loc, value, tile,
-          ValueRange{index(slot.row),
-                     index(add(slot.column, kb.constant(lane)))});
-  };
-  if (failed(split([&](bool guard) -> LogicalResult {
-        SmallVector<Slot> slots = slotsOf(t / s.vecIn, false, guard);
-        SmallVector<std::pair<Slot, GroupEvaluator::Lanes>> loaded;
-        for (const Slot &slot : slots) {
-          if (slot.valid) {
-            if (failed(guarded(slot.valid, [&]() -> LogicalResult {
-                  FailureOr<GroupEvaluator::Lanes> lanes = readInput(slot);
-                  if (failed(lanes))
-                    return failure();
-                  toTile(slot, *lanes);
-                  return success();
-                })))
-              return failure();
-            continue;
-          }
-          FailureOr<GroupEvaluator::Lanes> lanes = readInput(slot);
-          if (failed(lanes))
-            return failure();
-          loaded.push_back({slot, std::move(*lanes)});
-        }
-        for (auto &[slot, lanes] : loaded)
-          toTile(slot, lanes);
-        return success();
-      })))
+LogicalResult TransposeKernel::split(function_ref<LogicalResult(bool)> phase) {
+  if (wholeTiles)
+    return phase(false);
+  auto branch = scf::IfOp::create(b, loc, interior, /*withElse=*/true);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  if (failed(phase(false)))
     return failure();
-  gpu::BarrierOp::create(b, loc);
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  return phase(true);
+}
 
-  // Phase 2: the epilogue at the output's index, from the tile across.
-  ViewKernel out(group, b, kb, func, s.vecOut);
-  ArrayRef<int64_t> perm = s.transpose.getPermutation();
-  auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
-  const unsigned numInputs = group.getNumOperands();
-  auto writeOutput = [&](const Slot &slot) -> LogicalResult {
-    // Output dimension i is input dimension perm[i].
-    Index at;
-    at.shape.assign(output.getShape().begin(), output.getShape().end());
-    for (int64_t p : perm) {
-      if (p == s.across)
-        at.dims.push_back({slot.across, s.vecOut > 1 ? 1 : 0, s.vecOut, 0});
-      else if (p == s.inner)
-        at.dims.push_back({slot.inner, 0, 1, 0});
-      else
-        at.dims.push_back(
-            {batchIndex[llvm::find(s.batchDims, p) - s.batchDims.begin()], 0, 1,
-             0});
+SmallVector<TransposeKernel::Slot>
+TransposeKernel::slotsOf(int64_t vectorsPerRow, bool transposed, bool guard) {
+  SmallVector<Slot> slots;
+  const int64_t count = t * vectorsPerRow;
+  for (int64_t first = 0; first < count; first += kThreads) {
+    Slot slot;
+    Value id = add(thread, kb.constant(first));
+    slot.row = arith::DivUIOp::create(b, loc, id, kb.constant(vectorsPerRow));
+    slot.column = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, id, kb.constant(vectorsPerRow)),
+        kb.constant(t / vectorsPerRow));
+    // Phase 1 walks rows across and columns inner; phase 2 the reverse.
+    slot.across = add(acrossBase, transposed ? slot.column : slot.row);
+    slot.inner = add(innerBase, transposed ? slot.row : slot.column);
+    if (guard)
+      slot.valid = arith::AndIOp::create(
+          b, loc, below(slot.across, input.getDimSize(s.across)),
+          below(slot.inner, input.getDimSize(s.inner)));
+    if (first + kThreads > count) {
+      Value used = below(id, count);
+      slot.valid =
+          slot.valid
+              ? arith::AndIOp::create(b, loc, slot.valid, used).getResult()
+              : used;
     }
-    auto readTile = [&]() {
-      GroupEvaluator::Lanes lanes;
-      for (int64_t lane = 0; lane < s.vecOut; ++lane)
-        lanes.push_back(memref::LoadOp::create(
-            b, loc, tile,
-            ValueRange{index(add(slot.column, kb.constant(lane))),
-                       index(slot.row)}));
-      return lanes;
-    };
-    GroupEvaluator::Memo memo;
-    ConversionCache conversions;
-    TileEvaluator evaluator(out, memo, conversions, s.transpose, readTile);
-    IndexDim offset = out.linearize(at);
-    const int context = out.intern(std::move(at));
-    for (auto [position, value] : llvm::enumerate(yield.getOperands())) {
-      FailureOr<GroupEvaluator::Lanes> lanes =
-          evaluator.evaluate(value, context);
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+FailureOr<GroupEvaluator::Lanes> TransposeKernel::readInput(ViewKernel &in,
+                                                            const Slot &slot) {
+  Index at;
+  at.shape.assign(input.getShape().begin(), input.getShape().end());
+  at.dims.resize(input.getRank());
+  for (auto [d, value] : llvm::zip(s.batchDims, batchIndex))
+    at.dims[d] = {value, 0, 1, 0};
+  at.dims[s.across] = {slot.across, 0, 1, 0};
+  at.dims[s.inner] = {slot.inner, s.vecIn > 1 ? 1 : 0, s.vecIn, 0};
+  GroupEvaluator::Memo memo;
+  ConversionCache conversions;
+  ViewEvaluator evaluator(in, memo, conversions);
+  return evaluator.evaluateAt(s.transpose.getInput(), std::move(at));
+}
+
+void TransposeKernel::toTile(const Slot &slot, ArrayRef<Value> lanes) {
+  for (auto [lane, value] : llvm::enumerate(lanes))
+    memref::StoreOp::create(
+        b, loc, value, tile,
+        ValueRange{index(slot.row),
+                   index(add(slot.column, kb.constant(lane)))});
+}
+
+LogicalResult TransposeKernel::emitLoads() {
+  ViewKernel in(group, b, kb, func, s.vecIn);
+  return split([&](bool guard) -> LogicalResult {
+    SmallVector<Slot> slots = slotsOf(t / s.vecIn, false, guard);
+    SmallVector<std::pair<Slot, GroupEvaluator::Lanes>> loaded;
+    for (const Slot &slot : slots) {
+      if (slot.valid) {
+        if (failed(guarded(slot.valid, [&]() -> LogicalResult {
+              FailureOr<GroupEvaluator::Lanes> lanes = readInput(in, slot);
+              if (failed(lanes))
+                return failure();
+              toTile(slot, *lanes);
+              return success();
+            })))
+          return failure();
+        continue;
+      }
+      FailureOr<GroupEvaluator::Lanes> lanes = readInput(in, slot);
       if (failed(lanes))
         return failure();
-      kb.store(func.getArgument(numInputs + position),
-               cast<RankedTensorType>(value.getType()).getElementType(),
-               offset.value, *lanes);
+      loaded.push_back({slot, std::move(*lanes)});
     }
+    for (auto &[slot, lanes] : loaded)
+      toTile(slot, lanes);
     return success();
+  });
+}
+
+LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot) {
+  // Output dimension i is input dimension perm[i].
+  Index at;
+  at.shape.assign(output.getShape().begin(), output.getShape().end());
+  for (int64_t p : s.transpose.getPermutation()) {
+    if (p == s.across)
+      at.dims.push_back({slot.across, s.vecOut > 1 ? 1 : 0, s.vecOut, 0});
+    else if (p == s.inner)
+      at.dims.push_back({slot.inner, 0, 1, 0});
+    else
+      at.dims.push_back(
+          {batchIndex[llvm::find(s.batchDims, p) - s.batchDims.begin()], 0, 1,
+           0});
+  }
+  auto readTile = [&]() {
+    GroupEvaluator::Lanes lanes;
+    for (int64_t lane = 0; lane < s.vecOut; ++lane)
+      lanes.push_back(memref::LoadOp::create(
+          b, loc, tile,
+          ValueRange{index(add(slot.column, kb.constant(lane))),
+                     index(slot.row)}));
+    return lanes;
   };
+  GroupEvaluator::Memo memo;
+  ConversionCache conversions;
+  TileEvaluator evaluator(out, memo, conversions, s.transpose, readTile);
+  IndexDim offset = out.linearize(at);
+  const int context = out.intern(std::move(at));
+  auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+  const unsigned numInputs = group.getNumOperands();
+  for (auto [position, value] : llvm::enumerate(yield.getOperands())) {
+    FailureOr<GroupEvaluator::Lanes> lanes = evaluator.evaluate(value, context);
+    if (failed(lanes))
+      return failure();
+    kb.store(func.getArgument(numInputs + position),
+             cast<RankedTensorType>(value.getType()).getElementType(),
+             offset.value, *lanes);
+  }
+  return success();
+}
+
+LogicalResult TransposeKernel::emitStores() {
+  ViewKernel out(group, b, kb, func, s.vecOut);
   return split([&](bool guard) -> LogicalResult {
     for (const Slot &slot : slotsOf(t / s.vecOut, true, guard)) {
-      if (failed(slot.valid
-                     ? guarded(slot.valid, [&] { return writeOutput(slot); })
-                     : writeOutput(slot)))
+      if (failed(slot.valid ? guarded(slot.valid,
+                                      [&] { return writeOutput(out, slot); })
+                            : writeOutput(out, slot)))
         return failure();
     }
     return success();
   });
+}
+
+LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
+                                     gpu::GPUModuleOp module, StringRef name,
+                                     const EmitContext &context) const {
+  std::optional<TransposeShape> analyzed = analyzeGroup(group);
+  if (!analyzed)
+    return group.emitError("internal error: not a transpose kernel");
+  int64_t largest = getNumElements(analyzed->transpose.getType());
+  for (Type type : group.getInputs().getTypes())
+    largest = std::max(largest, getNumElements(type));
+  Type indexType = indexTypeFor(group.getContext(), largest);
+  OpBuilder b(group.getContext());
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block);
+  b.setInsertionPoint(func.getBody().front().getTerminator());
+  KernelBuilder kb(b, group.getLoc(), indexType);
+  kb.setStrictNumerics(context.options.strictNumerics());
+  TransposeKernel kernel(group, *analyzed, config, func, b, kb);
+  if (failed(kernel.emitLoads()))
+    return failure();
+  gpu::BarrierOp::create(b, group.getLoc());
+  return kernel.emitStores();
 }
 
 } // namespace
