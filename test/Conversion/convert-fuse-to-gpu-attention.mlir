@@ -24,6 +24,7 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32" | FileCheck %s --check-prefix=TILED
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=DECODE
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // Views TMA cannot describe (rows of 776 bytes): tma tiles are an error,
@@ -157,4 +158,30 @@ func.func @strided_head(%q: tensor<1x2x64x64xbf16>, %kt: tensor<1x2x64x64xbf16>,
   %k = fuse.transpose %kt permutation = [0, 1, 3, 2] : tensor<1x2x64x64xbf16> -> tensor<1x2x64x64xbf16>
   %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x2x64x64xbf16>) -> tensor<1x2x64x64xbf16>
   return %o : tensor<1x2x64x64xbf16>
+}
+
+// -----
+
+// A decode step (one query and one key per head), K through the two
+// transposes a frontend's Kᵀ leaves: the unit sequence dimension places
+// no row (whatever stride the views give it), so K is read through its views in place too
+// and the attention is one kernel with the head split and merge.
+// DECODE-LABEL: func.func @decode_heads
+// DECODE-COUNT-1: fuse.group
+// DECODE-NOT: fuse.group
+func.func @decode_heads(%qkv: tensor<2x1x384xbf16>) -> tensor<2x1x128xbf16> {
+  %qs = fuse.slice %qkv offsets = [0, 0, 0] sizes = [2, 1, 128] strides = [1, 1, 1] : tensor<2x1x384xbf16> -> tensor<2x1x128xbf16>
+  %ks = fuse.slice %qkv offsets = [0, 0, 128] sizes = [2, 1, 128] strides = [1, 1, 1] : tensor<2x1x384xbf16> -> tensor<2x1x128xbf16>
+  %vs = fuse.slice %qkv offsets = [0, 0, 256] sizes = [2, 1, 128] strides = [1, 1, 1] : tensor<2x1x384xbf16> -> tensor<2x1x128xbf16>
+  %qr = fuse.reshape %qs : tensor<2x1x128xbf16> -> tensor<2x1x2x64xbf16>
+  %kr = fuse.reshape %ks : tensor<2x1x128xbf16> -> tensor<2x1x2x64xbf16>
+  %vr = fuse.reshape %vs : tensor<2x1x128xbf16> -> tensor<2x1x2x64xbf16>
+  %q = fuse.transpose %qr permutation = [0, 2, 1, 3] : tensor<2x1x2x64xbf16> -> tensor<2x2x1x64xbf16>
+  %kt = fuse.transpose %kr permutation = [0, 2, 3, 1] : tensor<2x1x2x64xbf16> -> tensor<2x2x64x1xbf16>
+  %k = fuse.transpose %kt permutation = [0, 1, 3, 2] : tensor<2x2x64x1xbf16> -> tensor<2x2x1x64xbf16>
+  %v = fuse.transpose %vr permutation = [0, 2, 1, 3] : tensor<2x1x2x64xbf16> -> tensor<2x2x1x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<2x2x1x64xbf16>, tensor<2x2x1x64xbf16>, tensor<2x2x1x64xbf16>) -> tensor<2x2x1x64xbf16>
+  %ot = fuse.transpose %o permutation = [0, 2, 1, 3] : tensor<2x2x1x64xbf16> -> tensor<2x1x2x64xbf16>
+  %om = fuse.reshape %ot : tensor<2x1x2x64xbf16> -> tensor<2x1x128xbf16>
+  return %om : tensor<2x1x128xbf16>
 }

@@ -79,9 +79,14 @@ std::optional<std::string> checkAttentionOps(ArrayRef<Operation *> ops) {
     std::optional<StridedView> view = getStridedView(operand, isView, why);
     if (!view)
       return why;
+    // A dimension of one element (a decode step's one query) moves no row.
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(operand.getType()).getShape();
     int64_t alignment = view->offset;
-    for (int64_t stride : ArrayRef<int64_t>(view->strides).drop_back())
-      alignment = std::gcd(alignment, stride);
+    for (auto [size, stride] : llvm::zip(
+             shape.drop_back(), ArrayRef<int64_t>(view->strides).drop_back()))
+      if (size != 1)
+        alignment = std::gcd(alignment, stride);
     if (alignment % 2 != 0)
       return describeOp(def) + " places rows of " + describeOp(attention) +
              "'s operand at odd element offsets; the attention kernel copies "
