@@ -56,6 +56,19 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   return tiling;
 }
 
+/// The gcd of every row start of a view, in elements: of the offset and
+/// the strides of the dimensions above the row. A dimension of one element (a
+/// decode step's one query or key) moves no row, whatever stride the views give
+/// it.
+static int64_t rowAlignment(ArrayRef<int64_t> shape, int64_t offset,
+                            ArrayRef<int64_t> strides) {
+  int64_t alignment = offset;
+  for (auto [size, stride] : llvm::zip(shape.drop_back(), strides.drop_back()))
+    if (size != 1)
+      alignment = std::gcd(alignment, stride);
+  return alignment;
+}
+
 std::optional<std::string> checkAttentionOps(ArrayRef<Operation *> ops) {
   std::string why;
   Operation *contraction = analyzeGemmKernel(ops, why);
@@ -79,14 +92,9 @@ std::optional<std::string> checkAttentionOps(ArrayRef<Operation *> ops) {
     std::optional<StridedView> view = getStridedView(operand, isView, why);
     if (!view)
       return why;
-    // A dimension of one element (a decode step's one query) moves no row.
-    ArrayRef<int64_t> shape =
-        cast<RankedTensorType>(operand.getType()).getShape();
-    int64_t alignment = view->offset;
-    for (auto [size, stride] : llvm::zip(
-             shape.drop_back(), ArrayRef<int64_t>(view->strides).drop_back()))
-      if (size != 1)
-        alignment = std::gcd(alignment, stride);
+    const int64_t alignment =
+        rowAlignment(cast<RankedTensorType>(operand.getType()).getShape(),
+                     view->offset, view->strides);
     if (alignment % 2 != 0)
       return describeOp(def) + " places rows of " + describeOp(attention) +
              "'s operand at odd element offsets; the attention kernel copies "
@@ -135,11 +143,9 @@ static FailureOr<AttentionOperand> operandOf(AttentionOp op, Value value,
                         "contiguously");
   result.input = argument.getArgNumber();
   result.strides.assign(strides.begin(), strides.end());
-  int64_t alignment = result.offset;
-  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-    alignment = std::gcd(alignment, stride);
-  const int64_t row = type.getDimSize(3);
-  alignment = std::gcd(alignment, row);
+  const int64_t alignment =
+      std::gcd(rowAlignment(type.getShape(), result.offset, strides),
+               type.getDimSize(3));
   // Even: checkAttentionOps refused odd offsets, and D is a multiple of 16.
   result.chunk = alignment % 8 == 0 ? 8 : alignment % 4 == 0 ? 4 : 2;
   return result;
