@@ -21,9 +21,10 @@
 // WGMMA: gpu.func @mid_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>)
 // WGMMA: nvvm.wgmma.mma_async
 // WGMMA: llvm.atomicrmw add {{.*}} acq_rel
-// The tile model does not split a wgmma tiling by itself (not yet timed
-// on a GPU): 96 tiles of 64x128, one warpgroup each.
-// WGMMA-AUTO: mid_k0: 2 ops, grid 96 x block 128, {{.*}} tiling wgmma:64x128x64/1x1/4 (cooperative)
+// The tile model splits a wgmma tiling whose tiles leave at least half of
+// the SMs idle, into equal parts: 64 tiles of 192x64 in 2 splits of 16
+// slices (128 blocks), where whole K would run 96 tiles of 64x128.
+// WGMMA-AUTO: mid_k0: 2 ops, grid 128 x block 384, {{.*}} tiling wgmma:192x64x64/3x1/4/k2
 // WGMMA-UNEVEN: error: matmul-tiling wgmma:128x128x64/2x1/4/k3: a wgmma tiling splits K only into equal parts, and 32 slices of 64 do not divide by 3
 // ZERO: error: convert-fuse-to-gpu: matmul-tiling: '64x64x32/2x2/3/k0': the split-K part must be kP with P from 1 to 256 (e.g. 128x64x32/4x2/3/k4)
 // NOK: '64x64x32/2x2/3/8': the split-K part must be kP

@@ -221,11 +221,24 @@ TEST_F(MatmulTilingChoiceTest, SplitKFillsIdleSms) {
       EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
     }
   }
-  // The tile model does not split wgmma tilings (their split-K kernel is
-  // forced only, until it has run on a GPU): bf16 on sm_90 keeps whole K.
+  // A wgmma tiling is split only when its tiles leave half of the SMs
+  // idle, and into equal parts (the kernel has one trip count).
+  bool warpgroupSplit = false;
   for (const TilingEstimate &e :
-       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200")))
-    EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
+       rankMatmulTilings(matmul(128, 768, 3072), "sm_90", target("h200"))) {
+    const MatmulTiling &t = e.tiling;
+    if (t.instruction != MmaInstruction::Warpgroup || t.splitK == 1)
+      continue;
+    warpgroupSplit = true;
+    EXPECT_LE(2 * e.tiles, 132) << formatMatmulTiling(t);
+    EXPECT_EQ((3072 / t.blockK) % t.splitK, 0) << formatMatmulTiling(t);
+  }
+  EXPECT_TRUE(warpgroupSplit);
+  // 2048^3 in bf16: 128 tiles of 128x256 fill the SMs, no split.
+  for (const TilingEstimate &e :
+       rankMatmulTilings(matmul(2048, 2048, 2048), "sm_90", target("h200")))
+    if (e.tiling.instruction == MmaInstruction::Warpgroup && e.tiles * 2 > 132)
+      EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
 }
 
 TEST_F(MatmulTilingChoiceTest, SplitKSyntax) {

@@ -231,15 +231,17 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
       candidateTilings(chip, shape, f32Operands, sharedLimit);
   // Split-K for tilings whose tiles leave SMs idle: each split keeps at
   // least kMinSlicesPerSplit K slices, so that its pipeline fills, and the
-  // splits of all tiles fit in one wave. Warpgroup tilings are not offered
-  // split: their split-K kernel (forced with --matmul-tiling=wgmma:.../kP,
-  // equal parts only) has not yet been timed or checked on a GPU.
+  // splits of all tiles fit in one wave. A warpgroup tiling is split only
+  // when its tiles leave at least half of the SMs idle, and into equal
+  // parts: split, it loses TMA and persistence (GemmSchedule.cpp), which
+  // the model does not price.
   constexpr int64_t kMinSlicesPerSplit = 4;
   for (size_t i = 0, e = candidates.size(); i < e; ++i) {
     const MatmulTiling base = candidates[i];
-    if (base.instruction != MmaInstruction::Sync)
-      continue;
+    const bool warpgroups = base.instruction == MmaInstruction::Warpgroup;
     const int64_t tiles = countOutputTiles(shape, base);
+    if (warpgroups && 2 * tiles > target.smCount)
+      continue;
     const int64_t slices =
         llvm::divideCeil(std::max<int64_t>(shape.k, 1), base.blockK);
     for (int64_t splits : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {
@@ -248,6 +250,7 @@ std::vector<TilingEstimate> rankMatmulTilings(Operation *kernelOp,
       const int64_t perSplit = llvm::divideCeil(slices, splits);
       if (perSplit < kMinSlicesPerSplit ||
           llvm::divideCeil(slices, perSplit) != splits ||
+          (warpgroups && slices % splits != 0) ||
           tiles * splits > target.smCount * 2)
         continue;
       MatmulTiling split = base;
