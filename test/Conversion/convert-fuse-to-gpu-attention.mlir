@@ -25,12 +25,20 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=DECODE
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=KVCACHE
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=KVCACHE-CPASYNC
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // Views TMA cannot describe (rows of 776 bytes): tma tiles are an error,
 // auto falls back to the cp.async-fed wgmma kernel (256 threads, no maps).
 // RUN: not opfuse-opt %S/Inputs/attention-misaligned.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=MISALIGNED
 // RUN: opfuse-opt %S/Inputs/attention-misaligned.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=FALLBACK
+// A joined K whose cache is not whole key tiles: tma tiles are an error
+// naming the row, auto falls back to the cp.async-fed kernel (no maps).
+// RUN: not opfuse-opt %S/Inputs/attention-kv-ragged.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x64" 2>&1 | FileCheck %s --check-prefix=KV-RAGGED
+// RUN: opfuse-opt %S/Inputs/attention-kv-ragged.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=KV-RAGGED-AUTO
+// KV-RAGGED: error: attention-tiling: TMA copies a joined K or V tile by tile, and a piece starts at row 100, not a multiple of 64 keys
+// KV-RAGGED-AUTO: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_ragged_k0, fuse.shared_bytes = 49152 : i64}
 // MISALIGNED: attention-misaligned.mlir:13:8: error: attention-tiling: TMA copies q, k and v only where each starts and steps by multiples of 16 bytes
 // FALLBACK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@misaligned_k0, fuse.shared_bytes = 65536 : i64}
 // FALLBACK-NOT: fuse.tensor_maps
@@ -167,8 +175,9 @@ func.func @strided_head(%q: tensor<1x2x64x64xbf16>, %kt: tensor<1x2x64x64xbf16>,
 // no row (whatever stride the views give it), so K is read through its views in place too
 // and the attention is one kernel with the head split and merge.
 // DECODE-LABEL: func.func @decode_heads
-// DECODE-COUNT-1: fuse.group
+// DECODE: fuse.group
 // DECODE-NOT: fuse.group
+// DECODE: return
 func.func @decode_heads(%qkv: tensor<2x1x384xbf16>) -> tensor<2x1x128xbf16> {
   %qs = fuse.slice %qkv offsets = [0, 0, 0] sizes = [2, 1, 128] strides = [1, 1, 1] : tensor<2x1x384xbf16> -> tensor<2x1x128xbf16>
   %ks = fuse.slice %qkv offsets = [0, 0, 128] sizes = [2, 1, 128] strides = [1, 1, 1] : tensor<2x1x384xbf16> -> tensor<2x1x128xbf16>
@@ -184,4 +193,35 @@ func.func @decode_heads(%qkv: tensor<2x1x384xbf16>) -> tensor<2x1x128xbf16> {
   %ot = fuse.transpose %o permutation = [0, 2, 1, 3] : tensor<2x2x1x64xbf16> -> tensor<2x1x2x64xbf16>
   %om = fuse.reshape %ot : tensor<2x1x2x64xbf16> -> tensor<2x1x128xbf16>
   return %om : tensor<2x1x128xbf16>
+}
+
+// -----
+
+// A KV cache joined with a decode step's new key and value by concats
+// along the sequence: the concats join the attention's kernel and are
+// never computed. The kernel reads each piece where it lies: with TMA a
+// tensor map per piece (q, the cache and the new row of K, then of V),
+// the key tile's map and its row in that piece chosen per tile (the cache
+// is whole tiles of 128 keys); fed by cp.async, each row's address from
+// the piece it lies in.
+// KVCACHE-LABEL: func.func @kv_cache
+// KVCACHE: fuse.group(%arg1, %arg3, %arg2, %arg4, %arg0) {{.*}}fuse.tensor_maps = [#fuse.tensor_map<input = 4, {{[^>]*}}>, #fuse.tensor_map<input = 0, dims = [64, 256, 2], {{[^>]*}}>, #fuse.tensor_map<input = 1, dims = [64, 1, 2], {{[^>]*}}>, #fuse.tensor_map<input = 2, dims = [64, 256, 2], {{[^>]*}}>, #fuse.tensor_map<input = 3, dims = [64, 1, 2], {{[^>]*}}>]
+// KVCACHE: fuse.concat
+// KVCACHE: fuse.concat
+// KVCACHE: fuse.attention
+// KVCACHE: gpu.func @kv_cache_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[VNEW:.*]]: !llvm.ptr<1>)
+// KVCACHE: %[[IN:.*]] = arith.cmpi sge
+// KVCACHE: arith.select %[[IN]], %arg8, %arg7 : !llvm.ptr<1>
+// KVCACHE: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// KVCACHE-CPASYNC-LABEL: func.func @kv_cache
+// KVCACHE-CPASYNC-NOT: fuse.tensor_maps
+// KVCACHE-CPASYNC: gpu.func @kv_cache_k0
+// KVCACHE-CPASYNC: arith.cmpi sge
+// KVCACHE-CPASYNC: arith.select {{.*}} : !llvm.ptr<1>
+// KVCACHE-CPASYNC: nvvm.cp.async.shared.global
+func.func @kv_cache(%q: tensor<1x2x1x64xbf16>, %kc: tensor<1x2x256x64xbf16>, %vc: tensor<1x2x256x64xbf16>, %kn: tensor<1x2x1x64xbf16>, %vn: tensor<1x2x1x64xbf16>) -> tensor<1x2x1x64xbf16> {
+  %k = fuse.concat %kc, %kn axis = 2 : (tensor<1x2x256x64xbf16>, tensor<1x2x1x64xbf16>) -> tensor<1x2x257x64xbf16>
+  %v = fuse.concat %vc, %vn axis = 2 : (tensor<1x2x256x64xbf16>, tensor<1x2x1x64xbf16>) -> tensor<1x2x257x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x257x64xbf16>, tensor<1x2x257x64xbf16>) -> tensor<1x2x1x64xbf16>
+  return %o : tensor<1x2x1x64xbf16>
 }

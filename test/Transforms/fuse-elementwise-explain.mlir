@@ -150,3 +150,35 @@ func.func @matmul_store_two_slices(%a: tensor<64x64xbf16>, %b: tensor<64x32xbf16
   %t = fuse.slice %o offsets = [0, 16] sizes = [64, 16] strides = [1, 1] : tensor<64x32xbf16> -> tensor<64x16xbf16>
   return %s, %t : tensor<64x16xbf16>, tensor<64x16xbf16>
 }
+
+// -----
+
+// An attention reads a concat of its K along the sequence piece by piece,
+// but only pieces that are in memory and only a concat nothing else reads.
+func.func @kv_cache_computed_piece(%q: tensor<1x2x1x64xbf16>, %kc: tensor<1x2x128x64xbf16>, %kn: tensor<1x2x1x64xbf16>, %v: tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16> {
+  // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.relu' at 160:9 computes what 'fuse.concat' at 161:8 joins; the attention kernel reads the concat's inputs from memory (kernel of 'fuse.attention' at 162:8)}}
+  %kr = fuse.relu %kn : tensor<1x2x1x64xbf16>
+  %k = fuse.concat %kc, %kr axis = 2 : (tensor<1x2x128x64xbf16>, tensor<1x2x1x64xbf16>) -> tensor<1x2x129x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>, tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16>
+  return %o : tensor<1x2x1x64xbf16>
+}
+
+// -----
+
+func.func @kv_cache_returned(%q: tensor<1x2x1x64xbf16>, %kc: tensor<1x2x128x64xbf16>, %kn: tensor<1x2x1x64xbf16>, %v: tensor<1x2x129x64xbf16>) -> (tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>) {
+  // expected-remark@+2 {{fuse-elementwise: not fused: its shape [1, 2, 129, 64] differs from the kernel's [1, 2, 1, 64], so it cannot be an extra output, and recomputing it is not faster than reading it}}
+  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.attention' at 172:8: a GEMM kernel reads its operands from memory unless it computes A in a prologue, so this kernel writes its result}}
+  %k = fuse.concat %kc, %kn axis = 2 : (tensor<1x2x128x64xbf16>, tensor<1x2x1x64xbf16>) -> tensor<1x2x129x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>, tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16>
+  return %o, %k : tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>
+}
+
+// -----
+
+func.func @kv_concat_of_heads(%q: tensor<1x2x1x64xbf16>, %ka: tensor<1x1x129x64xbf16>, %kb: tensor<1x1x129x64xbf16>, %v: tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16> {
+  // expected-remark@+2 {{fuse-elementwise: not fused: 'fuse.concat' at 181:8 produces an operand of 'fuse.attention' at 182:8; a GEMM kernel reads its operands from memory, through transposes, slices and reshapes (A also through elementwise ops, an attention's K and V through a concat along the sequence axis)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.attention' at 182:8: a GEMM kernel reads its operands from memory unless it computes A in a prologue, so this kernel writes its result}}
+  %k = fuse.concat %ka, %kb axis = 1 : (tensor<1x1x129x64xbf16>, tensor<1x1x129x64xbf16>) -> tensor<1x2x129x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>, tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16>
+  return %o : tensor<1x2x1x64xbf16>
+}

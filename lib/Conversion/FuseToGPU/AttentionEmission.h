@@ -46,12 +46,22 @@ struct AttentionTiling {
 std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
                                                     std::string &error);
 
-/// One of q, k, v: the group input it is read from and the element strides
-/// of its four dimensions [B, H, S, D] there (the last is 1).
-struct AttentionOperand {
+/// Rows of q, k or v in memory: the group input they are read from, the
+/// element strides of their four dimensions [B, H, S, D] there (the last
+/// is 1) and the first element; they are the operand's rows from
+/// `firstRow` on.
+struct AttentionPiece {
   unsigned input = 0;
   int64_t offset = 0;
   llvm::SmallVector<int64_t, 4> strides;
+  int64_t firstRow = 0, rows = 0;
+};
+
+/// One of q, k, v: one piece, or (K and V) the pieces a concat along the
+/// sequence joins (a KV cache and a decode step's new rows), read where
+/// they lie.
+struct AttentionOperand {
+  llvm::SmallVector<AttentionPiece, 1> pieces;
   /// Elements per cp.async copy: 8, 4 or 2.
   int64_t chunk = 8;
 };
@@ -92,13 +102,19 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
 std::optional<std::string>
 whyNoWarpgroupAttention(const AttentionProblem &problem);
 
-/// Why the TMA-fed kernel cannot run `problem`, or nothing when it can
-/// (every tensor map's start and strides 16-byte aligned).
-std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem);
+/// Why the TMA-fed kernel with `blockN` keys a step cannot run `problem`,
+/// or nothing when it can (every tensor map's start and strides 16-byte
+/// aligned, every piece of a joined K or V starting at a whole key tile).
+std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem,
+                                             int64_t blockN);
+
+/// The pieces of q, k and v together: the tensor maps of a TMA-fed kernel.
+int64_t countAttentionPieces(const AttentionProblem &problem);
 
 /// The tensor maps of q, k and v for `tiling` (TMA-fed tilings), in that
-/// order: [D, S, H, B] innermost first, the head and batch dimensions left
-/// out where they have one element, boxes of 64 x BM (q) or 64 x BN rows.
+/// order, one per piece: [D, S, H, B] innermost first, the head and batch
+/// dimensions left out where they have one element, boxes of 64 x BM (q)
+/// or 64 x BN rows.
 llvm::SmallVector<TensorMapSpec, 3>
 attentionTensorMaps(const AttentionProblem &problem,
                     const AttentionTiling &tiling);

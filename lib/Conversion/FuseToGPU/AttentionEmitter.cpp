@@ -35,7 +35,7 @@ planAttention(GroupOp group, const EmitContext &context) {
                                    "need sm_90; the target is ")
              << context.target.chip;
     if (std::optional<std::string> why =
-            tiling.tma ? whyNoTmaAttention(*problem)
+            tiling.tma ? whyNoTmaAttention(*problem, tiling.blockN)
                        : whyNoWarpgroupAttention(*problem))
       return problem->op.emitError("attention-tiling: ") << *why;
   }

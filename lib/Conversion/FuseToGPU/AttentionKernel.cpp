@@ -117,17 +117,21 @@ void AttentionKernel::scaleRow(SmallVector<Value> &o, int64_t i, int64_t half,
     }
 }
 
-Value AttentionKernel::baseOf(const AttentionOperand &operand, Value batch,
-                              Value head) {
-  Value offset = kb.constant(operand.offset);
-  offset = arith::AddIOp::create(
-      b, loc, offset,
-      arith::MulIOp::create(b, loc, gb.toIndexType(batch),
-                            kb.constant(operand.strides[0])));
-  return arith::AddIOp::create(
-      b, loc, offset,
-      arith::MulIOp::create(b, loc, gb.toIndexType(head),
-                            kb.constant(operand.strides[1])));
+SmallVector<Value> AttentionKernel::baseOf(const AttentionOperand &operand,
+                                           Value batch, Value head) {
+  SmallVector<Value> bases;
+  for (const AttentionPiece &piece : operand.pieces) {
+    Value offset = kb.constant(piece.offset);
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, gb.toIndexType(batch),
+                              kb.constant(piece.strides[0])));
+    bases.push_back(arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, gb.toIndexType(head),
+                              kb.constant(piece.strides[1]))));
+  }
+  return bases;
 }
 
 void AttentionKernel::mmaTilePair(ArrayRef<SmallVector<Value>> a,
@@ -156,13 +160,12 @@ Value AttentionKernel::tileOffset(Value row, Value col, int64_t rows,
                 gb.swizzled(row, gb.remu(col, 64), 64));
 }
 
-void AttentionKernel::copyTile(const AttentionOperand &operand, Value base,
-                               Value first, int64_t rows, int64_t width,
-                               int64_t limit, Value smemOffset) {
+void AttentionKernel::copyTile(const AttentionOperand &operand,
+                               ArrayRef<Value> bases, Value first, int64_t rows,
+                               int64_t width, int64_t limit, Value smemOffset) {
   const int64_t chunk = operand.chunk;
   const int64_t chunksPerRow = width / chunk, chunks = rows * chunksPerRow;
   const int64_t threads = t.threads(), bytes = chunk * elementBytes;
-  Value pointer = entry.getArgument(operand.input);
   for (int64_t start = 0; start < chunks; start += threads) {
     OpBuilder::InsertionGuard guard(b);
     Value q = gb.add(thread, gb.i32(start));
@@ -175,16 +178,32 @@ void AttentionKernel::copyTile(const AttentionOperand &operand, Value base,
     Value col = gb.mul(gb.remu(q, chunksPerRow), gb.i32(chunk));
     Value globalRow = gb.add(first, row);
     Value valid = gb.lt(globalRow, gb.i32(limit));
-    Value offset = arith::AddIOp::create(
-        b, loc, base,
-        arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, gb.toIndexType(globalRow),
-                                  kb.constant(operand.strides[2])),
-            gb.toIndexType(col)));
-    // Rows past the sequence copy nothing (zeros) from a valid address.
-    offset = arith::SelectOp::create(b, loc, valid, offset, base);
-    Value source = kb.pointerAt(pointer, p.elementType, offset);
+    // The row's address in the last piece that starts at or before it;
+    // rows past the sequence copy nothing (zeros) from a valid address.
+    Value source;
+    for (auto [piece, base] : llvm::zip(operand.pieces, bases)) {
+      Value local =
+          arith::SubIOp::create(b, loc, globalRow, gb.i32(piece.firstRow));
+      Value offset = arith::AddIOp::create(
+          b, loc, base,
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, gb.toIndexType(local),
+                                    kb.constant(piece.strides[2])),
+              gb.toIndexType(col)));
+      Value inPiece = valid;
+      if (piece.firstRow > 0)
+        inPiece = arith::AndIOp::create(
+            b, loc, valid,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, globalRow,
+                                  gb.i32(piece.firstRow)));
+      Value address =
+          kb.pointerAt(entry.getArgument(piece.input), p.elementType,
+                       arith::SelectOp::create(b, loc, inPiece, offset, base));
+      source = source
+                   ? arith::SelectOp::create(b, loc, inPiece, address, source)
+                   : address;
+    }
     Value target = gb.sharedPointer(
         smem, gb.add(smemOffset, tileOffset(row, col, rows, width)));
     Value sourceBytes =
@@ -790,9 +809,11 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
   Type indexType = indexTypeForBuffers(group);
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
-  // After the buffers, with TMA: the tensor maps of q, k and v.
+  // After the buffers, with TMA: the tensor maps of q, k and v, one per
+  // piece.
+  const int64_t maps = t.tma ? countAttentionPieces(problem) : 0;
   gpu::GPUFuncOp func =
-      createKernel(b, group, module, name, config.block, t.tma ? 3 : 0);
+      createKernel(b, group, module, name, config.block, maps);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -857,9 +878,10 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
           /*withElse=*/false);
       b.setInsertionPoint(issuer.thenBlock()->getTerminator());
       const unsigned firstMap = group.getNumOperands() + group.getNumResults();
-      kernel.emitProducer({entry.getArgument(firstMap),
-                           entry.getArgument(firstMap + 1),
-                           entry.getArgument(firstMap + 2)});
+      SmallVector<Value> mapArguments;
+      for (int64_t i = 0; i < maps; ++i)
+        mapArguments.push_back(entry.getArgument(firstMap + i));
+      kernel.emitProducer(mapArguments);
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     setMaxRegisters(GemmBuilder::kConsumerRegisters,

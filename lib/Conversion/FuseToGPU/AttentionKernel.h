@@ -48,7 +48,7 @@ public:
 
   /// The warp-specialised form (AttentionWarpSpecialized.cpp). The producer
   /// warpgroup's one thread copies Q, then each key tile's K and V, through
-  /// the tensor maps `maps` (q, k, v).
+  /// the tensor maps `maps` (q, k, v, one per piece).
   void emitProducer(ArrayRef<Value> maps);
   /// A consumer warpgroup's loop (`warpgroup`, warp-uniform); the output
   /// accumulators as emitMainLoop returns them.
@@ -88,14 +88,17 @@ private:
   /// Multiplies the output row (m-tile `i`, `half`) of this thread by
   /// `factor`.
   void scaleRow(SmallVector<Value> &o, int64_t i, int64_t half, Value factor);
-  /// Element offset of `operand` for the block's (batch, head), its head
-  /// taken from `head`.
-  Value baseOf(const AttentionOperand &operand, Value batch, Value head);
+  /// Element offsets of the pieces of `operand` for the block's (batch,
+  /// head), its head taken from `head`.
+  SmallVector<Value> baseOf(const AttentionOperand &operand, Value batch,
+                            Value head);
   /// cp.async copies of rows [first, first + rows) of `operand` (`width`
-  /// elements each, from `base`) into shared memory at `smemOffset`,
-  /// swizzled; rows at or past `limit` are zeros.
-  void copyTile(const AttentionOperand &operand, Value base, Value first,
-                int64_t rows, int64_t width, int64_t limit, Value smemOffset);
+  /// elements each, each from the piece it lies in, at `bases`) into
+  /// shared memory at `smemOffset`, swizzled; rows at or past `limit` are
+  /// zeros.
+  void copyTile(const AttentionOperand &operand, ArrayRef<Value> bases,
+                Value first, int64_t rows, int64_t width, int64_t limit,
+                Value smemOffset);
   /// acc += A B for n8 tiles j and j + 1 of every m-tile: `four` is an
   /// ldmatrix.x4 of B (two k8 halves of each tile), `acc` holds `tiles`
   /// n8 tiles of 4 a thread per m-tile.
@@ -222,7 +225,8 @@ private:
   int64_t qBytes = 0, kBytes = 0, vBytes = 0, stageBytes = 0, pBytes = 0;
   // The preamble's values.
   Value thread, lane, warpRow, group8, quad, matrixLow, matrixHigh, rowInMatrix;
-  Value qBase, kBase, vBase, batchIndex, headIndex, kvHead;
+  SmallVector<Value> qBase, kBase, vBase;
+  Value batchIndex, headIndex, kvHead;
   /// The key tiles this block visits (i32).
   Value keyTiles;
 };

@@ -11,6 +11,7 @@
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/MatmulTiling.h"
+#include "opfuse/Dialect/Fuse/IR/SequenceConcat.h"
 #include "opfuse/Dialect/Fuse/IR/StridedView.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -69,6 +70,46 @@ static int64_t rowAlignment(ArrayRef<int64_t> shape, int64_t offset,
   return alignment;
 }
 
+/// A piece of an attention operand as the views inside the kernel read it.
+struct ViewedPiece {
+  StridedView view;
+  /// The shape of the value viewed as [B, H, S, D].
+  SmallVector<int64_t> shape;
+  int64_t firstRow = 0, rows = 0;
+};
+
+/// The pieces `operand` is read from: one strided view, or one per input of
+/// a concat along the sequence (getSequenceConcat).
+static std::optional<SmallVector<ViewedPiece, 2>>
+piecesOf(Value operand, function_ref<bool(Operation *)> member,
+         std::string &why) {
+  auto shapeOf = [](Value value) {
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(value.getType()).getShape();
+    return SmallVector<int64_t>(shape.begin(), shape.end());
+  };
+  SmallVector<ViewedPiece, 2> result;
+  if (ConcatOp concat = getSequenceConcat(operand, member)) {
+    std::optional<SmallVector<SequencePiece>> pieces =
+        getSequencePieces(concat, member, why);
+    if (!pieces)
+      return std::nullopt;
+    for (auto [piece, input] : llvm::zip(*pieces, concat.getInputs()))
+      result.push_back(
+          {piece.view, shapeOf(input), piece.firstRow, piece.rows});
+    return result;
+  }
+  std::optional<StridedView> view = getStridedView(
+      operand, [&](Operation *op) { return member(op) && isStridedViewOp(op); },
+      why);
+  if (!view)
+    return std::nullopt;
+  SmallVector<int64_t> shape = shapeOf(operand);
+  const int64_t rows = shape[shape.size() - 2];
+  result.push_back({*view, std::move(shape), 0, rows});
+  return result;
+}
+
 std::optional<std::string> checkAttentionOps(ArrayRef<Operation *> ops) {
   std::string why;
   Operation *contraction = analyzeGemmKernel(ops, why);
@@ -82,70 +123,59 @@ std::optional<std::string> checkAttentionOps(ArrayRef<Operation *> ops) {
   // Each of q, k and v is copied in chunks of 4 bytes or more along the
   // head dimension.
   llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
-  auto isView = [&](Operation *op) {
-    return members.contains(op) && isStridedViewOp(op);
-  };
+  auto isMember = [&](Operation *op) { return members.contains(op); };
   for (Value operand : {attention.getQ(), attention.getK(), attention.getV()}) {
-    Operation *def = operand.getDefiningOp();
-    if (!def || !members.contains(def))
-      continue;
-    std::optional<StridedView> view = getStridedView(operand, isView, why);
-    if (!view)
+    std::optional<SmallVector<ViewedPiece, 2>> pieces =
+        piecesOf(operand, isMember, why);
+    if (!pieces)
       return why;
-    const int64_t alignment =
-        rowAlignment(cast<RankedTensorType>(operand.getType()).getShape(),
-                     view->offset, view->strides);
-    if (alignment % 2 != 0)
-      return describeOp(def) + " places rows of " + describeOp(attention) +
-             "'s operand at odd element offsets; the attention kernel copies "
-             "at least two elements at a time";
+    for (const ViewedPiece &piece : *pieces)
+      if (rowAlignment(piece.shape, piece.view.offset, piece.view.strides) %
+              2 !=
+          0)
+        return (operand.getDefiningOp() ? describeOp(operand.getDefiningOp())
+                                        : std::string("an input")) +
+               " places rows of " + describeOp(attention) +
+               "'s operand at odd element offsets; the attention kernel "
+               "copies at least two elements at a time";
   }
   return std::nullopt;
 }
 
-/// The operand `value` of the attention in `body`: its group input and
-/// strides, through the views that produce it inside the group.
+/// The operand `value` of the attention in `body`: the group inputs it is
+/// read from and their strides, through the views (and a concat along the
+/// sequence) that produce it inside the group.
 static FailureOr<AttentionOperand> operandOf(AttentionOp op, Value value,
                                              Block &body) {
+  std::string why;
+  std::optional<SmallVector<ViewedPiece, 2>> pieces = piecesOf(
+      value, [&](Operation *o) { return o->getBlock() == &body; }, why);
+  if (!pieces)
+    return op.emitError("the attention kernel cannot read this operand in "
+                        "place: ")
+           << why;
   AttentionOperand result;
-  auto type = cast<RankedTensorType>(value.getType());
-  Value base = value;
-  SmallVector<int64_t> strides;
-  if (!isa<BlockArgument>(value)) {
-    std::string why;
-    std::optional<StridedView> view = getStridedView(
-        value,
-        [&](Operation *o) {
-          return o->getBlock() == &body && isStridedViewOp(o);
-        },
-        why);
-    if (!view)
-      return op.emitError("the attention kernel cannot read this operand in "
-                          "place: ")
-             << why;
-    base = view->base;
-    result.offset = view->offset;
-    strides.assign(view->strides.begin(), view->strides.end());
-  } else {
-    int64_t stride = 1;
-    strides.assign(type.getRank(), 0);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= type.getDimSize(d);
-    }
+  int64_t alignment = cast<RankedTensorType>(value.getType()).getDimSize(3);
+  for (const ViewedPiece &viewed : *pieces) {
+    auto argument = dyn_cast<BlockArgument>(viewed.view.base);
+    if (!argument)
+      return op.emitError("the attention kernel reads q, k and v from "
+                          "memory; they must be inputs of the group");
+    if (viewed.view.strides.back() != 1)
+      return op.emitError("the attention kernel reads the head dimension "
+                          "contiguously");
+    AttentionPiece piece;
+    piece.input = argument.getArgNumber();
+    piece.offset = viewed.view.offset;
+    piece.strides.assign(viewed.view.strides.begin(),
+                         viewed.view.strides.end());
+    piece.firstRow = viewed.firstRow;
+    piece.rows = viewed.rows;
+    result.pieces.push_back(std::move(piece));
+    alignment =
+        std::gcd(alignment, rowAlignment(viewed.shape, viewed.view.offset,
+                                         viewed.view.strides));
   }
-  auto argument = dyn_cast<BlockArgument>(base);
-  if (!argument)
-    return op.emitError("the attention kernel reads q, k and v from memory; "
-                        "they must be inputs of the group");
-  if (strides.back() != 1)
-    return op.emitError("the attention kernel reads the head dimension "
-                        "contiguously");
-  result.input = argument.getArgNumber();
-  result.strides.assign(strides.begin(), strides.end());
-  const int64_t alignment =
-      std::gcd(rowAlignment(type.getShape(), result.offset, strides),
-               type.getDimSize(3));
   // Even: checkAttentionOps refused odd offsets, and D is a multiple of 16.
   result.chunk = alignment % 8 == 0 ? 8 : alignment % 4 == 0 ? 4 : 2;
   return result;
@@ -210,22 +240,24 @@ whyNoWarpgroupAttention(const AttentionProblem &problem) {
   return std::nullopt;
 }
 
-/// The tensor map of `operand` (`heads` heads, `rows` rows of `width`
-/// elements) with boxes of 64 x `boxRows`, or nothing where TMA cannot
-/// address it.
-static std::optional<TensorMapSpec>
-tensorMapOf(const AttentionProblem &problem, const AttentionOperand &operand,
-            int64_t heads, int64_t rows, int64_t width, int64_t boxRows) {
+/// The tensor map of `piece` (`heads` heads, rows of `width` elements)
+/// with boxes of 64 x `boxRows`, or nothing where TMA cannot address it.
+static std::optional<TensorMapSpec> tensorMapOf(const AttentionProblem &problem,
+                                                const AttentionPiece &piece,
+                                                int64_t heads, int64_t width,
+                                                int64_t boxRows) {
   const int64_t bytes = getElementByteSize(problem.elementType);
   TensorMapSpec map;
-  map.input = operand.input;
-  map.offset = operand.offset * bytes;
-  map.dims = {width, rows};
+  map.input = piece.input;
+  map.offset = piece.offset * bytes;
+  map.dims = {width, piece.rows};
   map.box = {64, boxRows};
-  map.strides = {operand.strides[2] * bytes};
+  // One row (a decode step's new key) never steps: its stride, whatever
+  // the views made it, is given as a whole row's.
+  map.strides = {(piece.rows == 1 ? width : piece.strides[2]) * bytes};
   // Head, then batch: a dimension of one element has no coordinate.
-  for (auto [size, stride] : {std::pair{heads, operand.strides[1]},
-                              std::pair{problem.batch, operand.strides[0]}}) {
+  for (auto [size, stride] : {std::pair{heads, piece.strides[1]},
+                              std::pair{problem.batch, piece.strides[0]}}) {
     if (size == 1)
       continue;
     map.dims.push_back(size);
@@ -238,31 +270,44 @@ tensorMapOf(const AttentionProblem &problem, const AttentionOperand &operand,
   return map;
 }
 
+int64_t countAttentionPieces(const AttentionProblem &problem) {
+  return problem.q.pieces.size() + problem.k.pieces.size() +
+         problem.v.pieces.size();
+}
+
 SmallVector<TensorMapSpec, 3>
 attentionTensorMaps(const AttentionProblem &problem,
                     const AttentionTiling &tiling) {
   SmallVector<TensorMapSpec, 3> maps;
-  for (auto [operand, heads, rows, width, boxRows] :
-       {std::tuple{&problem.q, problem.heads, problem.sq, problem.d,
-                   tiling.blockM},
-        std::tuple{&problem.k, problem.kvHeads, problem.sk, problem.d,
-                   tiling.blockN},
-        std::tuple{&problem.v, problem.kvHeads, problem.sk, problem.dv,
-                   tiling.blockN}})
-    if (std::optional<TensorMapSpec> map =
-            tensorMapOf(problem, *operand, heads, rows, width, boxRows))
-      maps.push_back(*map);
+  for (auto [operand, heads, width, boxRows] :
+       {std::tuple{&problem.q, problem.heads, problem.d, tiling.blockM},
+        std::tuple{&problem.k, problem.kvHeads, problem.d, tiling.blockN},
+        std::tuple{&problem.v, problem.kvHeads, problem.dv, tiling.blockN}})
+    for (const AttentionPiece &piece : operand->pieces)
+      if (std::optional<TensorMapSpec> map =
+              tensorMapOf(problem, piece, heads, width, boxRows))
+        maps.push_back(*map);
   return maps;
 }
 
-std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem) {
+std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem,
+                                             int64_t blockN) {
   if (std::optional<std::string> why = whyNoWarpgroupAttention(problem))
     return why;
   AttentionTiling probe;
   probe.blockM = probe.blockN = 64;
-  if (attentionTensorMaps(problem, probe).size() != 3)
+  if (static_cast<int64_t>(attentionTensorMaps(problem, probe).size()) !=
+      countAttentionPieces(problem))
     return std::string("TMA copies q, k and v only where each starts and "
                        "steps by multiples of 16 bytes");
+  // A key tile comes from one piece of a joined K or V.
+  for (const AttentionOperand *operand : {&problem.k, &problem.v})
+    for (const AttentionPiece &piece : operand->pieces)
+      if (piece.firstRow % blockN != 0)
+        return "TMA copies a joined K or V tile by tile, and a piece starts "
+               "at row " +
+               std::to_string(piece.firstRow) + ", not a multiple of " +
+               std::to_string(blockN) + " keys";
   return std::nullopt;
 }
 
@@ -294,7 +339,7 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
     // head dim 128 and 64 for 64 (the faster on the H200 for each:
     // docs/benchmarks.md).
     tiling.warpgroup = true;
-    tiling.tma = useTma && !whyNoTmaAttention(problem);
+    tiling.tma = useTma && !whyNoTmaAttention(problem, 128);
     tiling.blockN =
         tiling.tma || std::max(problem.d, problem.dv) > 64 ? 128 : 64;
     if (problem.sq <= 64)

@@ -101,6 +101,8 @@ void AttentionKernel::copyPanels(Value map, SmallVector<Value> coordinates,
 }
 
 void AttentionKernel::emitProducer(ArrayRef<Value> maps) {
+  ArrayRef<Value> kMaps = maps.slice(p.q.pieces.size(), p.k.pieces.size());
+  ArrayRef<Value> vMaps = maps.take_back(p.v.pieces.size());
   auto expect = [&](Value full, int64_t bytes) {
     NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, gb.i32(bytes),
                                            NVVM::MemScopeKind::CTA,
@@ -125,13 +127,29 @@ void AttentionKernel::emitProducer(ArrayRef<Value> maps) {
     Value full = barrier(value ? VFull : KFull, stage);
     const int64_t bytes = value ? vBytes : kBytes;
     expect(full, bytes);
-    SmallVector<Value> at = {Value(), gb.mul(tile, gb.i32(t.blockN))};
+    // The tile lies in one piece (whyNoTmaAttention): the last that starts
+    // at or before it, at its row there.
+    const AttentionOperand &operand = value ? p.v : p.k;
+    ArrayRef<Value> pieceMaps = value ? vMaps : kMaps;
+    Value row = gb.mul(tile, gb.i32(t.blockN));
+    Value map = pieceMaps.front(), rowInPiece = row;
+    for (auto [piece, pieceMap] :
+         llvm::drop_begin(llvm::zip(operand.pieces, pieceMaps))) {
+      Value inPiece = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            row, gb.i32(piece.firstRow));
+      map = arith::SelectOp::create(b, loc, inPiece, pieceMap, map);
+      rowInPiece = arith::SelectOp::create(
+          b, loc, inPiece,
+          arith::SubIOp::create(b, loc, row, gb.i32(piece.firstRow)),
+          rowInPiece);
+    }
+    SmallVector<Value> at = {Value(), rowInPiece};
     llvm::append_range(at, outerCoordinates(p.kvHeads, kvHead));
     Value target =
         value ? gb.add(gb.i32(vTilesOffset()), gb.mul(stage, gb.i32(vBytes)))
               : gb.add(gb.i32(kTileOffset(0)), gb.mul(stage, gb.i32(kBytes)));
-    copyPanels(maps[value ? 2 : 1], at, (value ? p.dv : p.d) / 64,
-               t.blockN * 128, target, full);
+    copyPanels(map, at, (value ? p.dv : p.d) / 64, t.blockN * 128, target,
+               full);
   };
   load(gb.i32(0), /*value=*/false);
   auto loop = scf::ForOp::create(

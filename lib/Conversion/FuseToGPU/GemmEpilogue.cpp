@@ -167,8 +167,11 @@ Epilogue::evaluateAt(ArrayRef<Value> lanes, const Inputs &values) {
   for (const auto &[argument, loaded] : values)
     evaluator.seed(argument, 0, loaded);
   evaluator.seed(contraction->getResult(0), 0, SmallVector<Value>(lanes));
+  // Views and an attention's sequence concat are operand layouts, not
+  // values of the epilogue.
   for (Operation *op : ops)
     if (op != contraction && !fuse::isStridedViewOp(op) &&
+        !isa<fuse::ConcatOp>(op) &&
         failed(evaluator.evaluate(op->getResult(0), 0)))
       return failure();
   SmallVector<GroupEvaluator::Lanes> results;
@@ -403,10 +406,13 @@ LogicalResult Epilogue::emit() {
   // (not a DenseMap's pointer order): the loads, and so the PTX, are the
   // same from one compile to the next.
   for (auto [index, argument] : llvm::enumerate(body.getArguments())) {
-    // Views feeding the contraction are its operands' layouts, and the
-    // prologue's inputs were read into A.
+    // Views feeding the contraction are its operands' layouts, the
+    // prologue's inputs were read into A, and a concat (the only one a
+    // GEMM kernel holds joins an attention's K or V along the sequence)
+    // was read piece by piece.
     bool used = llvm::any_of(argument.getUsers(), [&](Operation *user) {
       return user != contraction && !fuse::isStridedViewOp(user) &&
+             !isa<fuse::ConcatOp>(user) &&
              !llvm::is_contained(problem.prologue.ops, user);
     });
     if (!used)

@@ -11,6 +11,8 @@
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
+#include "opfuse/Dialect/Fuse/IR/SequenceConcat.h"
+
 #include "opfuse/Dialect/Fuse/IR/StridedView.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -185,14 +187,16 @@ getGemmPrologue(Operation *contraction,
 }
 
 /// Whether `view` (a view op of a GEMM kernel) only feeds, through other
-/// views, an operand of `contraction`.
+/// views, an operand of `contraction` or one of the sequence concats
+/// `readers` (attention K and V read piece by piece).
 static bool feedsOnlyOperands(Operation *view, Operation *contraction,
-                              const llvm::DenseSet<Operation *> &members) {
+                              const llvm::DenseSet<Operation *> &members,
+                              const llvm::DenseSet<Operation *> &readers = {}) {
   for (Operation *user : view->getUsers()) {
-    if (user == contraction)
+    if (user == contraction || readers.contains(user))
       continue;
     if (!members.contains(user) || !isStridedViewOp(user) ||
-        !feedsOnlyOperands(user, contraction, members))
+        !feedsOnlyOperands(user, contraction, members, readers))
       return false;
   }
   return true;
@@ -241,7 +245,10 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
                                           prologue->ops.end());
   // Operands are read from memory, through a strided layout when views
   // inside the kernel produce them (a matmul's only), or A through its
-  // prologue.
+  // prologue; an attention's K and V also piece by piece where a concat
+  // along the sequence joins them.
+  llvm::DenseSet<Operation *> sequenceConcats;
+  auto isMember = [&](Operation *op) { return members.contains(op); };
   for (Value operand : contraction->getOperands()) {
     Operation *producer = operand.getDefiningOp();
     if (!producer || !members.contains(producer) ||
@@ -251,6 +258,23 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
       return members.contains(op) && isStridedViewOp(op);
     };
     auto attention = dyn_cast<AttentionOp>(contraction);
+    if (attention &&
+        (operand == attention.getK() || operand == attention.getV()))
+      if (ConcatOp concat = getSequenceConcat(operand, isMember)) {
+        for (Operation *user : concat->getUsers())
+          if (user != contraction &&
+              (!members.contains(user) || !isStridedViewOp(user) ||
+               !feedsOnlyOperands(user, contraction, members))) {
+            why = describeOp(concat) + " is also read by " + describeOp(user) +
+                  "; the attention kernel reads " +
+                  "the concat's inputs in place and never writes it";
+            return nullptr;
+          }
+        if (!getSequencePieces(concat, isMember, why))
+          return nullptr;
+        sequenceConcats.insert(concat);
+        continue;
+      }
     if (attention && operand == attention.getMask()) {
       why = describeOp(producer) + " produces the mask of " +
             describeOp(contraction) +
@@ -262,8 +286,9 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
       why = describeOp(producer) + " produces an operand of " +
             describeOp(contraction) +
             "; a GEMM kernel reads its operands from memory, through "
-            "transposes, slices and reshapes (and A through elementwise "
-            "ops)";
+            "transposes, slices and reshapes (A also through elementwise "
+            "ops, an attention's K and V through a concat along the "
+            "sequence axis)";
       return nullptr;
     }
     std::optional<StridedView> view = getStridedView(operand, isView, why);
@@ -296,7 +321,7 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   // matmul's index space and written where the view puts it.
   auto isOutputView = [&](Operation *op) {
     return members.contains(op) && isStridedViewOp(op) &&
-           !feedsOnlyOperands(op, contraction, members);
+           !feedsOnlyOperands(op, contraction, members, sequenceConcats);
   };
   for (Operation *op : ops) {
     if (!isOutputView(op))
@@ -356,7 +381,7 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   auto output = cast<RankedTensorType>(contraction->getResult(0).getType());
   for (Operation *op : ops) {
     if (op == contraction || isSplatConstant(op) || isStridedViewOp(op) ||
-        prologueOps.contains(op))
+        prologueOps.contains(op) || sequenceConcats.contains(op))
       continue;
     if (!isElementwise(op)) {
       why = describeOp(op) + " cannot run in a GEMM epilogue (only "

@@ -107,8 +107,11 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     reshapes it reads its operands through (one strided layout) and those
     its result is stored through: the merge of attention heads, and the
     slices of a result read only through slices (Q, K and V of one QKV
-    projection become three outputs, each dying with its last reader).
-    A group is formed only when the kernel
+    projection become three outputs, each dying with its last reader);
+    an attention also with a concat along the sequence axis that builds
+    its K or V from tensors in memory (a KV cache and a decode step's new
+    rows), which it reads piece by piece, so the joined cache is never
+    written. A group is formed only when the kernel
     emitter registry (`KernelEmitter.h`) accepts its ops, and only when the
     grouped graph stays acyclic. A producer with users outside the group
     is recomputed inside it, kept as an extra output or read, as the
