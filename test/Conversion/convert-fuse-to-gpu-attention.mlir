@@ -225,3 +225,15 @@ func.func @kv_cache(%q: tensor<1x2x1x64xbf16>, %kc: tensor<1x2x256x64xbf16>, %vc
   %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x257x64xbf16>, tensor<1x2x257x64xbf16>) -> tensor<1x2x1x64xbf16>
   return %o : tensor<1x2x1x64xbf16>
 }
+
+// -----
+
+// An empty input of the concat adds no rows and no piece: four maps (q,
+// the cache, the new row, V).
+// KVCACHE-LABEL: func.func @kv_cache_empty_piece
+// KVCACHE: fuse.tensor_maps = [#fuse.tensor_map<input = 3, {{[^>]*}}>, #fuse.tensor_map<input = 0, dims = [64, 128, 2], {{[^>]*}}>, #fuse.tensor_map<input = 2, dims = [64, 1, 2], {{[^>]*}}>, #fuse.tensor_map<input = 4, dims = [64, 129, 2], {{[^>]*}}>]}
+func.func @kv_cache_empty_piece(%q: tensor<1x2x1x64xbf16>, %kc: tensor<1x2x128x64xbf16>, %ke: tensor<1x2x0x64xbf16>, %kn: tensor<1x2x1x64xbf16>, %v: tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16> {
+  %k = fuse.concat %kc, %ke, %kn axis = 2 : (tensor<1x2x128x64xbf16>, tensor<1x2x0x64xbf16>, tensor<1x2x1x64xbf16>) -> tensor<1x2x129x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>, tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16>
+  return %o : tensor<1x2x1x64xbf16>
+}

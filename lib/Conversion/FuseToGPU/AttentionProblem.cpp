@@ -94,9 +94,9 @@ piecesOf(Value operand, function_ref<bool(Operation *)> member,
         getSequencePieces(concat, member, why);
     if (!pieces)
       return std::nullopt;
-    for (auto [piece, input] : llvm::zip(*pieces, concat.getInputs()))
+    for (const SequencePiece &piece : *pieces)
       result.push_back(
-          {piece.view, shapeOf(input), piece.firstRow, piece.rows});
+          {piece.view, shapeOf(piece.input), piece.firstRow, piece.rows});
     return result;
   }
   std::optional<StridedView> view = getStridedView(

@@ -57,6 +57,9 @@ getSequencePieces(ConcatOp concat, function_ref<bool(Operation *)> member,
   SmallVector<SequencePiece> pieces;
   int64_t firstRow = 0;
   for (Value input : concat.getInputs()) {
+    // An empty input adds no rows and is not read.
+    if (cast<RankedTensorType>(input.getType()).getDimSize(axis) == 0)
+      continue;
     std::optional<StridedView> view = getStridedView(input, isView, why);
     if (!view)
       return std::nullopt;
@@ -73,6 +76,7 @@ getSequencePieces(ConcatOp concat, function_ref<bool(Operation *)> member,
       return std::nullopt;
     }
     SequencePiece piece;
+    piece.input = input;
     piece.view = *view;
     piece.firstRow = firstRow;
     piece.rows = cast<RankedTensorType>(input.getType()).getDimSize(axis);

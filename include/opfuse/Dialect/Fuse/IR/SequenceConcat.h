@@ -23,6 +23,8 @@ namespace opfuse::fuse {
 /// (in the operand's index space, its rows counted from `firstRow`) of a
 /// value computed outside the kernel.
 struct SequencePiece {
+  /// The concat's input this piece is.
+  mlir::Value input;
   StridedView view;
   int64_t firstRow = 0, rows = 0;
 };
@@ -36,8 +38,8 @@ constexpr int64_t kMaxSequencePieces = 4;
 ConcatOp getSequenceConcat(mlir::Value operand,
                            llvm::function_ref<bool(mlir::Operation *)> member);
 
-/// The pieces the kernel reads `concat`'s result from: each input, through
-/// the views inside the kernel that produce it, of a value computed
+/// The pieces the kernel reads `concat`'s result from: each non-empty input,
+/// through the views inside the kernel that produce it, of a value computed
 /// outside. Nullopt, with the reason in `why`, where an input is computed
 /// inside the kernel, its head dimension is not contiguous, or there are
 /// more than kMaxSequencePieces.
