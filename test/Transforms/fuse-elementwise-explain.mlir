@@ -182,3 +182,12 @@ func.func @kv_concat_of_heads(%q: tensor<1x2x1x64xbf16>, %ka: tensor<1x1x129x64x
   %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x129x64xbf16>, tensor<1x2x129x64xbf16>) -> tensor<1x2x1x64xbf16>
   return %o : tensor<1x2x1x64xbf16>
 }
+
+// -----
+
+func.func @launch_bound_siblings(%q: tensor<4x128xbf16>, %k: tensor<4x128xbf16>, %cos: tensor<128xbf16>) -> (tensor<4x128xbf16>, tensor<4x128xbf16>) {
+  // expected-remark@+1 {{fuse-elementwise: merged with 'fuse.mul' at 191:8's kernel: both loop over the same elements, take less than a launch and neither needs the other, so one launch does both (kernel of 'fuse.mul' at 191:8)}}
+  %a = fuse.mul %q, %cos : (tensor<4x128xbf16>, tensor<128xbf16>) -> tensor<4x128xbf16>
+  %b = fuse.mul %k, %cos : (tensor<4x128xbf16>, tensor<128xbf16>) -> tensor<4x128xbf16>
+  return %a, %b : tensor<4x128xbf16>, tensor<4x128xbf16>
+}

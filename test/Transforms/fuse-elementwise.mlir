@@ -542,3 +542,37 @@ func.func @reshape_into_concat(%qkv: tensor<4x1x384xbf16>, %cache: tensor<4x2x8x
   %c = fuse.concat %cache, %t axis = 2 : (tensor<4x2x8x64xbf16>, tensor<4x2x1x64xbf16>) -> tensor<4x2x9x64xbf16>
   return %c : tensor<4x2x9x64xbf16>
 }
+
+// -----
+
+// Two kernels over the same elements that share only a broadcast input
+// (the cosines of a decode step's query and key rotations), each taking
+// less than a launch, become one kernel of two outputs. Large ones, and
+// small ones of different shapes, keep a kernel each.
+// CHECK-LABEL: func.func @launch_bound_siblings
+// CHECK: %[[G:.*]]:2 = fuse.group
+// CHECK-NOT: fuse.group
+// CHECK: return %[[G]]#{{[01]}}, %[[G]]#{{[01]}}
+func.func @launch_bound_siblings(%q: tensor<4x128xbf16>, %k: tensor<4x128xbf16>, %cos: tensor<128xbf16>) -> (tensor<4x128xbf16>, tensor<4x128xbf16>) {
+  %a = fuse.mul %q, %cos : (tensor<4x128xbf16>, tensor<128xbf16>) -> tensor<4x128xbf16>
+  %b = fuse.mul %k, %cos : (tensor<4x128xbf16>, tensor<128xbf16>) -> tensor<4x128xbf16>
+  return %a, %b : tensor<4x128xbf16>, tensor<4x128xbf16>
+}
+
+// CHECK-LABEL: func.func @large_siblings
+// CHECK: fuse.group
+// CHECK: fuse.group
+func.func @large_siblings(%q: tensor<4096x4096xbf16>, %k: tensor<4096x4096xbf16>, %cos: tensor<4096xbf16>) -> (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) {
+  %a = fuse.mul %q, %cos : (tensor<4096x4096xbf16>, tensor<4096xbf16>) -> tensor<4096x4096xbf16>
+  %b = fuse.mul %k, %cos : (tensor<4096x4096xbf16>, tensor<4096xbf16>) -> tensor<4096x4096xbf16>
+  return %a, %b : tensor<4096x4096xbf16>, tensor<4096x4096xbf16>
+}
+
+// CHECK-LABEL: func.func @other_shape_siblings
+// CHECK: fuse.group
+// CHECK: fuse.group
+func.func @other_shape_siblings(%q: tensor<4x128xbf16>, %k: tensor<2x128xbf16>, %cos: tensor<128xbf16>) -> (tensor<4x128xbf16>, tensor<2x128xbf16>) {
+  %a = fuse.mul %q, %cos : (tensor<4x128xbf16>, tensor<128xbf16>) -> tensor<4x128xbf16>
+  %b = fuse.mul %k, %cos : (tensor<2x128xbf16>, tensor<128xbf16>) -> tensor<2x128xbf16>
+  return %a, %b : tensor<4x128xbf16>, tensor<2x128xbf16>
+}

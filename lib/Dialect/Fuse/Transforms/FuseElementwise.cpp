@@ -126,6 +126,7 @@ public:
     }
     mergeSiblings();
     storeSlicesOfGemms();
+    mergeLaunchBoundSiblings();
   }
 
   SmallVector<Cluster> clusters;
@@ -327,6 +328,93 @@ private:
       }
     }
     llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
+  }
+
+  /// Loop kernels over the same elements that read a common broadcast
+  /// input, whose work each takes less than a launch and that one emitter
+  /// compiles alone and together (the rotary embeddings of a decode step's
+  /// query and key, sharing the cosines and sines) become one kernel: the
+  /// bytes stay the same or fall, a launch goes. Kernels that share an
+  /// input of their own size are left as the recompute-or-read decision
+  /// that already weighed them made them. Run last, once GEMMs have taken
+  /// the slices they store.
+  void mergeLaunchBoundSiblings() {
+    for (int i = 0, e = clusters.size(); i < e; ++i) {
+      if (clusters[i].ops.empty() || clusters[i].hasReduction ||
+          clusters[i].hasContraction || !launchBound(i))
+        continue;
+      for (int j = i + 1; j < e; ++j) {
+        if (clusters[j].ops.empty() || clusters[j].hasReduction ||
+            clusters[j].hasContraction ||
+            clusters[i].shape != clusters[j].shape || !launchBound(j) ||
+            !sharesAnyInput(i, j) || sharesInput(i, j) || dependsOn(i, j) ||
+            dependsOn(j, i) || !sameEmitterTogether(i, j))
+          continue;
+        remark(clusters[j].root, i, stat::siblings,
+               "merged with " + describeOp(clusters[i].root) +
+                   "'s kernel: both loop over the same elements, take "
+                   "less than a launch and neither needs the other, so "
+                   "one launch does both");
+        for (Operation *op : clusters[j].ops)
+          add(op, i);
+        clusters[j].ops.clear();
+      }
+    }
+    llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
+  }
+
+  /// Whether clusters `a` and `b` read a common input, whatever its size
+  /// (the cosines and sines of two rotary embeddings).
+  bool sharesAnyInput(int a, int b) {
+    DenseSet<Value> inputs;
+    for (Operation *op : clusters[a].ops)
+      for (Value operand : op->getOperands())
+        if (!inCluster(operand.getDefiningOp(), a) &&
+            !isSplatConstant(operand.getDefiningOp()))
+          inputs.insert(operand);
+    for (Operation *op : clusters[b].ops)
+      for (Value operand : op->getOperands())
+        if (!inCluster(operand.getDefiningOp(), b) && inputs.count(operand))
+          return true;
+    return false;
+  }
+
+  /// Whether cluster `k`'s work takes less time than a kernel's launch.
+  bool launchBound(int k) {
+    return model.workSeconds(clusterWork(k)) <
+           model.predict(opfuse::Work()).launchSeconds;
+  }
+
+  /// The emitter that compiles `ops` as one kernel, or null.
+  const opfuse::KernelEmitter *emitterOf(SmallVector<Operation *> ops) {
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    DenseSet<Operation *> members(ops.begin(), ops.end());
+    SmallVector<Value> outputs;
+    for (Operation *member : ops)
+      for (Value result : member->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !members.count(user); }))
+          outputs.push_back(result);
+    opfuse::KernelEmitterRegistry::Selection selection =
+        opfuse::getKernelEmitters().select(ops, outputs);
+    return selection.match.kind == opfuse::EmitterMatch::Kind::Accepted
+               ? selection.emitter
+               : nullptr;
+  }
+
+  /// Whether clusters `a` and `b`, each alone, and both as one kernel have
+  /// the same emitter: merging keeps each one's kernel form.
+  bool sameEmitterTogether(int a, int b) {
+    SmallVector<Operation *> first(clusters[a].ops.begin(),
+                                   clusters[a].ops.end());
+    SmallVector<Operation *> second(clusters[b].ops.begin(),
+                                    clusters[b].ops.end());
+    const opfuse::KernelEmitter *alone = emitterOf(first);
+    if (!alone || emitterOf(second) != alone)
+      return false;
+    llvm::append_range(first, second);
+    return emitterOf(first) == alone;
   }
 
   /// A GEMM whose result is read only through slices with unit steps (Q,

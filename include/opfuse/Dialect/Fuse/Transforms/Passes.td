@@ -111,7 +111,10 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
     an attention also with a concat along the sequence axis that builds
     its K or V from tensors in memory (a KV cache and a decode step's new
     rows), which it reads piece by piece, so the joined cache is never
-    written. A group is formed only when the kernel
+    written. Loop kernels over the same elements that each take less than
+    a launch and share a broadcast input (the rotations of a decode
+    step's query and key) become one kernel. A group is formed only when
+    the kernel
     emitter registry (`KernelEmitter.h`) accepts its ops, and only when the
     grouped graph stays acyclic. A producer with users outside the group
     is recomputed inside it, kept as an extra output or read, as the
