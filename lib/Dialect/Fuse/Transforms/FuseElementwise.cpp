@@ -233,8 +233,9 @@ private:
     return accepted(ops, why);
   }
 
-  /// Whether an emitter of the registry compiles `ops` as one kernel.
-  bool accepted(SmallVector<Operation *> ops, std::string &why) {
+  /// The registry's answer for `ops` as one kernel.
+  opfuse::KernelEmitterRegistry::Selection
+  selectEmitter(SmallVector<Operation *> ops) {
     llvm::sort(
         ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     DenseSet<Operation *> members(ops.begin(), ops.end());
@@ -244,8 +245,13 @@ private:
         if (llvm::any_of(result.getUsers(),
                          [&](Operation *user) { return !members.count(user); }))
           outputs.push_back(result);
+    return opfuse::getKernelEmitters().select(ops, outputs);
+  }
+
+  /// Whether an emitter of the registry compiles `ops` as one kernel.
+  bool accepted(SmallVector<Operation *> ops, std::string &why) {
     opfuse::KernelEmitterRegistry::Selection selection =
-        opfuse::getKernelEmitters().select(ops, outputs);
+        selectEmitter(std::move(ops));
     if (selection.match.kind == opfuse::EmitterMatch::Kind::Accepted)
       return true;
     why = selection.emitter ? selection.match.reason
@@ -318,16 +324,22 @@ private:
         std::string why;
         if (!emittable(clusters[j].ops.getArrayRef(), i, why))
           continue;
-        remark(clusters[j].root, i, stat::siblings,
-               "merged with " + describeOp(clusters[i].root) +
-                   "'s kernel: both reduce the same rows of a common input, "
-                   "which one kernel reads once");
-        for (Operation *op : clusters[j].ops)
-          add(op, i);
-        clusters[j].ops.clear();
+        absorbSibling(j, i,
+                      "both reduce the same rows of a common input, which "
+                      "one kernel reads once");
       }
     }
     llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
+  }
+
+  /// Moves sibling cluster `from` into cluster `to`, saying `why`.
+  void absorbSibling(int from, int to, const std::string &why) {
+    remark(clusters[from].root, to, stat::siblings,
+           "merged with " + describeOp(clusters[to].root) +
+               "'s kernel: " + why);
+    for (Operation *op : clusters[from].ops)
+      add(op, to);
+    clusters[from].ops.clear();
   }
 
   /// Loop kernels over the same elements that read a common broadcast
@@ -347,36 +359,16 @@ private:
         if (clusters[j].ops.empty() || clusters[j].hasReduction ||
             clusters[j].hasContraction ||
             clusters[i].shape != clusters[j].shape || !launchBound(j) ||
-            !sharesAnyInput(i, j) || sharesInput(i, j) || dependsOn(i, j) ||
-            dependsOn(j, i) || !sameEmitterTogether(i, j))
+            !sharesInput(i, j, /*ofTheirSize=*/false) || sharesInput(i, j) ||
+            dependsOn(i, j) || dependsOn(j, i) || !sameEmitterTogether(i, j))
           continue;
-        remark(clusters[j].root, i, stat::siblings,
-               "merged with " + describeOp(clusters[i].root) +
-                   "'s kernel: both loop over the same elements, take "
-                   "less than a launch and neither needs the other, so "
-                   "one launch does both");
-        for (Operation *op : clusters[j].ops)
-          add(op, i);
-        clusters[j].ops.clear();
+        absorbSibling(j, i,
+                      "both loop over the same elements, take less than a "
+                      "launch and neither needs the other, so one launch "
+                      "does both");
       }
     }
     llvm::erase_if(clusters, [](const Cluster &c) { return c.ops.empty(); });
-  }
-
-  /// Whether clusters `a` and `b` read a common input, whatever its size
-  /// (the cosines and sines of two rotary embeddings).
-  bool sharesAnyInput(int a, int b) {
-    DenseSet<Value> inputs;
-    for (Operation *op : clusters[a].ops)
-      for (Value operand : op->getOperands())
-        if (!inCluster(operand.getDefiningOp(), a) &&
-            !isSplatConstant(operand.getDefiningOp()))
-          inputs.insert(operand);
-    for (Operation *op : clusters[b].ops)
-      for (Value operand : op->getOperands())
-        if (!inCluster(operand.getDefiningOp(), b) && inputs.count(operand))
-          return true;
-    return false;
   }
 
   /// Whether cluster `k`'s work takes less time than a kernel's launch.
@@ -387,17 +379,8 @@ private:
 
   /// The emitter that compiles `ops` as one kernel, or null.
   const opfuse::KernelEmitter *emitterOf(SmallVector<Operation *> ops) {
-    llvm::sort(
-        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    DenseSet<Operation *> members(ops.begin(), ops.end());
-    SmallVector<Value> outputs;
-    for (Operation *member : ops)
-      for (Value result : member->getResults())
-        if (llvm::any_of(result.getUsers(),
-                         [&](Operation *user) { return !members.count(user); }))
-          outputs.push_back(result);
     opfuse::KernelEmitterRegistry::Selection selection =
-        opfuse::getKernelEmitters().select(ops, outputs);
+        selectEmitter(std::move(ops));
     return selection.match.kind == opfuse::EmitterMatch::Kind::Accepted
                ? selection.emitter
                : nullptr;
@@ -542,16 +525,17 @@ private:
     }
   }
 
-  /// Whether clusters `a` and `b` read a row-sized value (as many elements
-  /// as `a`'s iteration space) that neither computes.
-  bool sharesInput(int a, int b) {
+  /// Whether clusters `a` and `b` read a value that neither computes: one
+  /// of `a`'s iteration space's size, or with `ofTheirSize` false any (the
+  /// cosines and sines two rotary embeddings share).
+  bool sharesInput(int a, int b, bool ofTheirSize = true) {
     DenseSet<Value> inputs;
     const int64_t elements = getNumElements(clusters[a].shape);
     for (Operation *op : clusters[a].ops)
       for (Value operand : op->getOperands())
         if (!inCluster(operand.getDefiningOp(), a) &&
             !isSplatConstant(operand.getDefiningOp()) &&
-            getNumElements(operand.getType()) == elements)
+            (!ofTheirSize || getNumElements(operand.getType()) == elements))
           inputs.insert(operand);
     for (Operation *op : clusters[b].ops)
       for (Value operand : op->getOperands())
