@@ -232,6 +232,98 @@ findOnlyContraction(ArrayRef<Operation *> ops,
   return contraction;
 }
 
+/// Whether the kernel of `members` reads the attention operand `operand`
+/// (K or V) as the pieces of a concat along the sequence: then the concat
+/// goes into `sequenceConcats`. Sets `why` and returns failure where such
+/// a concat cannot be read that way.
+static FailureOr<bool>
+readsSequenceConcat(Value operand, Operation *contraction,
+                    const llvm::DenseSet<Operation *> &members,
+                    llvm::DenseSet<Operation *> &sequenceConcats,
+                    std::string &why) {
+  auto attention = dyn_cast<AttentionOp>(contraction);
+  if (!attention ||
+      (operand != attention.getK() && operand != attention.getV()))
+    return false;
+  auto isMember = [&](Operation *op) { return members.contains(op); };
+  ConcatOp concat = getSequenceConcat(operand, isMember);
+  if (!concat)
+    return false;
+  for (Operation *user : concat->getUsers())
+    if (user != contraction &&
+        (!members.contains(user) || !isStridedViewOp(user) ||
+         !feedsOnlyOperands(user, contraction, members))) {
+      why = describeOp(concat) + " is also read by " + describeOp(user) +
+            "; the attention kernel reads the concat's inputs in place and "
+            "never writes it";
+      return failure();
+    }
+  if (!getSequencePieces(concat, isMember, why))
+    return failure();
+  sequenceConcats.insert(concat);
+  return true;
+}
+
+/// Whether the GEMM kernel of `members` can read `operand` of
+/// `contraction`, which an op of the kernel (not the prologue) produces:
+/// through views of memory, or (attention K and V) as a sequence concat's
+/// pieces. Sets `why` where it cannot.
+static bool checkOperandRead(Value operand, Operation *contraction,
+                             const llvm::DenseSet<Operation *> &members,
+                             llvm::DenseSet<Operation *> &sequenceConcats,
+                             std::string &why) {
+  Operation *producer = operand.getDefiningOp();
+  FailureOr<bool> pieces =
+      readsSequenceConcat(operand, contraction, members, sequenceConcats, why);
+  if (failed(pieces))
+    return false;
+  if (*pieces)
+    return true;
+  auto attention = dyn_cast<AttentionOp>(contraction);
+  if (attention && operand == attention.getMask()) {
+    why = describeOp(producer) + " produces the mask of " +
+          describeOp(contraction) +
+          "; an attention kernel reads its mask from memory as it is";
+    return false;
+  }
+  if (!isStridedViewOp(producer) || !isa<MatmulOp, AttentionOp>(contraction)) {
+    why = describeOp(producer) + " produces an operand of " +
+          describeOp(contraction) +
+          "; a GEMM kernel reads its operands from memory, through "
+          "transposes, slices and reshapes (A also through elementwise "
+          "ops, an attention's K and V through a concat along the "
+          "sequence axis)";
+    return false;
+  }
+  auto isView = [&](Operation *op) {
+    return members.contains(op) && isStridedViewOp(op);
+  };
+  std::optional<StridedView> view = getStridedView(operand, isView, why);
+  if (!view)
+    return false;
+  if (Operation *def = view->base.getDefiningOp();
+      def && members.contains(def)) {
+    why = describeOp(def) + " computes what " + describeOp(contraction) +
+          " reads through views; a GEMM kernel reads what it views from "
+          "memory";
+    return false;
+  }
+  const size_t rank = view->strides.size();
+  if (attention && view->strides[rank - 1] != 1) {
+    why = "the head dimension of " + describeOp(contraction) +
+          "'s operand is not contiguous in the buffer it views, so the "
+          "attention kernel cannot read it in place";
+    return false;
+  }
+  if (view->strides[rank - 1] != 1 && view->strides[rank - 2] != 1) {
+    why = "neither of the two minor dimensions of " + describeOp(contraction) +
+          "'s operand is contiguous in the buffer it views, so the GEMM "
+          "cannot read it in place";
+    return false;
+  }
+  return true;
+}
+
 Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   llvm::DenseSet<Operation *> members(ops.begin(), ops.end());
   Operation *contraction = findOnlyContraction(ops, members, why);
@@ -248,73 +340,13 @@ Operation *analyzeGemmKernel(ArrayRef<Operation *> ops, std::string &why) {
   // prologue; an attention's K and V also piece by piece where a concat
   // along the sequence joins them.
   llvm::DenseSet<Operation *> sequenceConcats;
-  auto isMember = [&](Operation *op) { return members.contains(op); };
   for (Value operand : contraction->getOperands()) {
     Operation *producer = operand.getDefiningOp();
     if (!producer || !members.contains(producer) ||
         prologueOps.contains(producer))
       continue;
-    auto isView = [&](Operation *op) {
-      return members.contains(op) && isStridedViewOp(op);
-    };
-    auto attention = dyn_cast<AttentionOp>(contraction);
-    if (attention &&
-        (operand == attention.getK() || operand == attention.getV()))
-      if (ConcatOp concat = getSequenceConcat(operand, isMember)) {
-        for (Operation *user : concat->getUsers())
-          if (user != contraction &&
-              (!members.contains(user) || !isStridedViewOp(user) ||
-               !feedsOnlyOperands(user, contraction, members))) {
-            why = describeOp(concat) + " is also read by " + describeOp(user) +
-                  "; the attention kernel reads " +
-                  "the concat's inputs in place and never writes it";
-            return nullptr;
-          }
-        if (!getSequencePieces(concat, isMember, why))
-          return nullptr;
-        sequenceConcats.insert(concat);
-        continue;
-      }
-    if (attention && operand == attention.getMask()) {
-      why = describeOp(producer) + " produces the mask of " +
-            describeOp(contraction) +
-            "; an attention kernel reads its mask from memory as it is";
+    if (!checkOperandRead(operand, contraction, members, sequenceConcats, why))
       return nullptr;
-    }
-    if (!isStridedViewOp(producer) ||
-        !isa<MatmulOp, AttentionOp>(contraction)) {
-      why = describeOp(producer) + " produces an operand of " +
-            describeOp(contraction) +
-            "; a GEMM kernel reads its operands from memory, through "
-            "transposes, slices and reshapes (A also through elementwise "
-            "ops, an attention's K and V through a concat along the "
-            "sequence axis)";
-      return nullptr;
-    }
-    std::optional<StridedView> view = getStridedView(operand, isView, why);
-    if (!view)
-      return nullptr;
-    if (Operation *def = view->base.getDefiningOp();
-        def && members.contains(def)) {
-      why = describeOp(def) + " computes what " + describeOp(contraction) +
-            " reads through views; a GEMM kernel reads what it views from "
-            "memory";
-      return nullptr;
-    }
-    const size_t rank = view->strides.size();
-    if (attention && view->strides[rank - 1] != 1) {
-      why = "the head dimension of " + describeOp(contraction) +
-            "'s operand is not contiguous in the buffer it views, so the "
-            "attention kernel cannot read it in place";
-      return nullptr;
-    }
-    if (view->strides[rank - 1] != 1 && view->strides[rank - 2] != 1) {
-      why = "neither of the two minor dimensions of " +
-            describeOp(contraction) +
-            "'s operand is contiguous in the buffer it views, so the GEMM "
-            "cannot read it in place";
-      return nullptr;
-    }
   }
   // The other views are the layout the kernel stores a result in (the merge
   // of attention heads after P.V): every element is computed in the
