@@ -191,3 +191,13 @@ func.func @launch_bound_siblings(%q: tensor<4x128xbf16>, %k: tensor<4x128xbf16>,
   %b = fuse.mul %k, %cos : (tensor<4x128xbf16>, tensor<128xbf16>) -> tensor<4x128xbf16>
   return %a, %b : tensor<4x128xbf16>, tensor<4x128xbf16>
 }
+
+// -----
+
+func.func @kv_concat_of_five(%q: tensor<1x2x1x64xbf16>, %k0: tensor<1x2x8x64xbf16>, %k1: tensor<1x2x8x64xbf16>, %k2: tensor<1x2x8x64xbf16>, %k3: tensor<1x2x8x64xbf16>, %k4: tensor<1x2x8x64xbf16>, %v: tensor<1x2x40x64xbf16>) -> tensor<1x2x1x64xbf16> {
+  // expected-remark@+2 {{fuse-elementwise: not fused: 'fuse.concat' at 200:8 joins 5 tensors; the attention kernel reads at most 4 in place (kernel of 'fuse.attention' at 201:8)}}
+  // expected-remark@+1 {{fuse-elementwise: not fused into 'fuse.attention' at 201:8: a GEMM kernel reads its operands from memory unless it computes A in a prologue, so this kernel writes its result}}
+  %k = fuse.concat %k0, %k1, %k2, %k3, %k4 axis = 2 : (tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>, tensor<1x2x8x64xbf16>) -> tensor<1x2x40x64xbf16>
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x1x64xbf16>, tensor<1x2x40x64xbf16>, tensor<1x2x40x64xbf16>) -> tensor<1x2x1x64xbf16>
+  return %o : tensor<1x2x1x64xbf16>
+}
