@@ -100,13 +100,12 @@ FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
           dialect.getMatmulTilingAttrHelper().getAttr(group)) {
     const MatmulTiling &t = tiling.getTiling();
     kernel.tiling = formatMatmulTiling(t);
-    if (t.splitK > 1) {
-      // One block per split of each tile (GemmSchedule.cpp), each storing
-      // its f32 accumulators: blockM x blockN of them.
-      kernel.splitK = t.splitK;
-      kernel.splitCounters = kernel.grid[0] / t.splitK;
-      kernel.workspaceBytes = kernel.grid[0] * t.blockM * t.blockN * 4;
-    }
+  }
+  if (DenseI64ArrayAttr split =
+          dialect.getSplitWorkspaceAttrHelper().getAttr(group)) {
+    kernel.splitK = split[0];
+    kernel.splitCounters = split[1];
+    kernel.workspaceBytes = split[2];
   }
   if (GemmScheduleAttr schedule =
           dialect.getGemmScheduleAttrHelper().getAttr(group))

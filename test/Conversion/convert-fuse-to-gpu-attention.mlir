@@ -25,7 +25,13 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=DECODE
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=KVCACHE
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x128" | FileCheck %s --check-prefix=KVCACHE
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=SPLIT
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32/k3" | FileCheck %s --check-prefix=SPLIT-FORCED
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x128/k2" 2>&1 | FileCheck %s --check-prefix=SPLIT-TMA
+// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:64x64/k0" 2>&1 | FileCheck %s --check-prefix=SPLIT-ZERO
+// SPLIT-TMA: error: convert-fuse-to-gpu: attention-tiling: 'tma:64x128/k2': tma tiles do not split the keys; use wgmma: or mma.sync tiles (cp.async)
+// SPLIT-ZERO: error: convert-fuse-to-gpu: attention-tiling: 'wgmma:64x64/k0': the key split must be kS with S from 1 to 64 (e.g. wgmma:64x64/k4)
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=KVCACHE-CPASYNC
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
@@ -213,6 +219,33 @@ func.func @decode_heads(%qkv: tensor<2x1x384xbf16>) -> tensor<2x1x128xbf16> {
 // KVCACHE: %[[IN:.*]] = arith.cmpi sge
 // KVCACHE: arith.select %[[IN]], %arg8, %arg7 : !llvm.ptr<1>
 // KVCACHE: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// A decode step's two query tiles (one per head) would leave the SMs
+// idle: auto splits each tile's 5 key tiles between 2 blocks (tiles
+// [0, 2) and [2, 5)) fed by cp.async. Each stores its row's partial output
+// (64 f32), maximum and sum in the workspace (4 blocks x 66 x 4 bytes)
+// and counts itself done; the last of a tile's blocks reads the splits in
+// order (volatile loads), rescales them to the largest maximum, puts the
+// counter back to zero and runs the epilogue. The workspace and the
+// counters are the kernel's last two parameters.
+// SPLIT-LABEL: func.func @kv_cache
+// SPLIT: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_cache_k0, fuse.shared_bytes = 49152 : i64, fuse.split_workspace = array<i64: 2, 2, 1056>}
+// SPLIT-NOT: fuse.tensor_maps
+// SPLIT: gpu.func @kv_cache_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[WORKSPACE:.*]]: !llvm.ptr<1>, %[[COUNTERS:.*]]: !llvm.ptr<1>)
+// SPLIT: nvvm.cp.async.shared.global
+// SPLIT: nvvm.wgmma.mma_async
+// SPLIT: llvm.getelementptr %[[WORKSPACE]]
+// SPLIT: llvm.store
+// SPLIT: nvvm.memory.barrier
+// SPLIT: llvm.getelementptr %[[COUNTERS]]
+// SPLIT: llvm.atomicrmw add {{.*}} acq_rel
+// SPLIT: scf.for
+// SPLIT: llvm.load volatile
+// SPLIT: ex2.approx.ftz.f32
+// SPLIT: llvm.store {{.*}}, %{{.*}} : i32, !llvm.ptr<1>
+// SPLIT: arith.divf
+// Forced on mma.sync: 3 blocks per query tile, workspace for all six.
+// SPLIT-FORCED-LABEL: func.func @kv_cache
+// SPLIT-FORCED: fuse.grid = array<i64: 6, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 3, 2, 1584>}
 // KVCACHE-CPASYNC-LABEL: func.func @kv_cache
 // KVCACHE-CPASYNC-NOT: fuse.tensor_maps
 // KVCACHE-CPASYNC: gpu.func @kv_cache_k0

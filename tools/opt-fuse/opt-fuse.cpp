@@ -142,15 +142,19 @@ cl::opt<std::string> compileTo(
     cl::value_desc("stage"), cl::cat(category));
 cl::opt<std::string> attentionTiling(
     "attention-tiling",
-    cl::desc("Tiles of the fused attention kernel: [wgmma:|tma:]BMxBN = "
-             "query rows per block (64 or 128) x keys per step (32, 64 or "
+    cl::desc("Tiles of the fused attention kernel: [wgmma:|tma:]BMxBN[/kS] "
+             "= query rows per block (64 or 128) x keys per step (32, 64 or "
              "128); mma.sync with 4 warps, or with wgmma: (sm_90, head dims "
              "multiples of 64, BN 64 or 128) a warpgroup per 64 rows, or "
              "with tma: the same fed by a TMA producer warpgroup, the "
-             "compute warpgroups taking turns; auto (default) takes tma "
-             "where it can (128 keys per step), wgmma under --no-tma, "
-             "mma.sync elsewhere"),
-    cl::value_desc("[wgmma:|tma:]BMxBN"), cl::init("auto"), cl::cat(category));
+             "compute warpgroups taking turns; /kS splits each query "
+             "tile's keys among S blocks (1-64, not with tma:), the last "
+             "to finish combining them; auto (default) takes tma where it "
+             "can (128 keys per step), wgmma under --no-tma, mma.sync "
+             "elsewhere, and splits the keys of decode steps (64 queries "
+             "or fewer, fewer query tiles than SMs)"),
+    cl::value_desc("[wgmma:|tma:]BMxBN[/kS]"), cl::init("auto"),
+    cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",
     cl::desc("Tiles of the tensor-core GEMM kernels: "

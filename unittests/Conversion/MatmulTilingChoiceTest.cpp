@@ -236,9 +236,12 @@ TEST_F(MatmulTilingChoiceTest, SplitKFillsIdleSms) {
   EXPECT_TRUE(warpgroupSplit);
   // 2048^3 in bf16: 128 tiles of 128x256 fill the SMs, no split.
   for (const TilingEstimate &e :
-       rankMatmulTilings(matmul(2048, 2048, 2048), "sm_90", target("h200")))
-    if (e.tiling.instruction == MmaInstruction::Warpgroup && e.tiles * 2 > 132)
+       rankMatmulTilings(matmul(2048, 2048, 2048), "sm_90", target("h200"))) {
+    if (e.tiling.instruction == MmaInstruction::Warpgroup &&
+        e.tiles * 2 > 132) {
       EXPECT_EQ(e.tiling.splitK, 1) << formatMatmulTiling(e.tiling);
+    }
+  }
 }
 
 TEST_F(MatmulTilingChoiceTest, SplitKSyntax) {

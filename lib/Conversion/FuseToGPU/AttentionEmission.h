@@ -28,11 +28,19 @@ namespace opfuse::attention {
 /// compute. With `warpgroup` (sm_90) both products are wgmma from shared
 /// memory, one warpgroup per 64 query rows; with `tma` as well, an extra
 /// producer warpgroup streams Q, K and V by TMA through `stages` stages
-/// and the compute warpgroups take turns at the tensor cores.
+/// and the compute warpgroups take turns at the tensor cores. With
+/// `keySplits` > 1 (cp.async tilings) the keys of each query tile are
+/// split among that many blocks, whose partial outputs the last to finish
+/// combines (flash-decoding: a decode step's few query tiles would leave
+/// most SMs idle).
+/// The most blocks one query tile's keys are split among.
+constexpr int64_t kMaxKeySplits = 64;
+
 struct AttentionTiling {
   int64_t blockM = 64, blockN = 64, warps = 4;
   bool warpgroup = false, tma = false;
   int64_t stages = 2;
+  int64_t keySplits = 1;
   int64_t rowsPerWarp() const { return blockM / warps; }
   /// The warpgroups that compute (wgmma tilings).
   int64_t consumers() const { return warps / 4; }
@@ -41,8 +49,9 @@ struct AttentionTiling {
 
 /// "auto", "BMxBN" (mma.sync: BM 64 or 128 with 4 warps, BN 32, 64 or
 /// 128), "wgmma:BMxBN" (BM 64 or 128, a warpgroup per 64 rows; BN 64 or
-/// 128) or "tma:BMxBN" (the same fed by a TMA producer warpgroup): the
-/// tiling, or nothing with the reason in `error`.
+/// 128) or "tma:BMxBN" (the same fed by a TMA producer warpgroup), the
+/// first two optionally with "/kS" (the keys split among S blocks, 1 to
+/// 64): the tiling, or nothing with the reason in `error`.
 std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
                                                     std::string &error);
 
@@ -124,9 +133,17 @@ attentionTensorMaps(const AttentionProblem &problem,
 int64_t attentionSharedBytes(const AttentionProblem &problem,
                              const AttentionTiling &tiling);
 
-/// The kernel's launch: one block per BM query rows of each (batch, head).
+/// The kernel's launch: one block per BM query rows of each (batch, head)
+/// and split of the keys; a split kernel's workspace holds each block's
+/// partial output rows (f32, only the rows that exist) and their running
+/// maxima and sums, with one counter per query tile.
 LaunchConfig attentionLaunch(const AttentionProblem &problem,
                              const AttentionTiling &tiling);
+
+/// Query rows a split kernel's block stores in the workspace: BM, or all
+/// of them when the sequence is shorter.
+int64_t splitRowsPerBlock(const AttentionProblem &problem,
+                          const AttentionTiling &tiling);
 
 /// Emits the kernel `name` for `group` into `module`.
 mlir::LogicalResult

@@ -525,10 +525,12 @@ void AttentionKernel::emitPreamble(Value threadId, Value laneId,
   // mask) first.
   const int64_t heads = p.batch * p.heads;
   const int64_t tilesM = llvm::divideCeil(p.sq, t.blockM);
-  Value blockId = gb.toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  bh = gb.remu(blockId, heads);
+  blockId = gb.toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  // With split keys, a query tile's splits are neighbours in the grid.
+  queryTile = t.keySplits > 1 ? gb.divu(blockId, t.keySplits) : Value(blockId);
+  bh = gb.remu(queryTile, heads);
   Value mTile = arith::SubIOp::create(b, loc, gb.i32(tilesM - 1),
-                                      gb.divu(blockId, heads));
+                                      gb.divu(queryTile, heads));
   mStart = gb.mul(mTile, gb.i32(t.blockM));
   batchIndex = gb.divu(bh, p.heads);
   headIndex = gb.remu(bh, p.heads);
@@ -544,6 +546,15 @@ void AttentionKernel::emitPreamble(Value threadId, Value laneId,
     keyTiles = arith::MinUIOp::create(
         b, loc, keyTiles,
         gb.divu(gb.add(mStart, gb.i32(t.blockM + t.blockN - 1)), t.blockN));
+  firstTile = gb.i32(0);
+  if (t.keySplits > 1) {
+    // Split s of S visits tiles [s n / S, (s + 1) n / S): as even as the
+    // n tiles allow, and none is empty while n >= S.
+    Value split = gb.remu(blockId, t.keySplits);
+    Value all = keyTiles;
+    firstTile = gb.divu(gb.mul(split, all), t.keySplits);
+    keyTiles = gb.divu(gb.mul(gb.add(split, gb.i32(1)), all), t.keySplits);
+  }
 }
 
 /// `values` combined pairwise (a tree: a dependency chain of log2 n
@@ -623,10 +634,12 @@ void AttentionKernel::scaleRows(SmallVector<Value> &o,
       scaleRow(o, i, half, corrections[i * 2 + half]);
 }
 
-void AttentionKernel::normalize(SmallVector<Value> &o, ValueRange sums) {
+void AttentionKernel::normalize(SmallVector<Value> &o, ValueRange sums,
+                                bool rowSums) {
   for (int64_t i = 0; i < mTiles; ++i)
     for (int64_t half = 0; half < 2; ++half) {
-      Value sum = quadReduce(sums[i * 2 + half], /*sum=*/true);
+      Value sum = rowSums ? sums[i * 2 + half]
+                          : quadReduce(sums[i * 2 + half], /*sum=*/true);
       Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
                                          f32(0.0));
       Value inverse = arith::SelectOp::create(
@@ -635,10 +648,10 @@ void AttentionKernel::normalize(SmallVector<Value> &o, ValueRange sums) {
     }
 }
 
-scf::ForOp AttentionKernel::openKeyLoop(int64_t first, ValueRange init,
+scf::ForOp AttentionKernel::openKeyLoop(Value first, ValueRange init,
                                         Value &tile, ValueRange &carried) {
   auto loop = scf::ForOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, first),
+      b, loc, arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first),
       arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
       arith::ConstantIndexOp::create(b, loc, 1), init);
   Block *body = loop.getBody();
@@ -659,7 +672,8 @@ SmallVector<Value> AttentionKernel::emitMainLoop() {
              gb.add(at, gb.i32(kBytes)));
   };
   copyTile(p.q, qBase, mStart, t.blockM, p.d, p.sq, gb.i32(0));
-  copyKeys(gb.i32(0), gb.i32(0));
+  // Past the sequence (an empty split) the copies are zeros.
+  copyKeys(firstTile, gb.remu(firstTile, 2));
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
   Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
@@ -673,7 +687,7 @@ SmallVector<Value> AttentionKernel::emitMainLoop() {
     OpBuilder::InsertionGuard guard(b);
     Value tile;
     ValueRange carried;
-    loop = openKeyLoop(0, init, tile, carried);
+    loop = openKeyLoop(firstTile, init, tile, carried);
     SmallVector<Value> o(carried.take_front(mTiles * oTiles * 4));
     SmallVector<Value> maxima(carried.slice(mTiles * oTiles * 4, rows));
     SmallVector<Value> sums(carried.take_back(rows));
@@ -711,6 +725,9 @@ SmallVector<Value> AttentionKernel::emitMainLoop() {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   ValueRange results = loop.getResults();
   SmallVector<Value> o(results.take_front(mTiles * oTiles * 4));
+  if (t.keySplits > 1)
+    return combineKeySplits(o, results.slice(mTiles * oTiles * 4, rows),
+                            results.take_back(rows));
   normalize(o, results.take_back(rows));
   return o;
 }
@@ -724,10 +741,11 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
   // After the buffers, with TMA: the tensor maps of q, k and v, one per
-  // piece.
+  // piece; with split keys: the workspace and the counters.
   const int64_t maps = t.tma ? countAttentionPieces(problem) : 0;
-  gpu::GPUFuncOp func =
-      createKernel(b, group, module, name, config.block, maps);
+  const unsigned firstExtra = group.getNumOperands() + group.getNumResults();
+  gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block,
+                                     t.keySplits > 1 ? 2 : maps);
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -791,10 +809,9 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
           b, loc, gb.eq(epilogue.thread, gb.i32(consumerWarps * 32)),
           /*withElse=*/false);
       b.setInsertionPoint(issuer.thenBlock()->getTerminator());
-      const unsigned firstMap = group.getNumOperands() + group.getNumResults();
       SmallVector<Value> mapArguments;
       for (int64_t i = 0; i < maps; ++i)
-        mapArguments.push_back(entry.getArgument(firstMap + i));
+        mapArguments.push_back(entry.getArgument(firstExtra + i));
       kernel.emitProducer(mapArguments);
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
@@ -802,6 +819,10 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
                     NVVM::SetMaxRegisterAction::increase);
     loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
   } else {
+    if (t.keySplits > 1) {
+      kernel.workspace = entry.getArgument(firstExtra);
+      kernel.counters = entry.getArgument(firstExtra + 1);
+    }
     loop.acc = kernel.emitMainLoop();
   }
   loop.current.tileM = kernel.mStart;

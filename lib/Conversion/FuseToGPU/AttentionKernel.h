@@ -43,7 +43,9 @@ public:
   void emitPreamble(Value thread, Value lane, Value warpRow);
 
   /// The main loop of the cp.async form; returns the output accumulators,
-  /// normalised, in the m16n8 order of the GEMM epilogue.
+  /// normalised, in the m16n8 order of the GEMM epilogue. With split keys
+  /// the builder is left where only the block that combines the splits
+  /// runs (combineKeySplits).
   SmallVector<Value> emitMainLoop();
 
   /// The warp-specialised form (AttentionWarpSpecialized.cpp). The producer
@@ -58,6 +60,8 @@ public:
 
   /// The block's (batch * heads + head) and first query row.
   Value bh, mStart;
+  /// A split kernel's workspace (f32) and counters (i32) parameters.
+  Value workspace, counters;
 
 private:
   Value f32(double value) {
@@ -176,17 +180,27 @@ private:
   SmallVector<Value> onlineSoftmax(SmallVector<Value> &s,
                                    SmallVector<Value> &maxima,
                                    SmallVector<Value> &sums);
-  /// A loop over the key tiles from `first` to keyTiles carrying `init`,
+  /// A loop over the key tiles from `first` (i32) to keyTiles carrying `init`,
   /// with the builder left at the start of its body (no terminator yet);
   /// `tile` (i32) and `carried` are the body's arguments. The caller
   /// yields and restores the insertion point.
-  scf::ForOp openKeyLoop(int64_t first, ValueRange init, Value &tile,
+  scf::ForOp openKeyLoop(Value first, ValueRange init, Value &tile,
                          ValueRange &carried);
   /// Each output row times its correction.
   void scaleRows(SmallVector<Value> &o, ArrayRef<Value> corrections);
   /// Each output row divided by its sum (zero for a row with no visible
-  /// key).
-  void normalize(SmallVector<Value> &o, ValueRange sums);
+  /// key): `sums` per thread, or with `rowSums` already the whole row's.
+  void normalize(SmallVector<Value> &o, ValueRange sums, bool rowSums = false);
+  /// 2^(m - reference) for running maxima as onlineSoftmax keeps them
+  /// (raw scores where foldsScale()).
+  Value rescaleFactor(Value m, Value reference);
+  /// Split keys (AttentionKeySplits.cpp): the block stores its rows'
+  /// unnormalised output, maxima and sums in the workspace and counts
+  /// itself done; the last of the query tile's blocks leaves the builder
+  /// in the code only it runs and returns the combined, normalised output
+  /// (the splits taken in order, whichever finished last).
+  SmallVector<Value> combineKeySplits(SmallVector<Value> o, ValueRange maxima,
+                                      ValueRange sums);
   /// O += P V for the V tile in `stage`, P in registers.
   void accumulate(ArrayRef<Value> probabilities, Value stage,
                   SmallVector<Value> &o);
@@ -227,8 +241,11 @@ private:
   Value thread, lane, warpRow, group8, quad, matrixLow, matrixHigh, rowInMatrix;
   SmallVector<Value> qBase, kBase, vBase;
   Value batchIndex, headIndex, kvHead;
-  /// The key tiles this block visits (i32).
-  Value keyTiles;
+  /// The key tiles this block visits: from firstTile to keyTiles (i32).
+  Value firstTile, keyTiles;
+  /// The block's index, and with split keys its query tile's (the
+  /// counter's) index.
+  Value blockId, queryTile;
 };
 
 } // namespace opfuse::attention

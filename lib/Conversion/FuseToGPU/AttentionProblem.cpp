@@ -28,10 +28,29 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   StringRef rest = text;
   const bool tma = rest.consume_front("tma:");
   const bool warpgroup = tma || rest.consume_front("wgmma:");
-  auto [m, n] = rest.split('x');
+  auto [shape, splitPart] = rest.split('/');
+  int64_t keySplits = 1;
+  if (!splitPart.empty() || rest.ends_with("/")) {
+    if (!splitPart.consume_front("k") ||
+        splitPart.getAsInteger(10, keySplits) || keySplits < 1 ||
+        keySplits > kMaxKeySplits) {
+      error = "'" + text.str() +
+              "': the key split must be kS with S from 1 to " +
+              std::to_string(kMaxKeySplits) + " (e.g. wgmma:64x64/k4)";
+      return std::nullopt;
+    }
+    if (tma && keySplits > 1) {
+      error = "'" + text.str() +
+              "': tma tiles do not split the keys; use wgmma: or mma.sync "
+              "tiles (cp.async)";
+      return std::nullopt;
+    }
+  }
+  auto [m, n] = shape.split('x');
   int64_t blockM = 0, blockN = 0;
   if (m.getAsInteger(10, blockM) || n.getAsInteger(10, blockN)) {
-    error = "'" + text.str() + "': expected auto or BMxBN (e.g. 128x64)";
+    error = "'" + text.str() +
+            "': expected auto or [wgmma:|tma:]BMxBN[/kS] (e.g. 128x64)";
     return std::nullopt;
   }
   if (blockM != 64 && blockM != 128) {
@@ -51,6 +70,7 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   tiling.blockN = blockN;
   tiling.warpgroup = warpgroup;
   tiling.tma = tma;
+  tiling.keySplits = keySplits;
   // A warpgroup (4 warps) per 64 query rows.
   if (warpgroup)
     tiling.warps = blockM / 16;
@@ -319,6 +339,47 @@ static void chooseStages(const AttentionProblem &problem,
       return;
 }
 
+/// Resident blocks of `tiling` per SM: shared memory and threads allow.
+static int64_t residentAttentionBlocks(const AttentionProblem &problem,
+                                       const AttentionTiling &tiling,
+                                       const GpuTarget &target) {
+  // As the GEMM's occupancy estimate: 1 KiB of shared memory the driver
+  // keeps per block, 2048 threads and 32 blocks an SM.
+  return std::min({target.sharedMemoryPerSm /
+                       (attentionSharedBytes(problem, tiling) + 1024),
+                   2048 / tiling.threads(), int64_t(32)});
+}
+
+/// The decode case: 64 queries or fewer per head (one query tile), and
+/// too few query tiles to occupy the SMs. Their keys are split among
+/// blocks fed by cp.async (wgmma with 64 keys a step, so that two blocks
+/// fit an SM), as many splits per tile as the resident blocks allow while
+/// each split keeps two key tiles or more (the next one in flight while
+/// one is computed on). Nothing when that is fewer than two. Longer query
+/// sequences keep their tiling: their blocks do more work per key.
+static std::optional<AttentionTiling>
+splitKeysTiling(const AttentionProblem &problem, AttentionTiling tiling,
+                const GpuTarget &target) {
+  const int64_t queryTiles = problem.batch * problem.heads *
+                             llvm::divideCeil(problem.sq, tiling.blockM);
+  if (target.smCount <= 0 || problem.sq > 64 || queryTiles >= target.smCount)
+    return std::nullopt;
+  tiling.tma = false;
+  tiling.stages = 2;
+  if (tiling.warpgroup)
+    tiling.blockN = 64;
+  const int64_t resident =
+      target.smCount *
+      std::max<int64_t>(1, residentAttentionBlocks(problem, tiling, target));
+  const int64_t keyTiles = llvm::divideCeil(problem.sk, tiling.blockN);
+  const int64_t splits =
+      std::min({resident / queryTiles, keyTiles / 2, kMaxKeySplits});
+  if (splits < 2)
+    return std::nullopt;
+  tiling.keySplits = splits;
+  return tiling;
+}
+
 AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
                                       StringRef option, bool useTma,
                                       const GpuTarget &target) {
@@ -345,6 +406,9 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
     if (problem.sq <= 64)
       tiling.blockM = 64;
     tiling.warps = tiling.blockM / 16;
+    if (std::optional<AttentionTiling> split =
+            splitKeysTiling(problem, tiling, target))
+      return *split;
     if (tiling.tma)
       chooseStages(problem, tiling);
     return tiling;
@@ -356,7 +420,7 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
   // Few query rows: 16 a warp, so the blocks fill the GPU.
   if (problem.sq <= 64)
     tiling.blockM = 64;
-  return tiling;
+  return splitKeysTiling(problem, tiling, target).value_or(tiling);
 }
 
 int64_t attentionSharedBytes(const AttentionProblem &problem,
@@ -378,12 +442,26 @@ LaunchConfig attentionLaunch(const AttentionProblem &problem,
                              const AttentionTiling &tiling) {
   LaunchConfig config;
   config.block = tiling.threads();
-  config.grid = problem.batch * problem.heads *
-                llvm::divideCeil(problem.sq, tiling.blockM);
+  const int64_t queryTiles = problem.batch * problem.heads *
+                             llvm::divideCeil(problem.sq, tiling.blockM);
+  config.grid = queryTiles * tiling.keySplits;
   config.sharedBytes = attentionSharedBytes(problem, tiling);
   if (tiling.tma)
     config.tensorMaps = attentionTensorMaps(problem, tiling);
+  if (tiling.keySplits > 1) {
+    // Per block: its rows' partial outputs, then per row a maximum and a
+    // sum (AttentionKeySplits.cpp).
+    config.splits = tiling.keySplits;
+    config.splitCounters = queryTiles;
+    config.workspaceBytes =
+        config.grid * splitRowsPerBlock(problem, tiling) * (problem.dv + 2) * 4;
+  }
   return config;
+}
+
+int64_t splitRowsPerBlock(const AttentionProblem &problem,
+                          const AttentionTiling &tiling) {
+  return std::min(tiling.blockM, problem.sq);
 }
 
 } // namespace opfuse::attention

@@ -245,7 +245,7 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     OpBuilder::InsertionGuard guard(b);
     Value tile;
     ValueRange carried;
-    loop = openKeyLoop(1, init, tile, carried);
+    loop = openKeyLoop(gb.i32(1), init, tile, carried);
     Value previous = arith::SubIOp::create(b, loc, tile, gb.i32(1));
     SmallVector<Value> o(carried.take_front(p.dv / 2));
     SmallVector<Value> previousWords(carried.slice(p.dv / 2, wordCount));

@@ -116,10 +116,13 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
   // What an earlier run recorded describes another kernel.
   auto schedule = dialect.getGemmScheduleAttrHelper();
   auto maps = dialect.getTensorMapsAttrHelper();
+  auto splitWorkspace = dialect.getSplitWorkspaceAttrHelper();
   if (schedule.isAttrPresent(group))
     schedule.removeAttr(group);
   if (maps.isAttrPresent(group))
     maps.removeAttr(group);
+  if (splitWorkspace.isAttrPresent(group))
+    splitWorkspace.removeAttr(group);
   FailureOr<LaunchConfig> config = emitter.configure(group, context);
   if (failed(config) ||
       failed(emitter.emit(group, *config, kernels, name, context)))
@@ -146,6 +149,10 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
                                         map.strides, map.box, map.offset));
     maps.setAttr(group, builder.getArrayAttr(list));
   }
+  if (config->splits > 1)
+    splitWorkspace.setAttr(group, builder.getDenseI64ArrayAttr(
+                                      {config->splits, config->splitCounters,
+                                       config->workspaceBytes}));
   return true;
 }
 

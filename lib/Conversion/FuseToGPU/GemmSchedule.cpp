@@ -274,6 +274,13 @@ GemmDecision decideGemmSchedule(const GemmProblem &p, const MatmulTiling &t,
   launch.sharedBytes = t.sharedBytes(p.elementBytes);
   if (tma)
     launch.tensorMaps = {p.tmaA->map, p.tmaB->map};
+  if (t.splitK > 1) {
+    // Each block stores its f32 accumulators: blockM x blockN of them
+    // (GemmSplitK.cpp).
+    launch.splits = t.splitK;
+    launch.splitCounters = totalTiles;
+    launch.workspaceBytes = launch.grid * t.blockM * t.blockN * 4;
+  }
   return decision;
 }
 

@@ -206,3 +206,39 @@ func.func @step_name_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
   %r = fuse.relu %x {fuse.step_name = "f_k1"} : tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+func.func @split_workspace_too_few_bytes(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.split_workspace' must be [splits (2 to 256), counters (1 or more), workspace bytes (at least 4 per split and counter)]}}
+  %0 = fuse.group (%x) {fuse.split_workspace = array<i64: 4, 2, 16>} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %r = fuse.relu %a : tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @split_workspace_one_split(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.split_workspace' must be [splits (2 to 256)}}
+  %0 = fuse.group (%x) {fuse.split_workspace = array<i64: 1, 2, 4096>} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %r = fuse.relu %a : tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @split_workspace_not_an_array(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.split_workspace' must be an array<i64> of splits, counters and bytes}}
+  %0 = fuse.group (%x) {fuse.split_workspace = 4 : i64} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %r = fuse.relu %a : tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}

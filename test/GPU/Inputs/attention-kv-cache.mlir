@@ -37,3 +37,12 @@ func.func @chunk_f16_d64(%q: tensor<1x4x5x64xf16>, %k_cache: tensor<1x2x1000x64x
   %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x4x5x64xf16>, tensor<1x2x1008x64xf16>, tensor<1x2x1008x64xf16>) -> tensor<1x4x5x64xf16>
   return %o : tensor<1x4x5x64xf16>
 }
+
+// A chunk of 16 queries, causal and with an additive mask, against 300
+// keys: under the causal mask every query sees the first key tile only,
+// so most splits of the keys (auto, or forced) see no key at all and
+// must weigh nothing when the splits are combined.
+func.func @chunk_causal_bf16_d64(%q: tensor<1x4x16x64xbf16>, %k: tensor<1x4x300x64xbf16>, %v: tensor<1x4x300x64xbf16>, %m: tensor<1x1x16x300xbf16>) -> tensor<1x4x16x64xbf16> {
+  %o = fuse.attention %q, %k, %v mask %m scale = 1.250000e-01 causal : (tensor<1x4x16x64xbf16>, tensor<1x4x300x64xbf16>, tensor<1x4x300x64xbf16>, tensor<1x1x16x300xbf16>) -> tensor<1x4x16x64xbf16>
+  return %o : tensor<1x4x16x64xbf16>
+}

@@ -49,6 +49,12 @@ struct LaunchConfig {
   int64_t blocks = 0;
   int64_t sharedBytes = 0;
   llvm::SmallVector<TensorMapSpec, 2> tensorMaps;
+  /// A kernel whose blocks split their work (a split-K GEMM, a split-key
+  /// attention): `splits` blocks per piece of output store partials in a
+  /// workspace of `workspaceBytes` and count themselves done in one of
+  /// `splitCounters` i32 counters (zero before and after a launch); the
+  /// runtime passes both after the buffers.
+  int64_t splits = 1, splitCounters = 0, workspaceBytes = 0;
 };
 
 /// The knobs of the emitters (convert-fuse-to-gpu's options).

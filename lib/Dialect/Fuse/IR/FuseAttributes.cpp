@@ -401,6 +401,21 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == getSplitWorkspaceAttrHelper().getName()) {
+    FailureOr<DenseI64ArrayAttr> split = typedAttr<DenseI64ArrayAttr>(
+        op, attribute, "an array<i64> of splits, counters and bytes");
+    if (failed(split))
+      return failure();
+    // The runtime's bounds (LaunchPlanChecks.cpp): every block stores at
+    // least one f32.
+    if (split->size() != 3 || (*split)[0] < 2 || (*split)[0] > 256 ||
+        (*split)[1] < 1 || (*split)[2] < 4 * (*split)[0] * (*split)[1])
+      return op->emitError()
+             << "'" << name.getValue()
+             << "' must be [splits (2 to 256), counters (1 or more), "
+                "workspace bytes (at least 4 per split and counter)]";
+    return onlyOn(isa<GroupOp>(op), "a fuse.group");
+  }
   return op->emitError() << "unknown attribute '" << name.getValue()
                          << "' of the fuse dialect";
 }

@@ -76,6 +76,10 @@ def Fuse_Dialect : Dialect {
     "::mlir::IntegerAttr":$shared_bytes,
     "::opfuse::fuse::GemmScheduleAttr":$gemm_schedule,
     "::mlir::ArrayAttr":$tensor_maps,
+    // On a group whose blocks split their work (split-K GEMMs, split-key
+    // attention): [splits, counters, workspace bytes] of the workspace
+    // and counters the runtime passes after the buffers.
+    "::mlir::DenseI64ArrayAttr":$split_workspace,
     // On a group whose kernel is an identical earlier group's
     // (fuse-dedup-kernels): the name its launch step keeps, while
     // `kernel` names the function it launches.

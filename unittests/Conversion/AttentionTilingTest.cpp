@@ -1,0 +1,134 @@
+//===- AttentionTilingTest.cpp - The attention kernel's tiling and launch -===//
+//
+// --attention-tiling's syntax, when auto splits a query tile's keys among
+// blocks (decode steps whose few query tiles leave SMs idle) and the
+// launch and workspace such a split kernel asks the runtime for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../../lib/Conversion/FuseToGPU/AttentionEmission.h"
+#include "../Dialect/FuseTestUtils.h"
+
+#include "opfuse/Analysis/Target.h"
+
+using namespace mlir;
+using namespace opfuse;
+using namespace opfuse::attention;
+
+namespace {
+
+class AttentionTilingTest : public test::FuseTest {
+protected:
+  /// q [b, h, sq, d] against k and v [b, hkv, sk, d], all contiguous.
+  AttentionProblem problem(int64_t b, int64_t h, int64_t hkv, int64_t sq,
+                           int64_t sk, int64_t d) {
+    AttentionProblem p;
+    p.elementType = BFloat16Type::get(&context);
+    p.batch = b;
+    p.heads = h;
+    p.kvHeads = hkv;
+    p.sq = sq;
+    p.sk = sk;
+    p.d = p.dv = d;
+    auto operand = [&](unsigned input, int64_t heads, int64_t rows) {
+      AttentionOperand o;
+      AttentionPiece piece;
+      piece.input = input;
+      piece.strides = {heads * rows * d, rows * d, d, 1};
+      piece.rows = rows;
+      o.pieces.push_back(piece);
+      return o;
+    };
+    p.q = operand(0, h, sq);
+    p.k = operand(1, hkv, sk);
+    p.v = operand(2, hkv, sk);
+    return p;
+  }
+
+  static GpuTarget h200() { return *findBuiltinTarget("h200"); }
+
+  static AttentionTiling autoTiling(const AttentionProblem &p) {
+    return chooseAttentionTiling(p, "auto", /*useTma=*/true, h200());
+  }
+};
+
+TEST_F(AttentionTilingTest, ParsesKeySplits) {
+  std::string error;
+  std::optional<AttentionTiling> t =
+      parseAttentionTiling("wgmma:64x64/k4", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->keySplits, 4);
+  EXPECT_TRUE(t->warpgroup);
+  EXPECT_FALSE(t->tma);
+  t = parseAttentionTiling("64x32/k64", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->keySplits, 64);
+  EXPECT_FALSE(t->warpgroup);
+  t = parseAttentionTiling("tma:128x128", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->keySplits, 1);
+  // A split of 1 is no split, and allowed everywhere.
+  t = parseAttentionTiling("tma:64x128/k1", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->keySplits, 1);
+  for (const char *bad : {"tma:64x128/k2", "64x64/k0", "64x64/k65", "64x64/",
+                          "64x64/4", "64x64/kk"}) {
+    error.clear();
+    EXPECT_FALSE(parseAttentionTiling(bad, error)) << bad;
+    EXPECT_NE(error.find(bad), std::string::npos) << error;
+  }
+}
+
+TEST_F(AttentionTilingTest, DecodeSplitsTheKeysToFillTheSms) {
+  // llama_decode's attention: 4 x 16 heads, one query, 1025 keys of 128.
+  AttentionProblem p = problem(4, 16, 16, 1, 1025, 128);
+  AttentionTiling t = autoTiling(p);
+  EXPECT_TRUE(t.warpgroup);
+  EXPECT_FALSE(t.tma);
+  EXPECT_EQ(t.blockM, 64);
+  EXPECT_EQ(t.blockN, 64);
+  ASSERT_GE(t.keySplits, 2);
+  // Every split keeps two key tiles or more, and the blocks fit the SMs
+  // at once.
+  EXPECT_GE(llvm::divideCeil(p.sk, t.blockN) / t.keySplits, 2);
+  const int64_t perSm =
+      h200().sharedMemoryPerSm / (attentionSharedBytes(p, t) + 1024);
+  LaunchConfig launch = attentionLaunch(p, t);
+  EXPECT_LE(launch.grid, h200().smCount * perSm);
+  EXPECT_GT(launch.grid, h200().smCount);
+  EXPECT_EQ(launch.grid, 64 * t.keySplits);
+  EXPECT_EQ(launch.splits, t.keySplits);
+  EXPECT_EQ(launch.splitCounters, 64);
+  // One row a block: its 128 outputs, its maximum and its sum.
+  EXPECT_EQ(launch.workspaceBytes, launch.grid * 1 * 130 * 4);
+  EXPECT_TRUE(launch.tensorMaps.empty());
+}
+
+TEST_F(AttentionTilingTest, GroupedQueryChunksSplitOnMmaSyncToo) {
+  // Head dim 80 is not wgmma's: mma.sync tiles, split all the same; the
+  // workspace holds the 16 rows of each block.
+  AttentionProblem p = problem(1, 8, 2, 16, 4000, 80);
+  AttentionTiling t = autoTiling(p);
+  EXPECT_FALSE(t.warpgroup);
+  ASSERT_GE(t.keySplits, 2);
+  LaunchConfig launch = attentionLaunch(p, t);
+  EXPECT_EQ(launch.workspaceBytes, launch.grid * 16 * 82 * 4);
+}
+
+TEST_F(AttentionTilingTest, KeepsTheTilingWhereSplittingDoesNotPay) {
+  // Longer query sequences: their blocks do more work per key.
+  EXPECT_EQ(autoTiling(problem(1, 8, 8, 65, 4096, 128)).keySplits, 1);
+  // Query tiles enough for every SM.
+  AttentionProblem full = problem(16, 16, 16, 1, 4096, 128);
+  AttentionTiling t = autoTiling(full);
+  EXPECT_EQ(t.keySplits, 1);
+  EXPECT_TRUE(t.tma);
+  // Too few keys for two tiles a split.
+  EXPECT_EQ(autoTiling(problem(2, 4, 4, 1, 100, 128)).keySplits, 1);
+  // An unsplit launch asks for no workspace.
+  LaunchConfig launch = attentionLaunch(full, t);
+  EXPECT_EQ(launch.splits, 1);
+  EXPECT_EQ(launch.workspaceBytes, 0);
+}
+
+} // namespace
