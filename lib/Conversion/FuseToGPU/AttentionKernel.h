@@ -201,6 +201,23 @@ private:
   /// (the splits taken in order, whichever finished last).
   SmallVector<Value> combineKeySplits(SmallVector<Value> o, ValueRange maxima,
                                       ValueRange sums);
+  /// Row `r` (m-tile r / 2, half r % 2) of this thread's fragments, in the
+  /// query tile.
+  Value splitRow(int64_t r);
+  /// The workspace's f32 for `row` of block `block`: its output column
+  /// `column` + 2 quad (0 or more), its maximum (-1) or its sum (-2).
+  Value splitElement(Value block, Value row, int64_t column);
+  /// The block's rows that exist, unnormalised, into the workspace.
+  void storeKeySplit(ArrayRef<Value> o, ValueRange maxima, ValueRange sums);
+  /// Counts the block done; leaves the builder where only the tile's last
+  /// block runs, and returns the counter's address.
+  Value countKeySplit();
+  /// The splits' outputs, maxima and sums combined in split order.
+  SmallVector<Value> sumKeySplits(int64_t outputs);
+  /// Where output (row r, n8 tile j, element e) is among the accumulators.
+  int64_t outputIndex(int64_t r, int64_t j, int64_t e) const {
+    return ((r / 2) * oTiles + j) * 4 + (r % 2) * 2 + e;
+  }
   /// O += P V for the V tile in `stage`, P in registers.
   void accumulate(ArrayRef<Value> probabilities, Value stage,
                   SmallVector<Value> &o);
