@@ -76,8 +76,6 @@ llvm::Error checkLaunch(const PlanKernel &kernel) {
                                "provide: splits 2 to 256, 1 to grid / splits "
                                "counters, and a workspace of at least 4 "
                                "bytes per split and counter, at most 1 TiB");
-    if (!kernel.tensorMaps.empty())
-      return planError(where + " has both \"split_k\" and \"tensor_maps\"");
   }
   return llvm::Error::success();
 }

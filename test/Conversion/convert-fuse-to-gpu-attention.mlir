@@ -26,12 +26,36 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=TMA
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=DECODE
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x128" | FileCheck %s --check-prefix=KVCACHE
-// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=SPLIT
+// RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:64x64/k2" | FileCheck %s --check-prefix=SPLIT
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32/k3" | FileCheck %s --check-prefix=SPLIT-FORCED
-// RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x128/k2" 2>&1 | FileCheck %s --check-prefix=SPLIT-TMA
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:64x64/k0" 2>&1 | FileCheck %s --check-prefix=SPLIT-ZERO
-// SPLIT-TMA: error: convert-fuse-to-gpu: attention-tiling: 'tma:64x128/k2': tma tiles do not split the keys; use wgmma: or mma.sync tiles (cp.async)
 // SPLIT-ZERO: error: convert-fuse-to-gpu: attention-tiling: 'wgmma:64x64/k0': the key split must be kS with S from 1 to 64 (e.g. wgmma:64x64/k4)
+// Auto splits a decode step's keys on the TMA-fed kernel where it can: 4
+// query tiles, 5 key tiles of 128 in 2 splits of 2 and 3. The tensor maps
+// come first after the buffers, then the workspace and the counters; the
+// block's compute threads (not the producer warpgroup, which has left)
+// meet at named barrier 3 around the count.
+// RUN: opfuse-opt %S/Inputs/attention-decode-split.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=SPLIT-TMA
+// SPLIT-TMA: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 2, 4, 2112>, fuse.tensor_maps = [#fuse.tensor_map<input = 4, {{.*}}>, #fuse.tensor_map<input = 0, {{.*}}>, #fuse.tensor_map<input = 1, {{.*}}>, #fuse.tensor_map<input = 2, {{.*}}>, #fuse.tensor_map<input = 3, {{.*}}>]}
+// SPLIT-TMA: gpu.func @decode_cache_k0(%{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %[[WORKSPACE:[^:]*]]: !llvm.ptr<1>, %[[COUNTERS:[^:]*]]: !llvm.ptr<1>)
+// SPLIT-TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// SPLIT-TMA: llvm.getelementptr %[[WORKSPACE]]
+// SPLIT-TMA: %[[THREE:.*]] = llvm.mlir.constant(3 : i32) : i32
+// SPLIT-TMA: %[[COMPUTE:.*]] = llvm.mlir.constant(128 : i32) : i32
+// SPLIT-TMA: nvvm.barrier id = %[[THREE]] number_of_threads = %[[COMPUTE]]
+// SPLIT-TMA: llvm.getelementptr %[[COUNTERS]]
+// SPLIT-TMA: llvm.atomicrmw add
+// SPLIT-TMA: llvm.load volatile
+// A TMA-fed split needs a key tile for every split and no causal mask.
+// RUN: not opfuse-opt %S/Inputs/attention-decode-split.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x128/k6" 2>&1 | FileCheck %s --check-prefix=SPLIT-TMA-MANY
+// SPLIT-TMA-MANY: attention-decode-split.mlir:7:8: error: attention-tiling: 6 splits of 5 key tiles of 128: a TMA-fed kernel needs a key tile for every split
+// RUN: not opfuse-opt %S/Inputs/attention-decode-causal.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x64/k2" 2>&1 | FileCheck %s --check-prefix=SPLIT-CAUSAL
+// SPLIT-CAUSAL: attention-decode-causal.mlir:5:8: error: attention-tiling: a TMA-fed kernel splits the keys only without a causal mask (which may leave a split no key); use wgmma: or mma.sync tiles
+// Auto on the causal chunk: split on the cp.async-fed kernel instead
+// (4 query tiles, 5 key tiles of 64: 2 splits; 16 rows a block).
+// RUN: opfuse-opt %S/Inputs/attention-decode-causal.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=SPLIT-CAUSAL-AUTO
+// SPLIT-CAUSAL-AUTO: fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 2, 4, 33792>}
+// SPLIT-CAUSAL-AUTO-NOT: fuse.tensor_maps
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=KVCACHE-CPASYNC
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
@@ -219,9 +243,9 @@ func.func @decode_heads(%qkv: tensor<2x1x384xbf16>) -> tensor<2x1x128xbf16> {
 // KVCACHE: %[[IN:.*]] = arith.cmpi sge
 // KVCACHE: arith.select %[[IN]], %arg8, %arg7 : !llvm.ptr<1>
 // KVCACHE: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// A decode step's two query tiles (one per head) would leave the SMs
-// idle: auto splits each tile's 5 key tiles between 2 blocks (tiles
-// [0, 2) and [2, 5)) fed by cp.async. Each stores its row's partial output
+// Split keys on the cp.async-fed wgmma kernel: each of the decode step's
+// two query tiles (one per head) has its 5 key tiles of 64 split between
+// 2 blocks (tiles [0, 2) and [2, 5)). Each stores its row's partial output
 // (64 f32), maximum and sum in the workspace (4 blocks x 66 x 4 bytes)
 // and counts itself done; the last of a tile's blocks reads the splits in
 // order (volatile loads), rescales them to the largest maximum, puts the

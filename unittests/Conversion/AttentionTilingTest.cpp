@@ -67,12 +67,12 @@ TEST_F(AttentionTilingTest, ParsesKeySplits) {
   t = parseAttentionTiling("tma:128x128", error);
   ASSERT_TRUE(t) << error;
   EXPECT_EQ(t->keySplits, 1);
-  // A split of 1 is no split, and allowed everywhere.
-  t = parseAttentionTiling("tma:64x128/k1", error);
+  t = parseAttentionTiling("tma:64x128/k2", error);
   ASSERT_TRUE(t) << error;
-  EXPECT_EQ(t->keySplits, 1);
-  for (const char *bad : {"tma:64x128/k2", "64x64/k0", "64x64/k65", "64x64/",
-                          "64x64/4", "64x64/kk"}) {
+  EXPECT_EQ(t->keySplits, 2);
+  EXPECT_TRUE(t->tma);
+  for (const char *bad :
+       {"64x64/k0", "64x64/k65", "64x64/", "64x64/4", "64x64/kk"}) {
     error.clear();
     EXPECT_FALSE(parseAttentionTiling(bad, error)) << bad;
     EXPECT_NE(error.find(bad), std::string::npos) << error;
@@ -81,13 +81,16 @@ TEST_F(AttentionTilingTest, ParsesKeySplits) {
 
 TEST_F(AttentionTilingTest, DecodeSplitsTheKeysToFillTheSms) {
   // llama_decode's attention: 4 x 16 heads, one query, 1025 keys of 128.
+  // TMA-fed (128 keys a step, as deep a ring as fits).
   AttentionProblem p = problem(4, 16, 16, 1, 1025, 128);
   AttentionTiling t = autoTiling(p);
   EXPECT_TRUE(t.warpgroup);
-  EXPECT_FALSE(t.tma);
+  EXPECT_TRUE(t.tma);
   EXPECT_EQ(t.blockM, 64);
-  EXPECT_EQ(t.blockN, 64);
+  EXPECT_EQ(t.blockN, 128);
+  EXPECT_GE(t.stages, 3);
   ASSERT_GE(t.keySplits, 2);
+  EXPECT_FALSE(whyNoKeySplits(p, t));
   // Every split keeps two key tiles or more, and the blocks fit the SMs
   // at once.
   EXPECT_GE(llvm::divideCeil(p.sk, t.blockN) / t.keySplits, 2);
@@ -95,13 +98,44 @@ TEST_F(AttentionTilingTest, DecodeSplitsTheKeysToFillTheSms) {
       h200().sharedMemoryPerSm / (attentionSharedBytes(p, t) + 1024);
   LaunchConfig launch = attentionLaunch(p, t);
   EXPECT_LE(launch.grid, h200().smCount * perSm);
-  EXPECT_GT(launch.grid, h200().smCount);
+  EXPECT_GT(launch.grid, h200().smCount / 2);
   EXPECT_EQ(launch.grid, 64 * t.keySplits);
   EXPECT_EQ(launch.splits, t.keySplits);
   EXPECT_EQ(launch.splitCounters, 64);
   // One row a block: its 128 outputs, its maximum and its sum.
   EXPECT_EQ(launch.workspaceBytes, launch.grid * 1 * 130 * 4);
-  EXPECT_TRUE(launch.tensorMaps.empty());
+  EXPECT_EQ(launch.tensorMaps.size(), 3u);
+  // Without TMA: the cp.async-fed kernel, 64 keys a step so that two
+  // blocks fit an SM, and more splits.
+  AttentionTiling noTma =
+      chooseAttentionTiling(p, "auto", /*useTma=*/false, h200());
+  EXPECT_FALSE(noTma.tma);
+  EXPECT_EQ(noTma.blockN, 64);
+  EXPECT_GT(noTma.keySplits, t.keySplits);
+}
+
+TEST_F(AttentionTilingTest, CausalDecodeSplitsOnCpAsyncOnly) {
+  AttentionProblem p = problem(1, 4, 4, 16, 300, 64);
+  p.causal = true;
+  AttentionTiling t = autoTiling(p);
+  EXPECT_FALSE(t.tma);
+  EXPECT_GE(t.keySplits, 2);
+  EXPECT_FALSE(whyNoKeySplits(p, t));
+  std::string error;
+  std::optional<AttentionTiling> forced =
+      parseAttentionTiling("tma:64x64/k2", error);
+  ASSERT_TRUE(forced) << error;
+  std::optional<std::string> why = whyNoKeySplits(p, *forced);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("causal"), std::string::npos) << *why;
+  // More TMA splits than key tiles leave one without.
+  p.causal = false;
+  forced = parseAttentionTiling("tma:64x128/k4", error);
+  ASSERT_TRUE(forced) << error;
+  why = whyNoKeySplits(p, *forced);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "4 splits of 3 key tiles of 128: a TMA-fed kernel needs a "
+                  "key tile for every split");
 }
 
 TEST_F(AttentionTilingTest, GroupedQueryChunksSplitOnMmaSyncToo) {

@@ -29,7 +29,7 @@ namespace opfuse::attention {
 /// memory, one warpgroup per 64 query rows; with `tma` as well, an extra
 /// producer warpgroup streams Q, K and V by TMA through `stages` stages
 /// and the compute warpgroups take turns at the tensor cores. With
-/// `keySplits` > 1 (cp.async tilings) the keys of each query tile are
+/// `keySplits` > 1 the keys of each query tile are
 /// split among that many blocks, whose partial outputs the last to finish
 /// combines (flash-decoding: a decode step's few query tiles would leave
 /// most SMs idle).
@@ -49,9 +49,9 @@ struct AttentionTiling {
 
 /// "auto", "BMxBN" (mma.sync: BM 64 or 128 with 4 warps, BN 32, 64 or
 /// 128), "wgmma:BMxBN" (BM 64 or 128, a warpgroup per 64 rows; BN 64 or
-/// 128) or "tma:BMxBN" (the same fed by a TMA producer warpgroup), the
-/// first two optionally with "/kS" (the keys split among S blocks, 1 to
-/// 64): the tiling, or nothing with the reason in `error`.
+/// 128) or "tma:BMxBN" (the same fed by a TMA producer warpgroup), each
+/// optionally with "/kS" (the keys split among S blocks, 1 to 64): the
+/// tiling, or nothing with the reason in `error`.
 std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
                                                     std::string &error);
 
@@ -116,6 +116,12 @@ whyNoWarpgroupAttention(const AttentionProblem &problem);
 /// aligned, every piece of a joined K or V starting at a whole key tile).
 std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem,
                                              int64_t blockN);
+
+/// Why `tiling`'s split of the keys cannot run `problem`, or nothing when
+/// it can (a TMA-fed split needs a key tile for every split, and no
+/// causal mask, which could leave a split none).
+std::optional<std::string> whyNoKeySplits(const AttentionProblem &problem,
+                                          const AttentionTiling &tiling);
 
 /// The pieces of q, k and v together: the tensor maps of a TMA-fed kernel.
 int64_t countAttentionPieces(const AttentionProblem &problem);

@@ -39,6 +39,8 @@ planAttention(GroupOp group, const EmitContext &context) {
                        : whyNoWarpgroupAttention(*problem))
       return problem->op.emitError("attention-tiling: ") << *why;
   }
+  if (std::optional<std::string> why = whyNoKeySplits(*problem, tiling))
+    return problem->op.emitError("attention-tiling: ") << *why;
   return std::pair{*problem, tiling};
 }
 

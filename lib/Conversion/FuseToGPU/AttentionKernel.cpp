@@ -741,11 +741,12 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
   OpBuilder b(group.getContext());
   Location loc = group.getLoc();
   // After the buffers, with TMA: the tensor maps of q, k and v, one per
-  // piece; with split keys: the workspace and the counters.
+  // piece; then with split keys: the workspace and the counters.
   const int64_t maps = t.tma ? countAttentionPieces(problem) : 0;
   const unsigned firstExtra = group.getNumOperands() + group.getNumResults();
+  const bool split = t.keySplits > 1;
   gpu::GPUFuncOp func = createKernel(b, group, module, name, config.block,
-                                     t.keySplits > 1 ? 2 : maps);
+                                     maps + (split ? 2 : 0));
   Block &entry = func.getBody().front();
   b.setInsertionPoint(entry.getTerminator());
   KernelBuilder kb(b, loc, indexType);
@@ -779,6 +780,10 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
 
   AttentionKernel kernel(problem, t, b, kb, gb, entry, smem);
   kernel.emitPreamble(epilogue.thread, epilogue.lane, epilogue.warpRow);
+  if (split) {
+    kernel.workspace = entry.getArgument(firstExtra + maps);
+    kernel.counters = entry.getArgument(firstExtra + maps + 1);
+  }
   gemm::MainLoop loop;
   if (t.tma) {
     kernel.initBarriers();
@@ -819,10 +824,6 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
                     NVVM::SetMaxRegisterAction::increase);
     loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
   } else {
-    if (t.keySplits > 1) {
-      kernel.workspace = entry.getArgument(firstExtra);
-      kernel.counters = entry.getArgument(firstExtra + 1);
-    }
     loop.acc = kernel.emitMainLoop();
   }
   loop.current.tileM = kernel.mStart;

@@ -238,6 +238,15 @@ private:
   /// The coordinates after the innermost two of a tensor map of `heads`
   /// heads: `head` and the batch, where the map has them.
   SmallVector<Value> outerCoordinates(int64_t heads, Value head);
+  /// Where key tile `tile` falls in the K and V rings: its place among the
+  /// block's tiles (a split starts at firstTile), whose first use of each
+  /// slot completes a fresh mbarrier's phase 0.
+  Value ringPosition(Value tile) {
+    return arith::SubIOp::create(b, loc, tile, firstTile);
+  }
+  /// A barrier of the threads that compute (with TMA, not the producer
+  /// warpgroup, which has left).
+  void syncComputeThreads();
   /// The ping-pong turns of the consumer warpgroups (two of them), taken
   /// and passed where `when` holds (always when null): named barrier
   /// 2 - wg is the turn of warpgroup wg, 1 + wg the other's.

@@ -91,13 +91,23 @@ void AttentionKernel::storeKeySplit(ArrayRef<Value> o, ValueRange maxima,
   }
 }
 
+void AttentionKernel::syncComputeThreads() {
+  if (!t.tma) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  // Named barrier 3: 0 is the whole block's, 1 and 2 the ping-pong turns.
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, gb.i32(3), gb.i32(t.warps * 32),
+                          {}, Value());
+}
+
 Value AttentionKernel::countKeySplit() {
   Type i32 = b.getI32Type();
   // The partials are visible GPU-wide before the counter says so; the
   // barrier also ends every warp's reads of the Q tile, whose first bytes
   // carry the count to the block (the epilogue uses no shared memory).
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  gpu::BarrierOp::create(b, loc);
+  syncComputeThreads();
   Value counter = LLVM::GEPOp::create(b, loc, counters.getType(), i32, counters,
                                       ValueRange{queryTile});
   Value flag = gb.sharedPointer(smem, gb.i32(0));
@@ -111,7 +121,7 @@ Value AttentionKernel::countKeySplit() {
                                   gb.i32(1), LLVM::AtomicOrdering::acq_rel);
     LLVM::StoreOp::create(b, loc, before, flag, 4);
   }
-  gpu::BarrierOp::create(b, loc);
+  syncComputeThreads();
   Value before = LLVM::LoadOp::create(b, loc, i32, flag, 4);
   auto last = scf::IfOp::create(b, loc, gb.eq(before, gb.i32(t.keySplits - 1)),
                                 /*withElse=*/false);

@@ -39,12 +39,6 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
               std::to_string(kMaxKeySplits) + " (e.g. wgmma:64x64/k4)";
       return std::nullopt;
     }
-    if (tma && keySplits > 1) {
-      error = "'" + text.str() +
-              "': tma tiles do not split the keys; use wgmma: or mma.sync "
-              "tiles (cp.async)";
-      return std::nullopt;
-    }
   }
   auto [m, n] = shape.split('x');
   int64_t blockM = 0, blockN = 0;
@@ -290,6 +284,25 @@ static std::optional<TensorMapSpec> tensorMapOf(const AttentionProblem &problem,
   return map;
 }
 
+std::optional<std::string> whyNoKeySplits(const AttentionProblem &problem,
+                                          const AttentionTiling &tiling) {
+  if (!tiling.tma || tiling.keySplits == 1)
+    return std::nullopt;
+  // The TMA-fed kernel's producer and consumers start on their first key
+  // tile unconditionally.
+  if (problem.causal)
+    return std::string("a TMA-fed kernel splits the keys only without a "
+                       "causal mask (which may leave a split no key); use "
+                       "wgmma: or mma.sync tiles");
+  const int64_t keyTiles = llvm::divideCeil(problem.sk, tiling.blockN);
+  if (tiling.keySplits > keyTiles)
+    return std::to_string(tiling.keySplits) + " splits of " +
+           std::to_string(keyTiles) + " key tiles of " +
+           std::to_string(tiling.blockN) +
+           ": a TMA-fed kernel needs a key tile for every split";
+  return std::nullopt;
+}
+
 int64_t countAttentionPieces(const AttentionProblem &problem) {
   return problem.q.pieces.size() + problem.k.pieces.size() +
          problem.v.pieces.size();
@@ -352,10 +365,12 @@ static int64_t residentAttentionBlocks(const AttentionProblem &problem,
 
 /// The decode case: 64 queries or fewer per head (one query tile), and
 /// too few query tiles to occupy the SMs. Their keys are split among
-/// blocks fed by cp.async (wgmma with 64 keys a step, so that two blocks
-/// fit an SM), as many splits per tile as the resident blocks allow while
-/// each split keeps two key tiles or more (the next one in flight while
-/// one is computed on). Nothing when that is fewer than two. Longer query
+/// blocks: TMA-fed where it can be and there is no causal mask (each
+/// block's deep K/V ring keeps the most bytes in flight), else fed by
+/// cp.async (wgmma with 64 keys a step, so that two blocks fit an SM);
+/// as many splits per tile as the resident blocks allow while each split
+/// keeps two key tiles or more (the next one in flight while one is
+/// computed on). Nothing when that is fewer than two. Longer query
 /// sequences keep their tiling: their blocks do more work per key.
 static std::optional<AttentionTiling>
 splitKeysTiling(const AttentionProblem &problem, AttentionTiling tiling,
@@ -364,10 +379,14 @@ splitKeysTiling(const AttentionProblem &problem, AttentionTiling tiling,
                              llvm::divideCeil(problem.sq, tiling.blockM);
   if (target.smCount <= 0 || problem.sq > 64 || queryTiles >= target.smCount)
     return std::nullopt;
-  tiling.tma = false;
-  tiling.stages = 2;
-  if (tiling.warpgroup)
-    tiling.blockN = 64;
+  if (tiling.tma && !problem.causal) {
+    chooseStages(problem, tiling);
+  } else {
+    tiling.tma = false;
+    tiling.stages = 2;
+    if (tiling.warpgroup)
+      tiling.blockN = 64;
+  }
   const int64_t resident =
       target.smCount *
       std::max<int64_t>(1, residentAttentionBlocks(problem, tiling, target));

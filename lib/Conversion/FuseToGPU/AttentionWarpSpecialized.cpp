@@ -118,9 +118,10 @@ void AttentionKernel::emitProducer(ArrayRef<Value> maps) {
   // the consumers have released the slot's previous tile (a fresh
   // barrier's phase "before 0" counts as complete).
   auto load = [&](Value tile, bool value) {
-    Value stage = gb.remu(tile, t.stages);
+    Value position = ringPosition(tile);
+    Value stage = gb.remu(position, t.stages);
     Value parity = arith::XOrIOp::create(
-        b, loc, gb.remu(gb.divu(tile, t.stages), 2), gb.i32(1));
+        b, loc, gb.remu(gb.divu(position, t.stages), 2), gb.i32(1));
     NVVM::MBarrierTryWaitParityOp::create(
         b, loc, barrier(value ? VEmpty : KEmpty, stage), parity,
         gb.i32(gemm::kTryWaitTicks));
@@ -151,9 +152,11 @@ void AttentionKernel::emitProducer(ArrayRef<Value> maps) {
     copyPanels(map, at, (value ? p.dv : p.d) / 64, t.blockN * 128, target,
                full);
   };
-  load(gb.i32(0), /*value=*/false);
+  load(firstTile, /*value=*/false);
   auto loop = scf::ForOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, 1),
+      b, loc,
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                   gb.add(firstTile, gb.i32(1))),
       arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
       arith::ConstantIndexOp::create(b, loc, 1));
   {
@@ -191,22 +194,26 @@ void AttentionKernel::passTurn(Value warpgroup, Value when) {
 
 SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   auto waitFor = [&](int64_t kind, Value tile) {
+    Value position = ringPosition(tile);
     NVVM::MBarrierTryWaitParityOp::create(
-        b, loc, barrier(kind, gb.remu(tile, t.stages)),
-        gb.remu(gb.divu(tile, t.stages), 2), gb.i32(gemm::kTryWaitTicks));
+        b, loc, barrier(kind, gb.remu(position, t.stages)),
+        gb.remu(gb.divu(position, t.stages), 2), gb.i32(gemm::kTryWaitTicks));
   };
   auto release = [&](int64_t kind, Value tile) {
     NVVM::MBarrierArriveOp::create(
-        b, loc, Type(), barrier(kind, gb.remu(tile, t.stages)), Value(),
+        b, loc, Type(), barrier(kind, gb.remu(ringPosition(tile), t.stages)),
+        Value(),
         NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
   };
   auto kTile = [&](Value tile) {
-    return gb.add(gb.i32(kTileOffset(0)),
-                  gb.mul(gb.remu(tile, t.stages), gb.i32(kBytes)));
+    return gb.add(
+        gb.i32(kTileOffset(0)),
+        gb.mul(gb.remu(ringPosition(tile), t.stages), gb.i32(kBytes)));
   };
   auto vTile = [&](Value tile) {
-    return gb.add(gb.i32(vTilesOffset()),
-                  gb.mul(gb.remu(tile, t.stages), gb.i32(vBytes)));
+    return gb.add(
+        gb.i32(vTilesOffset()),
+        gb.mul(gb.remu(ringPosition(tile), t.stages), gb.i32(vBytes)));
   };
   Value lastTile = arith::SubIOp::create(b, loc, keyTiles, gb.i32(1));
   // Warpgroup 1 passes no turn after its last step: warpgroup 0 waits for
@@ -222,15 +229,15 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   // Step 0: S_0 alone (warpgroup 0 takes the first turn unasked).
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(QFull, gb.i32(0)),
                                         gb.i32(0), gb.i32(gemm::kTryWaitTicks));
-  Value zero = gb.i32(0);
-  waitFor(KFull, zero);
+  Value first = firstTile;
+  waitFor(KFull, first);
   waitForTurn(warpgroup, gb.ne(warpgroup, gb.i32(0)));
-  Value scores = issueScores(kTile(zero), /*wait=*/false);
-  passTurn(warpgroup, passesAfter(zero));
+  Value scores = issueScores(kTile(first), /*wait=*/false);
+  passTurn(warpgroup, passesAfter(first));
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> s = fencedFields(scores);
-  release(KEmpty, zero);
-  logits(s, zero);
+  release(KEmpty, first);
+  logits(s, first);
   onlineSoftmax(s, maxima, sums);
   SmallVector<Value> words = packProbabilities(s);
   const int64_t wordCount = words.size();
@@ -245,7 +252,7 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     OpBuilder::InsertionGuard guard(b);
     Value tile;
     ValueRange carried;
-    loop = openKeyLoop(gb.i32(1), init, tile, carried);
+    loop = openKeyLoop(gb.add(firstTile, gb.i32(1)), init, tile, carried);
     Value previous = arith::SubIOp::create(b, loc, tile, gb.i32(1));
     SmallVector<Value> o(carried.take_front(p.dv / 2));
     SmallVector<Value> previousWords(carried.slice(p.dv / 2, wordCount));
@@ -286,6 +293,9 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> o = fencedFields(output);
   keepAlive(lastWords);
+  if (t.keySplits > 1)
+    return combineKeySplits(o, results.slice(p.dv / 2 + wordCount, rows),
+                            results.take_back(rows));
   normalize(o, results.take_back(rows));
   return o;
 }

@@ -72,15 +72,17 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "a warpgroup per 64 rows, or with tma: the same fed by a TMA "
            "producer warpgroup through 2-4 stages, the compute warpgroups "
            "taking turns (ping-pong); /kS splits each query tile's keys "
-           "among S blocks (1 to 64; not tma:), the last to finish "
+           "among S blocks (1 to 64; tma: needs no causal mask and a key "
+           "tile a split), the last to finish "
            "combining their partial rows; auto takes tma where the "
            "operands' tensor maps exist and tma is on (128 rows, 64 for 64 "
            "queries or fewer; 128 keys), else wgmma (128 keys for head "
            "dims over 64, else 64) and otherwise mma.sync (64 keys, 32 for "
            "head dims over 64), and for 64 queries or fewer whose query "
-           "tiles are fewer than the SMs splits the keys on the cp.async "
-           "form (wgmma with 64 keys, or mma.sync): as many splits as "
-           "resident blocks allow, two key tiles or more each">,
+           "tiles are fewer than the SMs splits the keys, on tma where it "
+           "can without a causal mask, else on the cp.async form (wgmma "
+           "with 64 keys, or mma.sync): as many splits as resident blocks "
+           "allow, two key tiles or more each">,
     Option<"useTma", "tma", "bool", /*default=*/"true",
            "Copy the operands of warpgroup-MMA GEMMs and of auto-tiled "
            "attention kernels with TMA (one thread, tensor maps the host "
