@@ -107,24 +107,12 @@ Value AttentionKernel::countKeySplit() {
   // barrier also ends every warp's reads of the Q tile, whose first bytes
   // carry the count to the block (the epilogue uses no shared memory).
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  syncComputeThreads();
   Value counter = LLVM::GEPOp::create(b, loc, counters.getType(), i32, counters,
                                       ValueRange{queryTile});
-  Value flag = gb.sharedPointer(smem, gb.i32(0));
-  {
-    auto count = scf::IfOp::create(b, loc, gb.eq(thread, gb.i32(0)),
-                                   /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&count.getThenRegion().front());
-    Value before =
-        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter,
-                                  gb.i32(1), LLVM::AtomicOrdering::acq_rel);
-    LLVM::StoreOp::create(b, loc, before, flag, 4);
-  }
-  syncComputeThreads();
-  Value before = LLVM::LoadOp::create(b, loc, i32, flag, 4);
-  auto last = scf::IfOp::create(b, loc, gb.eq(before, gb.i32(t.keySplits - 1)),
-                                /*withElse=*/false);
+  Value isLast =
+      gb.isLastSplit(counter, gb.sharedPointer(smem, gb.i32(0)), thread,
+                     t.keySplits, [&] { syncComputeThreads(); });
+  auto last = scf::IfOp::create(b, loc, isLast, /*withElse=*/false);
   b.setInsertionPointToStart(&last.getThenRegion().front());
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
   return counter;

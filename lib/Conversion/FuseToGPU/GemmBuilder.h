@@ -156,6 +156,30 @@ public:
                swizzled(row, remu(col, 64), 64));
   }
 
+  /// Whether this block is the last of `splits` to count itself done on
+  /// the i32 `counter` (split-K GEMMs, split-key attention): thread 0
+  /// (`thread`) adds one, acq_rel, and hands the count before it to the
+  /// block through `flag` in shared memory, between two calls of `sync`
+  /// (a barrier of the threads taking part). The caller has fenced its
+  /// partials GPU-wide first.
+  Value isLastSplit(Value counter, Value flag, Value thread, int64_t splits,
+                    llvm::function_ref<void()> sync) {
+    sync();
+    {
+      auto count = scf::IfOp::create(b, loc, eq(thread, i32(0)),
+                                     /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&count.getThenRegion().front());
+      Value before =
+          LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter,
+                                    i32(1), LLVM::AtomicOrdering::acq_rel);
+      LLVM::StoreOp::create(b, loc, before, flag, 4);
+    }
+    sync();
+    Value before = LLVM::LoadOp::create(b, loc, b.getI32Type(), flag, 4);
+    return eq(before, i32(splits - 1));
+  }
+
   /// Orders this thread's shared-memory writes (cp.async copies landed, a
   /// prologue's stores) before the tensor cores' reads through the async
   /// proxy (wgmma); a barrier then publishes them to the other threads.

@@ -58,25 +58,12 @@ void emitSplitKReduction(GemmKernelEmission &k, MainLoop &loop, Value workspace,
   // barrier also ends every warp's reads of the stages, whose first bytes
   // carry the count to the block.
   fence();
-  gpu::BarrierOp::create(b, loc);
   Value counter = LLVM::GEPOp::create(b, loc, counters.getType(), i32, counters,
                                       ValueRange{tile});
-  Value flag = gb.sharedPointer(k.smem, gb.i32(0));
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      k.thread, gb.i32(0));
-  {
-    auto count = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&count.getThenRegion().front());
-    Value before =
-        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter,
-                                  gb.i32(1), LLVM::AtomicOrdering::acq_rel);
-    LLVM::StoreOp::create(b, loc, before, flag, 4);
-  }
-  gpu::BarrierOp::create(b, loc);
-  Value before = LLVM::LoadOp::create(b, loc, i32, flag, 4);
-  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, before,
-                                     gb.i32(splits - 1));
+  Value first = gb.eq(k.thread, gb.i32(0));
+  Value last =
+      gb.isLastSplit(counter, gb.sharedPointer(k.smem, gb.i32(0)), k.thread,
+                     splits, [&] { gpu::BarrierOp::create(b, loc); });
   auto reduce = scf::IfOp::create(b, loc, last, /*withElse=*/false);
   b.setInsertionPointToStart(&reduce.getThenRegion().front());
   fence();
