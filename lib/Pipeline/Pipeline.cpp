@@ -100,6 +100,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.emitter.pingPong = pingPong;
   options.emitter.vectorStores = vectorStores;
   options.emitter.maxGridBlocks = maxGridBlocks;
+  options.emitter.earlyLaunch = earlyLaunch;
   options.emitter.numerics = numerics;
   options.binary = binary;
   return options;
@@ -164,6 +165,7 @@ void buildKernelEmissionPasses(PipelineBuilder &b) {
   emission.pingPong = emitter.pingPong;
   emission.vectorStores = emitter.vectorStores;
   emission.maxGridBlocks = emitter.maxGridBlocks;
+  emission.earlyLaunch = emitter.earlyLaunch;
   emission.numerics = emitter.numerics;
   b.add(createConvertFuseToGPU(emission));
   b.add(createDedupKernels());

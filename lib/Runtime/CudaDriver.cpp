@@ -64,7 +64,33 @@ struct Driver::Api {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
+  // CUDA 11.8 and later; bound when present (hasEarlyLaunch()).
+  CUresult (*cuLaunchKernelEx)(const void *, CUfunction, void **, void **);
 };
+
+namespace {
+
+// cuda.h's CUlaunchAttribute and CUlaunchConfig, spelled out as the rest of
+// the API is (no CUDA headers at build time): a 4-byte id padded to 8, a
+// 64-byte value union.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int flag;
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "cuda.h's CUlaunchAttribute");
+
+struct LaunchConfig {
+  unsigned gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes;
+  CUstream stream;
+  LaunchAttribute *attributes;
+  unsigned numAttributes;
+};
+
+} // namespace
 
 llvm::Error Driver::check(CUresult result, const char *call) {
   if (result == 0)
@@ -162,6 +188,14 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
       bindSymbol(l, "cuGraphDestroy", a.cuGraphDestroy);
   if (graphs && a.cuStreamCreate(&driver->stream, 0) != 0)
     driver->stream = nullptr;
+  // Programmatic dependent launch: sm_90 and later, on a stream of ours.
+  int major = 0;
+  a.cuDeviceGetAttribute(
+      &major, static_cast<int>(DeviceAttribute::ComputeCapabilityMajor),
+      driver->device);
+  driver->earlyLaunch =
+      driver->stream && major >= 9 &&
+      bindSymbol(l, "cuLaunchKernelEx", a.cuLaunchKernelEx);
   return std::move(driver);
 }
 
@@ -322,7 +356,28 @@ llvm::Error Driver::encodeTensorMap(void *out, bool bf16, CUdeviceptr address,
 
 llvm::Error Driver::launch(CUfunction function, const int64_t grid[3],
                            const int64_t block[3], int64_t sharedBytes,
-                           void **args) {
+                           void **args, bool early) {
+  if (early && earlyLaunch) {
+    // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6: the kernel
+    // may start once the kernel before it on the stream has triggered
+    // (griddepcontrol.launch_dependents, or its end); it waits for that
+    // kernel's completion and memory itself (griddepcontrol.wait).
+    LaunchAttribute attribute{};
+    attribute.id = 6;
+    attribute.value.flag = 1;
+    LaunchConfig config{static_cast<unsigned>(grid[0]),
+                        static_cast<unsigned>(grid[1]),
+                        static_cast<unsigned>(grid[2]),
+                        static_cast<unsigned>(block[0]),
+                        static_cast<unsigned>(block[1]),
+                        static_cast<unsigned>(block[2]),
+                        static_cast<unsigned>(sharedBytes),
+                        stream,
+                        &attribute,
+                        1};
+    return check(api->cuLaunchKernelEx(&config, function, args, nullptr),
+                 "cuLaunchKernelEx");
+  }
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
                                    block[0], block[1], block[2],
                                    static_cast<unsigned>(sharedBytes), stream,

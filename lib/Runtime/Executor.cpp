@@ -374,17 +374,29 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
       parameters.push_back(&value);
     argPointers.push_back(std::move(parameters));
   }
-  auto launchOne = [&](size_t k) {
-    return driver.launch((*functions)[k], plan.kernels[k].grid.data(),
-                         plan.kernels[k].block.data(),
-                         plan.kernels[k].sharedBytes, argPointers[k].data());
+  // `early`: the step before is a kernel, which this one may overlap.
+  auto launchesEarly = [&](size_t k, bool afterKernel) {
+    return afterKernel && plan.kernels[k].earlyLaunch && options.earlyLaunch &&
+           driver.hasEarlyLaunch();
   };
+  auto launchOne = [&](size_t k, bool afterKernel) {
+    const PlanKernel &kernel = plan.kernels[k];
+    return driver.launch((*functions)[k], kernel.grid.data(),
+                         kernel.block.data(), kernel.sharedBytes,
+                         argPointers[k].data(), launchesEarly(k, afterKernel));
+  };
+  for (size_t s = 1; s < plan.steps.size(); ++s)
+    if (plan.steps[s].kind == StepKind::Kernel &&
+        plan.steps[s - 1].kind == StepKind::Kernel &&
+        launchesEarly(plan.steps[s].index, true))
+      ++result.earlyLaunches;
   // The steps in order, on the stream the kernels run on.
   auto runSteps = [&]() -> llvm::Error {
+    bool afterKernel = false;
     for (const PlanStep &step : plan.steps) {
       llvm::Error error = llvm::Error::success();
       if (step.kind == StepKind::Kernel) {
-        error = launchOne(step.index);
+        error = launchOne(step.index, afterKernel);
       } else if (step.kind == StepKind::Copy) {
         const PlanCopy &copy = plan.copies[step.index];
         error = driver.copyOnDeviceAsync(pointers[copy.dst], pointers[copy.src],
@@ -400,6 +412,7 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
       }
       if (error)
         return error;
+      afterKernel = step.kind == StepKind::Kernel;
     }
     return llvm::Error::success();
   };
@@ -456,7 +469,7 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
   for (size_t k = 0; k < functions->size(); ++k) {
     llvm::Expected<std::vector<double>> one =
         timeRepeated(driver, events, options.warmup, options.iterations,
-                     options, "kernel", [&] { return launchOne(k); });
+                     options, "kernel", [&] { return launchOne(k, false); });
     if (!one)
       return one.takeError();
     result.kernels.push_back(summarize(*one));
@@ -487,6 +500,11 @@ void printBench(llvm::raw_ostream &os, const LaunchPlan &plan,
         result.stream.p99);
   else
     os << "launch: step by step (no CUDA graph)\n";
+  if (result.earlyLaunches > 0)
+    os << llvm::formatv("early launch: {0} of {1} kernels start while the "
+                        "kernel before them ends (programmatic dependent "
+                        "launch)\n",
+                        result.earlyLaunches, plan.kernels.size());
   const double achieved = result.achievedGBs();
   os << llvm::formatv("bandwidth: {0:F1} GB/s moved ({1} bytes), copy "
                       "{2:F1} GB/s in the same run: {3:F1}% of copy\n",
@@ -556,6 +574,7 @@ llvm::json::Object benchToJson(const LaunchPlan &plan,
                               ? 100.0 * result.achievedGBs() / result.copyGBs
                               : 0.0},
       {"bytes_allocated", result.bytesAllocated},
+      {"early_launches", result.earlyLaunches},
       {"kernels", std::move(kernels)},
   };
   if (result.graph)

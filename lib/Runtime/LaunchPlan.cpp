@@ -147,6 +147,8 @@ json::Object kernelJson(const PlanKernel &kernel) {
     object["split_k"] = json::Object{{"splits", kernel.splitK},
                                      {"workspace_bytes", kernel.workspaceBytes},
                                      {"counters", kernel.splitCounters}};
+  if (kernel.earlyLaunch)
+    object["early_launch"] = true;
   if (!kernel.tensorMaps.empty()) {
     json::Array maps;
     for (const PlanTensorMap &map : kernel.tensorMaps) {

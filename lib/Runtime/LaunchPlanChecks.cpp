@@ -248,18 +248,26 @@ std::optional<std::string> checkPlanKernels(const LaunchPlan &plan,
                                             llvm::StringRef ptx) {
   for (const PlanKernel &kernel : plan.kernels) {
     const std::string &entry = kernel.entryName();
-    bool found = false;
+    size_t found = llvm::StringRef::npos;
     for (size_t at = ptx.find(".entry " + entry);
-         at != llvm::StringRef::npos && !found;
+         at != llvm::StringRef::npos && found == llvm::StringRef::npos;
          at = ptx.find(".entry " + entry, at + 1)) {
       llvm::StringRef rest = ptx.drop_front(at + 7 + entry.size()).ltrim(" \t");
-      found = rest.starts_with("(");
+      if (rest.starts_with("("))
+        found = at;
     }
-    if (!found && entry == kernel.name)
+    if (found == llvm::StringRef::npos && entry == kernel.name)
       return "kernel '" + kernel.name + "' is not an .entry of the PTX";
-    if (!found)
+    if (found == llvm::StringRef::npos)
       return "kernel '" + kernel.name + "' launches '" + entry +
              "', which is not an .entry of the PTX";
+    // Launched early, a kernel without the wait would race the one before.
+    llvm::StringRef body = ptx.drop_front(found + 7);
+    body = body.take_front(body.find(".entry "));
+    if (kernel.earlyLaunch && !body.contains("griddepcontrol.wait"))
+      return "kernel '" + kernel.name + "' has early_launch but its PTX '" +
+             entry + "' never waits for the kernels before it "
+             "(griddepcontrol.wait)";
   }
   return std::nullopt;
 }

@@ -161,6 +161,13 @@ llvm::Expected<PlanKernel> parseKernel(const json::Object &object,
     kernel.workspaceBytes = *bytes;
     kernel.splitCounters = *counters;
   }
+  if (const json::Value *early = object.get("early_launch")) {
+    std::optional<bool> value = early->getAsBoolean();
+    if (!value)
+      return planError("kernel '" + kernel.name +
+                       "': early_launch must be true or false");
+    kernel.earlyLaunch = *value;
+  }
   if (const json::Array *maps = object.getArray("tensor_maps")) {
     for (const json::Value &mapValue : *maps) {
       const json::Object *mapObject = mapValue.getAsObject();

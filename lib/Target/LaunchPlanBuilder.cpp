@@ -107,6 +107,7 @@ FailureOr<PlanKernel> planKernel(fuse::FuseDialect &dialect, GroupOp group,
     kernel.splitCounters = split[1];
     kernel.workspaceBytes = split[2];
   }
+  kernel.earlyLaunch = dialect.getEarlyLaunchAttrHelper().isAttrPresent(group);
   if (GemmScheduleAttr schedule =
           dialect.getGemmScheduleAttrHelper().getAttr(group))
     kernel.schedule = schedule.getPlanName().str();

@@ -36,7 +36,7 @@
 // block's compute threads (not the producer warpgroup, which has left)
 // meet at named barrier 3 around the count.
 // RUN: opfuse-opt %S/Inputs/attention-decode-split.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=SPLIT-TMA
-// SPLIT-TMA: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 2, 4, 2112>, fuse.tensor_maps = [#fuse.tensor_map<input = 4, {{.*}}>, #fuse.tensor_map<input = 0, {{.*}}>, #fuse.tensor_map<input = 1, {{.*}}>, #fuse.tensor_map<input = 2, {{.*}}>, #fuse.tensor_map<input = 3, {{.*}}>]}
+// SPLIT-TMA: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 2, 4, 2112>, fuse.tensor_maps = [#fuse.tensor_map<input = 4, {{.*}}>, #fuse.tensor_map<input = 0, {{.*}}>, #fuse.tensor_map<input = 1, {{.*}}>, #fuse.tensor_map<input = 2, {{.*}}>, #fuse.tensor_map<input = 3, {{.*}}>]}
 // SPLIT-TMA: gpu.func @decode_cache_k0(%{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %[[WORKSPACE:[^:]*]]: !llvm.ptr<1>, %[[COUNTERS:[^:]*]]: !llvm.ptr<1>)
 // SPLIT-TMA: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // SPLIT-TMA: llvm.getelementptr %[[WORKSPACE]]
@@ -54,7 +54,7 @@
 // Auto on the causal chunk: split on the cp.async-fed kernel instead
 // (4 query tiles, 5 key tiles of 64: 2 splits; 16 rows a block).
 // RUN: opfuse-opt %S/Inputs/attention-decode-causal.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=SPLIT-CAUSAL-AUTO
-// SPLIT-CAUSAL-AUTO: fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 2, 4, 33792>}
+// SPLIT-CAUSAL-AUTO: fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.split_workspace = array<i64: 2, 4, 33792>}
 // SPLIT-CAUSAL-AUTO-NOT: fuse.tensor_maps
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=KVCACHE-CPASYNC
 // RUN: not opfuse-opt %s -split-input-file "-fuse-set-target=chip=sm_80" -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x128" 2>&1 | FileCheck %s --check-prefix=SM80
@@ -68,13 +68,13 @@
 // RUN: not opfuse-opt %S/Inputs/attention-kv-ragged.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x64" 2>&1 | FileCheck %s --check-prefix=KV-RAGGED
 // RUN: opfuse-opt %S/Inputs/attention-kv-ragged.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=KV-RAGGED-AUTO
 // KV-RAGGED: error: attention-tiling: TMA copies a joined K or V tile by tile, and a piece starts at row 100, not a multiple of 64 keys
-// KV-RAGGED-AUTO: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_ragged_k0, fuse.shared_bytes = 49152 : i64}
+// KV-RAGGED-AUTO: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_ragged_k0, fuse.shared_bytes = 49152 : i64}
 // MISALIGNED: attention-misaligned.mlir:13:8: error: attention-tiling: TMA copies q, k and v only where each starts and steps by multiples of 16 bytes
-// FALLBACK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@misaligned_k0, fuse.shared_bytes = 65536 : i64}
+// FALLBACK: fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@misaligned_k0, fuse.shared_bytes = 65536 : i64}
 // FALLBACK-NOT: fuse.tensor_maps
 
 // WGMMA-LABEL: func.func @heads
-// WGMMA: fuse.group(%arg0) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 65536 : i64}
+// WGMMA: fuse.group(%arg0) {fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 65536 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // WGMMA: gpu.func @heads_k0
 // WGMMA: scf.for
@@ -89,7 +89,7 @@
 // WGMMA: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 
 // TMA-LABEL: func.func @heads
-// TMA: fuse.group(%arg0) {fuse.block = array<i64: 384, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 147592 : i64, fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1]>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 256>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 512>]}
+// TMA: fuse.group(%arg0) {fuse.block = array<i64: 384, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 147592 : i64, fuse.tensor_maps = [#fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1]>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 256>, #fuse.tensor_map<input = 0, dims = [64, 200, 2, 2], strides = [768, 128, 153600], box = [64, 128, 1, 1], offset = 512>]}
 // TMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // TMA: gpu.func @heads_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // TMA-COUNT-17: nvvm.mbarrier.init
@@ -127,7 +127,7 @@
 // SM80: error: attention-tiling: wgmma and tma tiles need sm_90; the target is sm_80
 
 // CHECK-LABEL: func.func @heads
-// CHECK: fuse.group(%arg0) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 49152 : i64}
+// CHECK: fuse.group(%arg0) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@heads_k0, fuse.shared_bytes = 49152 : i64}
 // CHECK-COUNT-3: fuse.slice
 // CHECK-COUNT-3: fuse.reshape
 // CHECK-COUNT-3: fuse.transpose
@@ -252,7 +252,7 @@ func.func @decode_heads(%qkv: tensor<2x1x384xbf16>) -> tensor<2x1x128xbf16> {
 // counter back to zero and runs the epilogue. The workspace and the
 // counters are the kernel's last two parameters.
 // SPLIT-LABEL: func.func @kv_cache
-// SPLIT: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_cache_k0, fuse.shared_bytes = 49152 : i64, fuse.split_workspace = array<i64: 2, 2, 1056>}
+// SPLIT: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_cache_k0, fuse.shared_bytes = 49152 : i64, fuse.split_workspace = array<i64: 2, 2, 1056>}
 // SPLIT-NOT: fuse.tensor_maps
 // SPLIT: gpu.func @kv_cache_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[WORKSPACE:.*]]: !llvm.ptr<1>, %[[COUNTERS:.*]]: !llvm.ptr<1>)
 // SPLIT: nvvm.cp.async.shared.global

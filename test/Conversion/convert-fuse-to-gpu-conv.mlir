@@ -11,7 +11,7 @@
 // epilogue reads the bias at the filter index and stores 16 bytes a
 // thread (64 filters: rows of 8-element multiples).
 // CHECK-LABEL: func.func @conv_bias_relu
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 7, 1, 1>, fuse.kernel = @opfuse_kernels::@conv_bias_relu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
 // CHECK: fuse.conv2d
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.relu

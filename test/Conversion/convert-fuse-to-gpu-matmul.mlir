@@ -32,7 +32,7 @@
 // A (K-contiguous, row) and B (N-contiguous, row) through descriptors and
 // waits for the batch before last.
 // WGMMA-LABEL: func.func @bias_gelu
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<cooperative, cp_async>, fuse.grid = array<i64: 16, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">, fuse.shared_bytes = 65600 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90a">]
 // WGMMA: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // WGMMA: nvvm.cp.async.commit.group
@@ -90,7 +90,7 @@
 // release each stage once the next batch has been issued and the one
 // before completed.
 // WS-LABEL: func.func @bias_gelu
-// WS: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<warp_specialized, tma>, fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
+// WS: fuse.block = array<i64: 384, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<warp_specialized, tma>, fuse.grid = array<i64: 8, 1, 1>, {{.*}} fuse.shared_bytes = 98368 : i64
 // WS: gpu.func @bias_gelu_k0({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // WS: llvm.getelementptr
 // WS-NEXT: llvm.mlir.constant(1 : i32)
@@ -151,7 +151,7 @@
 // before its K loop and arrives on 1 + g once its last slice has landed,
 // then stores its epilogue while the other multiplies.
 // PINGPONG-LABEL: func.func @bias_gelu
-// PINGPONG: fuse.block = array<i64: 384, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<ping_pong, tma>
+// PINGPONG: fuse.block = array<i64: 384, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<ping_pong, tma>
 // PINGPONG: llvm.getelementptr
 // PINGPONG-NEXT: llvm.mlir.constant(1 : i32)
 // PINGPONG-NEXT: nvvm.mbarrier.init
@@ -216,17 +216,26 @@
 // tile's row. Whole tiles need no guard. With gemm-vector-stores=false
 // (PAIRS) each thread stores its own pairs.
 // CHECK-LABEL: func.func @bias_gelu
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"128x128x32/2x2/4">, fuse.shared_bytes = 65536 : i64}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_gelu_k0, fuse.matmul_tiling = #fuse.tiling<"128x128x32/2x2/4">, fuse.shared_bytes = 65536 : i64}
 // CHECK: fuse.matmul
 // CHECK-NEXT: fuse.add
 // CHECK-NEXT: fuse.gelu
 // CHECK: llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @bias_gelu_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: llvm.mlir.addressof @opfuse_dynamic_shared : !llvm.ptr<3>
-// CHECK-COUNT-8: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// Both operands are the function's arguments: under early launch (the
+// default on sm_90) the first slices of both are copied before the wait
+// for the grids before, as one commit group (the stages' own groups stay,
+// empty, so the loop's waits count as without it), and the block's other
+// B slices are prefetched into the L2 (a loop of no trip here: K is two
+// slices).
+// CHECK-COUNT-16: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group
-// CHECK-COUNT-8: nvvm.cp.async.shared.global
-// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: llvm.inline_asm has_side_effects "prefetch.global.L2 [$0];", "l"
+// CHECK: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32,
 // CHECK: nvvm.cp.async.wait.group 2
@@ -242,6 +251,7 @@
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.launch_dependents;", "~{memory}"
 // CHECK-NOT: scf.if
 // CHECK-COUNT-16: llvm.load {{.*}} -> vector<2xbf16>
 // CHECK-NOT: llvm.store
@@ -275,7 +285,7 @@ func.func @bias_gelu(%a: tensor<256x64xbf16>, %b: tensor<64x256xbf16>, %bias: te
 // WGMMA-LABEL: func.func @ragged_transposed
 // WGMMA-COUNT-4: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
 // SMALL-LABEL: func.func @ragged_transposed
-// SMALL: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.shared_bytes = 24576 : i64}
+// SMALL: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.shared_bytes = 24576 : i64}
 // SMALL: gpu.func @ragged_transposed_k0
 // SMALL: nvvm.cp.async.shared.global {{.*}}, 8, cache =  ca, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // SMALL: scf.for
@@ -317,7 +327,7 @@ func.func @odd(%a: tensor<77x45xbf16>, %b: tensor<45x31xbf16>) -> tensor<77x31xb
 // steps a slice); with it, fragments are rounded to TF32 (cvt.rna) and go
 // to mma.sync m16n8k8.
 // WGMMA-LABEL: func.func @f32_bias
-// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 15, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3">, fuse.shared_bytes = 49152 : i64}
+// WGMMA: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 15, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3">, fuse.shared_bytes = 49152 : i64}
 // WGMMA: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90">]
 // WGMMA: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg
 // WGMMA: scf.for

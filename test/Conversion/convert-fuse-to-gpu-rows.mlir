@@ -4,7 +4,7 @@
 // per block of 256. The row is loaded once, reduced twice (5 xor shuffles
 // each, no shared memory), and stored once.
 // CHECK-LABEL: func.func @softmax_warp_per_row
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@softmax_warp_per_row_k0}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@softmax_warp_per_row_k0}
 // CHECK: gpu.func @softmax_warp_per_row_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
 // CHECK-COUNT-8: llvm.load {{.*}} -> vector<4xf32>
 // CHECK-NOT: llvm.load
@@ -27,7 +27,7 @@ func.func @softmax_warp_per_row(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> 
 // each other, share the next: each level combines its four warps through
 // one shared-memory slot per warp and reduction, and one barrier.
 // CHECK-LABEL: func.func @layernorm_block_per_row
-// CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 8, 1, 1>
+// CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>
 // CHECK: gpu.func @layernorm_block_per_row_k0({{.*}}) workgroup(%[[S0:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[S2:.*]] : memref<8xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK: memref.store %{{.*}}, %[[S0]]
 // CHECK: gpu.barrier
@@ -49,7 +49,7 @@ func.func @layernorm_block_per_row(%x: tensor<16x4096xf32>, %g: tensor<4096xf32>
 // Rows of 65536 f32 exceed 1024 threads x 32 registers: streamed, one pass
 // per reduction and one for the output, each an scf.for of 16 steps.
 // CHECK-LABEL: func.func @softmax_streamed
-// CHECK: fuse.block = array<i64: 1024, 1, 1>, fuse.grid = array<i64: 4, 1, 1>
+// CHECK: fuse.block = array<i64: 1024, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 4, 1, 1>
 // CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args
@@ -69,7 +69,7 @@ func.func @softmax_streamed(%x: tensor<4x65536xf32>) -> tensor<4x65536xf32> {
 // Nine rows leave the second block with one row: the others recompute it
 // and store nothing.
 // CHECK-LABEL: func.func @masked
-// CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 2, 1, 1>
+// CHECK: fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 2, 1, 1>
 // CHECK: arith.minui %[[ROW:.*]], %c8_i32
 // CHECK: arith.minui %[[SLOT:.*]], %c124_i32
 // CHECK: llvm.load {{.*}} -> vector<8xbf16>
@@ -92,7 +92,7 @@ func.func @masked(%x: tensor<9x1000xbf16>) -> tensor<9x1000xbf16> {
 // threads of a result within a warp combine by xor shuffles 16 and 8 apart,
 // then one shared-memory slot per warp and result, one barrier.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.grid = array<i64: 1, 1, 1>
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 512, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 1, 1, 1>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: fuse.reduce_sum {{.*}} axes = [0]
 // CHECK: gpu.func @column_sum_k0({{.*}}) workgroup(%[[S:.*]] : memref<128xf32, #gpu.address_space<workgroup>>) kernel
@@ -118,7 +118,7 @@ func.func @column_sum(%x: tensor<64x4xf32>) -> tensor<4xf32> {
 // the output are three passes over it, each unrolled 4 times (4 loads in
 // flight per thread).
 // CHECK-LABEL: func.func @softmax_columns
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 1024, 1, 1>, fuse.grid = array<i64: 8, 1, 1>
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 1024, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 8, 1, 1>
 // CHECK: gpu.func @softmax_columns_k0
 // CHECK: scf.for
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> f32

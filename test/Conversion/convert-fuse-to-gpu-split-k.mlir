@@ -17,7 +17,7 @@
 // RUN: not opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=64x64x32/2x2/3/8" 2>&1 | FileCheck %s --check-prefix=NOK
 
 // 48 tiles of 128x128 in 4 splits of 8 slices: 192 blocks of 256 threads.
-// WGMMA: fuse.block = array<i64: 256, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<wgmma, cp_async>, fuse.grid = array<i64: 192, 1, 1>
+// WGMMA: fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<wgmma, cp_async>, fuse.grid = array<i64: 192, 1, 1>
 // WGMMA: gpu.func @mid_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>)
 // WGMMA: nvvm.wgmma.mma_async
 // WGMMA: llvm.atomicrmw add {{.*}} acq_rel
@@ -32,7 +32,7 @@
 // GPT-2's MLP down-projection at 128 tokens: 24 tiles of 64x64, K in 4
 // splits of 24 slices.
 // CHECK-LABEL: func.func @down
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 96, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3/k4">
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<fma, cp_async>, fuse.grid = array<i64: 96, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x64x32/2x2/3/k4">
 // Three buffers, then the workspace and the counters.
 // CHECK: gpu.func @down_k0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[WS:.*]]: !llvm.ptr<1>, %[[COUNTERS:.*]]: !llvm.ptr<1>)
 // The split's slices: min(24, 96 - 24 * split), at least 0.

@@ -72,7 +72,7 @@ func.func @f32_down_projection(%a: tensor<128x3072xf32>, %b: tensor<3072x768xf32
 // fusion into a group with its epilogue (convert-fuse-to-gpu-tiling-errors
 // has the ones refused).
 // CHECK-LABEL: func.func @own
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x128x32/2x2/3">
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>, fuse.grid = array<i64: 8, 1, 1>, {{.*}}fuse.matmul_tiling = #fuse.tiling<"64x128x32/2x2/3">
 // A100-LABEL: func.func @own
 // A100: fuse.matmul_tiling = #fuse.tiling<"64x128x32/2x2/3">
 func.func @own(%a: tensor<256x512xbf16>, %b: tensor<512x256xbf16>, %bias: tensor<256xbf16>) -> tensor<256x256xbf16> {

@@ -10,7 +10,7 @@
 // records its kernel and launch configuration: 8192*64/4 vectors in
 // 512 blocks of 256 threads.
 // CHECK-LABEL: func.func @bias_tanh
-// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.grid = array<i64: 512, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_tanh_k0}
+// CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 512, 1, 1>, fuse.kernel = @opfuse_kernels::@bias_tanh_k0}
 // CHECK: gpu.module @opfuse_kernels [#nvvm.target<O = 3, chip = "sm_90">]
 // CHECK: gpu.func @bias_tanh_k0(%[[X:.*]]: !llvm.ptr<1>, %[[B:.*]]: !llvm.ptr<1>, %[[Y:.*]]: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %c131072_i32

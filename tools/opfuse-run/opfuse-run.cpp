@@ -36,6 +36,12 @@ cl::opt<bool> cudaGraph(
     cl::desc("Replay the plan as one CUDA graph (default on); --bench times "
              "runs both ways"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> earlyLaunch(
+    "early-launch",
+    cl::desc("Launch the kernels the plan marks early_launch while the "
+             "kernel before them ends (programmatic dependent launch, sm_90; "
+             "default on); false launches in stream order, for comparisons"),
+    cl::init(true), cl::cat(category));
 cl::opt<std::string> ncclPath(
     "nccl",
     cl::desc("libnccl.so.2 for plans with collective steps (default: the "
@@ -126,6 +132,7 @@ int main(int argc, char **argv) {
   options.iterations = bench ? int(iterations) : 0;
   options.progress = bench && llvm::sys::Process::StandardErrIsDisplayed();
   options.cudaGraph = cudaGraph;
+  options.earlyLaunch = earlyLaunch;
   options.ncclPath = ncclPath;
   llvm::Expected<BenchResult> result =
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);

@@ -231,6 +231,18 @@ cl::opt<bool> gemmVectorStores(
              "pairs with shuffles); --gemm-vector-stores=false stores 4-byte "
              "pairs, for comparisons"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> earlyLaunch(
+    "early-launch",
+    cl::desc("On sm_90 (default on): every kernel waits for the kernels "
+             "before it (griddepcontrol.wait) before it reads their outputs "
+             "or writes, so the runtime launches it while the kernel before "
+             "it ends (programmatic dependent launch), in CUDA graphs too; "
+             "GEMM kernels on mma.sync copy their first slices of the "
+             "model's inputs (weights) and prefetch the rest of their weight "
+             "slice into the L2 before that wait. --early-launch=false "
+             "compiles kernels the runtime launches in stream order only, "
+             "for comparisons"),
+    cl::init(true), cl::cat(category));
 cl::opt<int64_t> maxGridBlocks(
     "max-grid-blocks",
     cl::desc("The most blocks a loop, view, transpose or row kernel "
@@ -437,6 +449,7 @@ int main(int argc, char **argv) {
   compile.emitter.pingPong = pingPong;
   compile.emitter.vectorStores = gemmVectorStores;
   compile.emitter.maxGridBlocks = maxGridBlocks;
+  compile.emitter.earlyLaunch = earlyLaunch;
   options.calibrate = calibrate;
   options.printTarget = printTarget;
   options.autotune = autotune;

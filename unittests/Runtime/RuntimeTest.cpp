@@ -423,6 +423,43 @@ TEST(LaunchPlanTest, KernelsMustBeEntriesOfThePtx) {
             "device allows 1024");
 }
 
+TEST(LaunchPlanTest, EarlyLaunchRoundTripsAndNeedsTheWait) {
+  LaunchPlan plan = samplePlan();
+  std::string plain;
+  llvm::raw_string_ostream plainOs(plain);
+  writePlanJson(plan, plainOs);
+  EXPECT_EQ(plain.find("early_launch"), std::string::npos);
+  plan.kernels[0].earlyLaunch = true;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_TRUE(parsed->kernels[0].earlyLaunch);
+  // Launched early, a kernel whose PTX never waits would race the kernel
+  // before it: the wait must be in its own entry, not in the next one.
+  const std::string waits = ".visible .entry f_k0(\n{\n\tgriddepcontrol.wait;\n"
+                            "}\n";
+  EXPECT_EQ(checkPlanKernels(*parsed, waits), std::nullopt);
+  const std::string waitsElsewhere = ".visible .entry f_k0(\n{\n}\n"
+                                     ".visible .entry g(\n{\n\t"
+                                     "griddepcontrol.wait;\n}\n";
+  EXPECT_EQ(checkPlanKernels(*parsed, waitsElsewhere),
+            "kernel 'f_k0' has early_launch but its PTX 'f_k0' never waits "
+            "for the kernels before it (griddepcontrol.wait)");
+  parsed->kernels[0].earlyLaunch = false;
+  EXPECT_EQ(checkPlanKernels(*parsed, waitsElsewhere), std::nullopt);
+  // Only true or false.
+  size_t at = text.find("true");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 4, "1");
+  llvm::Expected<LaunchPlan> refused = parsePlanJson(text);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError())
+                .find("kernel 'f_k0': early_launch must be true or false"),
+            std::string::npos);
+}
+
 TEST(InputGeneratorTest, SeededAndInRange) {
   LaunchPlan plan = samplePlan();
   std::vector<HostBuffer> a = generateInputs(plan, 1);

@@ -163,6 +163,12 @@ struct FusePipelineOptions
       *this, "gemm-vector-stores",
       llvm::cl::desc("16-byte GEMM epilogue stores where the outputs allow"),
       llvm::cl::init(true)};
+  Option<bool> earlyLaunch{
+      *this, "early-launch",
+      llvm::cl::desc("sm_90: kernels wait for the grids before them, so "
+                     "the runtime may launch them early (programmatic "
+                     "dependent launch)"),
+      llvm::cl::init(true)};
   Option<int64_t> maxGridBlocks{
       *this, "max-grid-blocks",
       llvm::cl::desc("The most blocks a loop, view, transpose or row "

@@ -83,8 +83,13 @@ public:
                               const std::vector<int64_t> &dims,
                               const std::vector<int64_t> &strides,
                               const std::vector<int64_t> &box);
+  /// Launches `function` on the runtime's stream; `early` (where
+  /// hasEarlyLaunch()) lets it start before the kernel queued before it
+  /// ends: programmatic dependent launch, for kernels that wait for the
+  /// grids before them (griddepcontrol.wait) before touching their data.
   llvm::Error launch(CUfunction function, const int64_t grid[3],
-                     const int64_t block[3], int64_t sharedBytes, void **args);
+                     const int64_t block[3], int64_t sharedBytes, void **args,
+                     bool early = false);
   llvm::Expected<CUevent> createEvent();
   void destroyEvent(CUevent event);
   llvm::Error record(CUevent event);
@@ -96,6 +101,9 @@ public:
   /// later): then the kernels, copies and events go to a stream of the
   /// runtime's own, since the legacy default stream cannot be captured.
   bool hasGraphs() const { return stream != nullptr; }
+  /// Whether launches can be programmatic (early): an sm_90 or later GPU,
+  /// a driver with cuLaunchKernelEx, and a stream of the runtime's own.
+  bool hasEarlyLaunch() const { return earlyLaunch; }
   /// The stream the runtime queues its work on (null: the legacy one), for
   /// libraries that take one (NCCL).
   CUstream getStream() const { return stream; }
@@ -124,6 +132,7 @@ private:
   /// The stream everything is queued on: the runtime's own where graphs
   /// are available, else the legacy default stream (null).
   CUstream stream = nullptr;
+  bool earlyLaunch = false;
   std::string name;
 };
 

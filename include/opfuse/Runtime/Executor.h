@@ -57,6 +57,10 @@ struct BenchOptions {
   /// the driver can): one launch per run instead of one per step. The
   /// outputs come from a replay; runs are timed both ways.
   bool cudaGraph = true;
+  /// Launch the kernels the plan marks early_launch as programmatic
+  /// dependent launches when they follow a kernel (where the driver and
+  /// GPU can): each may start while the one before it finishes.
+  bool earlyLaunch = true;
   /// Where libnccl.so.2 is, for plans with collective steps; empty: search
   /// (opfuse/Runtime/Nccl.h).
   std::string ncclPath;
@@ -80,6 +84,8 @@ struct BenchResult {
   /// Whole runs as one CUDA graph replay; unset without a graph.
   std::optional<LatencyStats> graph;
   std::vector<LatencyStats> kernels;
+  /// Kernel steps of a run launched early (programmatic dependent launch).
+  int earlyLaunches = 0;
   /// Device-memory bytes the kernels move per run (from the plan).
   int64_t bytesMoved = 0;
   /// Bytes of device memory allocated for the plan's buffers.

@@ -91,6 +91,13 @@ struct PlanKernel {
   int64_t splitK = 1;
   int64_t workspaceBytes = 0;
   int64_t splitCounters = 0;
+  /// The kernel waits for the grids before it (griddepcontrol.wait, sm_90)
+  /// before it reads what they wrote or writes anything: the runtime may
+  /// launch it while the kernel before it still runs (programmatic
+  /// dependent launch), so that its launch and what it does before the
+  /// wait (index arithmetic, copies of the model's inputs) overlap that
+  /// kernel's tail.
+  bool earlyLaunch = false;
   /// Device-memory bytes the kernel reads and writes, and its FLOPs.
   int64_t bytes = 0;
   int64_t flops = 0;

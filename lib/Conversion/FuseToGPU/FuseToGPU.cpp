@@ -10,6 +10,8 @@
 
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
 
+#include "GridDependencies.h"
+
 #include "opfuse/Conversion/FuseToGPU/CanonicalOrder.h"
 #include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
@@ -74,6 +76,7 @@ LogicalResult ConvertFuseToGPUPass::initialize(MLIRContext *context) {
   options.vectorStores = vectorStores;
   options.maxGridBlocks = maxGridBlocks;
   options.numerics = numerics;
+  options.earlyLaunch = earlyLaunch;
   if (std::optional<std::string> error = checkEmitterOptions(options))
     return emitError(UnknownLoc::get(context))
            << "convert-fuse-to-gpu: " << *error;
@@ -117,6 +120,9 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
   auto schedule = dialect.getGemmScheduleAttrHelper();
   auto maps = dialect.getTensorMapsAttrHelper();
   auto splitWorkspace = dialect.getSplitWorkspaceAttrHelper();
+  auto earlyLaunch = dialect.getEarlyLaunchAttrHelper();
+  if (earlyLaunch.isAttrPresent(group))
+    earlyLaunch.removeAttr(group);
   if (schedule.isAttrPresent(group))
     schedule.removeAttr(group);
   if (maps.isAttrPresent(group))
@@ -130,6 +136,16 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
   // The PTX must not depend on the C++ compiler that built opfuse.
   if (Operation *kernel = kernels.lookupSymbol(name))
     sortIntoCanonicalOrder(kernel);
+  if (options.earlyLaunch && hasGridDependencyControl(context.target.chip)) {
+    auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
+    if (!kernel) {
+      group.emitError("internal error: emitter '")
+          << emitter.getName() << "' built no kernel '" << name << "'";
+      return false;
+    }
+    waitAtEntry(kernel);
+    earlyLaunch.setAttr(group, UnitAttr::get(&getContext()));
+  }
 
   Builder builder(&getContext());
   dialect.getKernelAttrHelper().setAttr(

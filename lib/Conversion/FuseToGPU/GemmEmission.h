@@ -110,8 +110,16 @@ public:
   /// groups of 8 tile-rows, column by column, so that blocks running
   /// together share A rows and B columns in L2.
   TileCoordinates coordinatesOf(Value tileId);
-  /// Every thread's cp.async copies of K slice `slice` into `stage`.
-  void copyInto(const TileCoordinates &c, Value slice, Value stage);
+  /// Every thread's cp.async copies of K slice `slice` into `stage`: of A
+  /// and B, or only of those `operands` selects.
+  enum class Operands { Both, A, B, None };
+  void copyInto(const TileCoordinates &c, Value slice, Value stage,
+                Operands operands = Operands::Both);
+  /// Early launch (mma.sync): the operands the kernel may copy before it
+  /// waits for the kernels before it (the model's inputs), and those it
+  /// copies after.
+  Operands earlyOperands() const;
+  Operands lateOperands() const;
   /// The warpgroup kernel's copies of a slice into ring position `ring`.
   void issueInto(const TileCoordinates &c, Value slice, Value ring);
   /// The first slices of `tile` (i32), when it is one, from ring position
@@ -127,6 +135,12 @@ public:
   GemmBuilder &gb;
   mlir::Block &entry;
   Value smem;
+
+  // Early launch: the kernel waits for the grids before it itself (after
+  // copying what `earlyA`/`earlyB` allow) and lets the next kernel launch
+  // after its main loop; `prefetchB` also brings the rest of the block's B
+  // into the L2 before the wait.
+  bool waitsItself = false, earlyA = false, earlyB = false, prefetchB = false;
 
   // The schedule.
   bool warpgroups = false, tma = false, persistent = false;

@@ -15,6 +15,7 @@
 #include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
 
 #include "GemmEmission.h"
+#include "GridDependencies.h"
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 
@@ -124,10 +125,26 @@ TileCoordinates GemmKernelEmission::coordinatesOf(Value tileId) {
 }
 
 void GemmKernelEmission::copyInto(const TileCoordinates &c, Value slice,
-                                  Value stage) {
+                                  Value stage, Operands operands) {
   Value stageBase = gb.mul(stage, gb.i32(problem.stageBytes));
-  gb.copySlice(problem.a, slice, stageBase, thread, c.tileM, c.aBatch, smem);
-  gb.copySlice(problem.b, slice, stageBase, thread, c.tileN, c.bBatch, smem);
+  if (operands == Operands::Both || operands == Operands::A)
+    gb.copySlice(problem.a, slice, stageBase, thread, c.tileM, c.aBatch, smem);
+  if (operands == Operands::Both || operands == Operands::B)
+    gb.copySlice(problem.b, slice, stageBase, thread, c.tileN, c.bBatch, smem);
+}
+
+GemmKernelEmission::Operands GemmKernelEmission::earlyOperands() const {
+  if (earlyA && earlyB)
+    return Operands::Both;
+  return earlyA ? Operands::A : earlyB ? Operands::B : Operands::None;
+}
+
+GemmKernelEmission::Operands GemmKernelEmission::lateOperands() const {
+  if (!earlyA && !earlyB)
+    return Operands::Both;
+  return earlyA && earlyB ? Operands::None
+         : earlyA         ? Operands::B
+                          : Operands::A;
 }
 
 void GemmKernelEmission::issueInto(const TileCoordinates &c, Value slice,
@@ -156,6 +173,33 @@ void GemmKernelEmission::issuePrologueOf(Value tile, Value ring) {
 }
 
 namespace {
+
+/// Under early launch, the mma.sync kernel places its own wait: after the
+/// copies of its first slices of the operands that are model inputs (no
+/// kernel writes them), and, where the whole B fits in half the L2, after
+/// prefetching the rest of its B slices there, so that streaming the
+/// weights starts under the previous kernel's tail.
+void decideEarlyCopies(GemmKernelEmission &k, const EmitContext &context) {
+  const GemmScheduleKind kind =
+      GemmScheduleAttr(getFuseDialect(k.group.getContext())
+                           .getGemmScheduleAttrHelper()
+                           .getAttr(k.group))
+          .getKind();
+  const bool mmaSync = kind == GemmScheduleKind::mma_sync ||
+                       kind == GemmScheduleKind::tf32 ||
+                       kind == GemmScheduleKind::fma;
+  if (!context.options.earlyLaunch || !mmaSync ||
+      !hasGridDependencyControl(context.target.chip))
+    return;
+  k.waitsItself = true;
+  k.earlyA = isModelInput(k.group, k.problem.lhsArg);
+  k.earlyB = isModelInput(k.group, k.problem.rhsArg);
+  const Operand &weight = k.problem.b;
+  const int64_t bytes =
+      k.problem.shape.batch * weight.mn * weight.k * k.problem.elementBytes;
+  k.prefetchB = k.earlyB && !weight.im2col && context.target.l2Bytes > 0 &&
+                2 * bytes <= context.target.l2Bytes;
+}
 
 class GemmEmitter : public KernelEmitter {
 public:
@@ -246,6 +290,7 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
 
   GemmKernelEmission kernel(group, problem, t, schedule, b, kb, gb, entry,
                             smem);
+  decideEarlyCopies(kernel, context);
   kernel.emitPreamble();
   MainLoop loop;
   switch (schedule.getKind()) {

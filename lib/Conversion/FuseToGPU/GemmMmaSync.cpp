@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmEmission.h"
+#include "GridDependencies.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -113,6 +114,28 @@ void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
       }
 }
 
+/// Brings the block's B slices [first, end) (`end` i32) into the L2 before
+/// the kernel waits for the grids before it: the weight streams in under
+/// the previous kernel's tail, and the main loop's copies hit the L2.
+static void emitPrefetchOfB(GemmKernelEmission &k, const TileCoordinates &c,
+                            llvm::function_ref<Value(Value)> globalSlice,
+                            int64_t first, Value end) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto index = [&](Value v32) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v32)
+        .getResult();
+  };
+  Value lower = arith::ConstantIndexOp::create(b, loc, first);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, lower, index(end), step);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value slice = k.gb.toI32(loop.getInductionVar());
+  k.gb.prefetchSliceToL2(k.problem.b, globalSlice(slice), k.thread, c.tileN,
+                         c.bBatch);
+}
+
 MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -150,19 +173,41 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
     k.copyInto(current, globalSlice(slice), stage);
   };
   SmallVector<Value> &acc = result.acc;
-  // Prologue: the first stages - 1 slices in flight, one commit group each.
-  for (int64_t s = 0; s + 1 < t.stages; ++s) {
-    if (splitSlices) {
-      auto exists = scf::IfOp::create(b, loc, gb.lt(gb.i32(s), splitSlices),
-                                      /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&exists.getThenRegion().front());
-      copyStage(gb.i32(s), gb.i32(s));
-    } else if (s < slices) {
-      copyStage(gb.i32(s), gb.i32(s));
+  // The first stages - 1 slices of `operands`, where the block has them:
+  // one commit group per slice, or one for all (`oneGroup`).
+  auto copyPrologue = [&](GemmKernelEmission::Operands operands,
+                          bool oneGroup) {
+    for (int64_t s = 0; s + 1 < t.stages; ++s) {
+      if (splitSlices) {
+        auto exists = scf::IfOp::create(b, loc, gb.lt(gb.i32(s), splitSlices),
+                                        /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&exists.getThenRegion().front());
+        k.copyInto(current, globalSlice(gb.i32(s)), gb.i32(s), operands);
+      } else if (s < slices) {
+        k.copyInto(current, globalSlice(gb.i32(s)), gb.i32(s), operands);
+      }
+      if (!oneGroup)
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    if (oneGroup)
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  };
+  if (k.waitsItself) {
+    // Launched early: what no kernel writes (the model's inputs) is copied
+    // before the wait, as one commit group older than every other, so the
+    // loop's waits, which count the newest groups, hold as they are.
+    if (k.earlyOperands() != GemmKernelEmission::Operands::None)
+      copyPrologue(k.earlyOperands(), /*oneGroup=*/true);
+    if (k.prefetchB)
+      emitPrefetchOfB(k, current, globalSlice, t.stages - 1,
+                      splitSlices ? splitSlices : gb.i32(slices));
+    emitWaitForPriorGrids(b, loc);
   }
+  // Prologue: the first stages - 1 slices in flight, one commit group each.
+  copyPrologue(k.waitsItself ? k.lateOperands()
+                             : GemmKernelEmission::Operands::Both,
+               /*oneGroup=*/false);
 
   const int64_t accumulators = mTiles * nTiles * 4;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
@@ -241,6 +286,9 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
     scf::YieldOp::create(b, loc, acc);
   }
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  // The next kernel may launch under the split-K sums and the epilogue.
+  if (k.waitsItself)
+    emitLaunchDependents(b, loc);
   llvm::append_range(acc, loop.getResults());
   return result;
 }

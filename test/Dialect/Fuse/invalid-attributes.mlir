@@ -242,3 +242,23 @@ func.func @split_workspace_not_an_array(%x: tensor<64xf32>) -> tensor<64xf32> {
   }
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+func.func @early_launch_with_a_value(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.early_launch' must be a unit attribute}}
+  %0 = fuse.group (%x) {fuse.early_launch = true} : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %r = fuse.relu %a : tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @early_launch_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.early_launch' belongs on a fuse.group}}
+  %0 = fuse.relu %x {fuse.early_launch} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

@@ -76,6 +76,11 @@ struct EmitterOptions {
   bool pingPong = false;
   /// 16-byte epilogue stores in GEMM kernels where the outputs allow.
   bool vectorStores = true;
+  /// sm_90 and later: every kernel waits for the kernels before it
+  /// (griddepcontrol.wait) before it reads their outputs or writes, so the
+  /// runtime may launch it early; GEMM kernels copy the slices of the
+  /// model's inputs (weights) they start with before that wait.
+  bool earlyLaunch = true;
   /// The most blocks a loop, view, transpose or row kernel launches; more
   /// blocks of work are walked by a grid-stride loop.
   int64_t maxGridBlocks = kMaxGridBlocks;

@@ -103,6 +103,17 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "output is 16-bit and its rows and slices are 8-element aligned "
            "(the four threads sharing a row trade their pairs with "
            "shuffles); false stores each thread's pairs (4 bytes)">,
+    Option<"earlyLaunch", "early-launch", "bool", /*default=*/"true",
+           "On sm_90 and later, make every kernel safe to launch while the "
+           "kernel before it still runs (programmatic dependent launch): it "
+           "waits for the grids before it (griddepcontrol.wait) before it "
+           "reads their outputs or writes, then lets the next kernel launch "
+           "(griddepcontrol.launch_dependents); mma.sync GEMM kernels first "
+           "copy their first slices of operands that are the function's "
+           "arguments (weights) and prefetch the rest of their weight slice "
+           "into the L2, and let the next kernel launch after their main "
+           "loop. The group gets fuse.early_launch, which the launch plan "
+           "carries as early_launch">,
     Option<"maxGridBlocks", "max-grid-blocks", "int64_t",
            /*default=*/"2147483647",
            "The most blocks a loop, view, transpose or row kernel's grid "

@@ -416,6 +416,11 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
                 "workspace bytes (at least 4 per split and counter)]";
     return onlyOn(isa<GroupOp>(op), "a fuse.group");
   }
+  if (name == getEarlyLaunchAttrHelper().getName()) {
+    if (failed(typedAttr<UnitAttr>(op, attribute, "a unit attribute")))
+      return failure();
+    return onlyOn(isa<GroupOp>(op), "a fuse.group");
+  }
   return op->emitError() << "unknown attribute '" << name.getValue()
                          << "' of the fuse dialect";
 }

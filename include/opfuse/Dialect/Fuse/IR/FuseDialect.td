@@ -80,6 +80,10 @@ def Fuse_Dialect : Dialect {
     // attention): [splits, counters, workspace bytes] of the workspace
     // and counters the runtime passes after the buffers.
     "::mlir::DenseI64ArrayAttr":$split_workspace,
+    // On a group whose kernel waits for the kernels before it
+    // (griddepcontrol.wait) before it reads their outputs or writes: the
+    // runtime may launch it early (programmatic dependent launch).
+    "::mlir::UnitAttr":$early_launch,
     // On a group whose kernel is an identical earlier group's
     // (fuse-dedup-kernels): the name its launch step keeps, while
     // `kernel` names the function it launches.
