@@ -193,9 +193,8 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
   a.cuDeviceGetAttribute(
       &major, static_cast<int>(DeviceAttribute::ComputeCapabilityMajor),
       driver->device);
-  driver->earlyLaunch =
-      driver->stream && major >= 9 &&
-      bindSymbol(l, "cuLaunchKernelEx", a.cuLaunchKernelEx);
+  driver->earlyLaunch = driver->stream && major >= 9 &&
+                        bindSymbol(l, "cuLaunchKernelEx", a.cuLaunchKernelEx);
   return std::move(driver);
 }
 

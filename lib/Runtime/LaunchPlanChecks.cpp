@@ -266,7 +266,8 @@ std::optional<std::string> checkPlanKernels(const LaunchPlan &plan,
     body = body.take_front(body.find(".entry "));
     if (kernel.earlyLaunch && !body.contains("griddepcontrol.wait"))
       return "kernel '" + kernel.name + "' has early_launch but its PTX '" +
-             entry + "' never waits for the kernels before it "
+             entry +
+             "' never waits for the kernels before it "
              "(griddepcontrol.wait)";
   }
   return std::nullopt;

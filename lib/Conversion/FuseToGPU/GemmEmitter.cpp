@@ -142,9 +142,7 @@ GemmKernelEmission::Operands GemmKernelEmission::earlyOperands() const {
 GemmKernelEmission::Operands GemmKernelEmission::lateOperands() const {
   if (!earlyA && !earlyB)
     return Operands::Both;
-  return earlyA && earlyB ? Operands::None
-         : earlyA         ? Operands::B
-                          : Operands::A;
+  return earlyA && earlyB ? Operands::None : earlyA ? Operands::B : Operands::A;
 }
 
 void GemmKernelEmission::issueInto(const TileCoordinates &c, Value slice,
