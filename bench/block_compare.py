@@ -20,6 +20,7 @@ of the block can be compared while opfuse's attention is unfused.
     python3 bench/block_compare.py [--opt-fuse build/bin/opt-fuse]
         [--blocks gpt_prefill ...] [--iters 50] [--check]
         [--modes torch.compile max-autotune-no-cg reduce-overhead]
+        [--opfuse-also=--early-launch=false]
 """
 import argparse
 import json
@@ -33,16 +34,17 @@ from blocks import ATTENTION, BLOCKS, render, torch_block, torch_inputs
 from compare import MODES, ROOT, count_kernels, time_cuda
 from memory_compare import opfuse_plan, torch_peak_extra
 
-def run_opfuse(opt_fuse, path, warmup, iters, check):
+def run_opfuse(opt_fuse, path, warmup, iters, check, flags=()):
     command = [opt_fuse, path, "--bench", "--emit=report-json",
-               "--warmup", str(warmup), "--iters", str(iters)]
+               "--warmup", str(warmup), "--iters", str(iters), *flags]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
     report = json.loads(done.stdout)
     verdict = ""
     if check:
-        done = subprocess.run([opt_fuse, path, "--check"], capture_output=True, text=True)
+        done = subprocess.run([opt_fuse, path, "--check", *flags],
+                              capture_output=True, text=True)
         verdict = "PASS" if done.returncode == 0 else f"FAIL (exit {done.returncode})"
     return report, verdict
 
@@ -62,21 +64,25 @@ def measure(name, builder, path, args, rows):
         kernels = count_kernels(call, inputs) if label != "reduce-overhead" else None
         peak = torch_peak_extra(call, inputs)
         rows.append((name, label, p50, p99, kernels, peak, None, ""))
-    report, verdict = run_opfuse(args.opt_fuse, path, args.warmup, args.iters,
-                                 args.check)
-    memory = report["memory"]
-    measured = report["measured"]
-    planned = opfuse_plan(args.opt_fuse, path, "--plan-outputs")["arena_bytes"]
-    peak = memory["arena_bytes"] + memory["output_bytes"]
-    # The plan's steps launched one by one, and replayed as one CUDA graph
-    # (what opt-fuse reports as its latency is the faster).
-    rows.append((name, "opfuse steps", measured["stream_p50_us"],
-                 measured["stream_p99_us"], len(report["kernels"]), peak,
-                 planned, verdict))
-    if "graph_p50_us" in measured:
-        rows.append((name, "opfuse graph", measured["graph_p50_us"],
-                     measured["graph_p99_us"], len(report["kernels"]), peak,
+    for variant in [""] + args.opfuse_also:
+        flags = variant.split()
+        suffix = f" {variant}" if variant else ""
+        report, verdict = run_opfuse(args.opt_fuse, path, args.warmup,
+                                     args.iters, args.check, flags)
+        memory = report["memory"]
+        measured = report["measured"]
+        planned = opfuse_plan(args.opt_fuse, path, "--plan-outputs",
+                              *flags)["arena_bytes"]
+        peak = memory["arena_bytes"] + memory["output_bytes"]
+        # The plan's steps launched one by one, and replayed as one CUDA
+        # graph (what opt-fuse reports as its latency is the faster).
+        rows.append((name, "opfuse steps" + suffix, measured["stream_p50_us"],
+                     measured["stream_p99_us"], len(report["kernels"]), peak,
                      planned, verdict))
+        if "graph_p50_us" in measured:
+            rows.append((name, "opfuse graph" + suffix,
+                         measured["graph_p50_us"], measured["graph_p99_us"],
+                         len(report["kernels"]), peak, planned, verdict))
     torch._dynamo.reset()
 
 
@@ -91,6 +97,11 @@ def main():
     parser.add_argument("--modes", nargs="*", default=[label for label, _ in MODES],
                         help="the torch.compile modes to time (default: all; "
                         "max-autotune-no-cg autotunes for minutes a block)")
+    parser.add_argument("--opfuse-also", action="append", default=[],
+                        metavar="FLAGS",
+                        help="also run opt-fuse with these flags (one row "
+                        "each, beside the default run; repeatable), e.g. "
+                        "--opfuse-also=--early-launch=false")
     args = parser.parse_args()
     torch.manual_seed(0)
     # cuDNN picks its fastest convolution algorithms (the bottleneck's
@@ -110,12 +121,12 @@ def main():
             with open(path, "w") as f:
                 f.write(text)
             measure(name, builder, path, args, rows)
-    print(f"{'block':<26} {'system':<20} {'p50 us':>9} {'p99 us':>9} "
+    print(f"{'block':<26} {'system':<36} {'p50 us':>9} {'p99 us':>9} "
           f"{'kernels':>7} {'peak MiB':>9} {'planned':>8}  check")
     for name, label, p50, p99, kernels, peak, planned, verdict in rows:
         k = "-" if kernels is None else str(kernels)
         p = "-" if planned is None else f"{planned / 2**20:.1f}"
-        print(f"{name:<26} {label:<20} {p50:>9.1f} {p99:>9.1f} {k:>7} "
+        print(f"{name:<26} {label:<36} {p50:>9.1f} {p99:>9.1f} {k:>7} "
               f"{peak / 2**20:>9.1f} {p:>8}  {verdict}")
     return 0
 

@@ -5,7 +5,7 @@
 // fuse.early_launch, which the plan carries as early_launch. A decode-size
 // GEMM on mma.sync (split-K) whose B is the function's argument (a weight,
 // which no kernel writes) copies its first B slices before the wait, as one
-// commit group, prefetches the rest of its B slices into the L2, copies A
+// commit group, copies A
 // (the norm's output) only after the wait, and lets the next kernel launch
 // after its main loop, under the split-K sums and the epilogue. Off with
 // early-launch=false, and on chips before sm_90.
@@ -26,16 +26,14 @@
 // CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.launch_dependents;", "~{memory}"  : () -> ()
 // The GEMM (16x64x64 tiles, 2 warps, 4 stages, K in 2 splits): 64 x 64 B
 // elements a slice, 8 per copy, 64 threads: 8 copies a slice, three slices
-// in flight, one group; then the L2 prefetches of the split's other slices
-// (a row of B's tile is one line of 128 bytes: one a thread).
+// in flight, one group; no L2 prefetches (measured slower).
 // CHECK: gpu.func @norm_proj_k1
 // CHECK-NOT: griddepcontrol
 // CHECK-COUNT-24: nvvm.cp.async.shared.global
 // CHECK-NOT: griddepcontrol
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NOT: nvvm.cp.async.shared.global
-// CHECK: scf.for %{{.*}} = %c3 to
-// CHECK-COUNT-1: llvm.inline_asm has_side_effects "prefetch.global.L2 [$0];", "l" %{{.*}} : (!llvm.ptr<1>) -> ()
+// CHECK-NOT: prefetch
 // CHECK: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
 // A after the wait, one group per stage (16 x 64 A elements: two copies a
 // thread).
@@ -53,7 +51,6 @@
 // OFF-LABEL: func.func @norm_proj
 // OFF-NOT: fuse.early_launch
 // OFF-NOT: griddepcontrol
-// OFF-NOT: prefetch.global
 
 // PLAN-COUNT-2: "early_launch": true
 // PLAN-OFF-NOT: early_launch
@@ -65,7 +62,6 @@
 // PTX-NEXT: // begin inline asm
 // PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX: .entry norm_proj_k1(
-// PTX: prefetch.global.L2
 // PTX: griddepcontrol.wait;
 // PTX: griddepcontrol.launch_dependents;
 func.func @norm_proj(%x: tensor<4x2048xbf16>, %g: tensor<2048xbf16>, %w: tensor<2048x4096xbf16>) -> tensor<4x4096xbf16> {

@@ -226,13 +226,10 @@
 // Both operands are the function's arguments: under early launch (the
 // default on sm_90) the first slices of both are copied before the wait
 // for the grids before, as one commit group (the stages' own groups stay,
-// empty, so the loop's waits count as without it), and the block's other
-// B slices are prefetched into the L2 (a loop of no trip here: K is two
-// slices).
+// empty, so the loop's waits count as without it). No L2 prefetches.
 // CHECK-COUNT-16: nvvm.cp.async.shared.global {{.*}}, 16, cache =  cg, {{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group
-// CHECK: scf.for
-// CHECK: llvm.inline_asm has_side_effects "prefetch.global.L2 [$0];", "l"
+// CHECK-NOT: prefetch
 // CHECK: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.commit.group

@@ -238,8 +238,7 @@ cl::opt<bool> earlyLaunch(
              "or writes, so the runtime launches it while the kernel before "
              "it ends (programmatic dependent launch), in CUDA graphs too; "
              "GEMM kernels on mma.sync copy their first slices of the "
-             "model's inputs (weights) and prefetch the rest of their weight "
-             "slice into the L2 before that wait. --early-launch=false "
+             "model's inputs (weights) before that wait. --early-launch=false "
              "compiles kernels the runtime launches in stream order only, "
              "for comparisons"),
     cl::init(true), cl::cat(category));

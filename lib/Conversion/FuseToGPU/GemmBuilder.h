@@ -206,44 +206,6 @@ public:
                                ValueRange{byteOffset});
   }
 
-  /// Brings the 128-byte lines of K-slice `slice` (i32) of `op`'s tile at
-  /// `tileStart` into the L2 (prefetch.global.L2): a hint, so a line past
-  /// the operand prefetches its first line instead. Not for im2col
-  /// operands. Side effects keep it where it is, before the wait.
-  void prefetchSliceToL2(const Operand &op, Value slice, Value thread,
-                         Value tileStart, Value batchOffset) {
-    const int64_t rows = op.tileRows(t.blockK), cols = op.tileCols(t.blockK);
-    const int64_t perLine = 128 / elementBytes;
-    const int64_t linesPerRow = llvm::divideCeil(cols, perLine);
-    const int64_t lines = rows * linesPerRow;
-    const int64_t threads = t.threads();
-    Value kStart = mul(slice, i32(t.blockK));
-    for (int64_t first = 0; first < lines; first += threads) {
-      Value q = add(thread, i32(first));
-      Value row = divu(q, linesPerRow);
-      Value col = mul(remu(q, linesPerRow), i32(perLine));
-      Value mnIndex = add(tileStart, op.kContiguous ? row : col);
-      Value kIndex = add(kStart, op.kContiguous ? col : row);
-      Value valid = arith::AndIOp::create(b, loc, lt(mnIndex, i32(op.mn)),
-                                          lt(kIndex, i32(op.k)));
-      valid = arith::AndIOp::create(b, loc, valid, lt(q, i32(lines)));
-      Value globalRow = op.kContiguous ? mnIndex : kIndex;
-      Value globalCol = op.kContiguous ? kIndex : mnIndex;
-      Value offset =
-          add(add(batchOffset, kb.constant(op.offset)),
-              add(mul(toIndexType(globalRow), kb.constant(op.rowPitch())),
-                  toIndexType(globalCol)));
-      offset = arith::SelectOp::create(b, loc, valid, offset, kb.constant(0));
-      // Inline PTX: NVPTX selects its prefetch intrinsic only from PTX 8.0.
-      LLVM::InlineAsmOp::create(
-          b, loc, mlir::TypeRange{},
-          ValueRange{kb.pointerAt(op.pointer, elementType, offset)},
-          "prefetch.global.L2 [$0];", "l", /*has_side_effects=*/true,
-          /*is_align_stack=*/false, LLVM::TailCallKind::None,
-          LLVM::AsmDialectAttr(), mlir::ArrayAttr());
-    }
-  }
-
   /// Issues the copies of K-slice `slice` (i32) of `op` into the stage at
   /// byte offset `stageBase` (i32).
   void copySlice(const Operand &op, Value slice, Value stageBase, Value thread,

@@ -138,9 +138,8 @@ public:
 
   // Early launch: the kernel waits for the grids before it itself (after
   // copying what `earlyA`/`earlyB` allow) and lets the next kernel launch
-  // after its main loop; `prefetchB` also brings the rest of the block's B
-  // into the L2 before the wait.
-  bool waitsItself = false, earlyA = false, earlyB = false, prefetchB = false;
+  // after its main loop.
+  bool waitsItself = false, earlyA = false, earlyB = false;
 
   // The schedule.
   bool warpgroups = false, tma = false, persistent = false;

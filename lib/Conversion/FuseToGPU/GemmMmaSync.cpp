@@ -114,28 +114,6 @@ void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
       }
 }
 
-/// Brings the block's B slices [first, end) (`end` i32) into the L2 before
-/// the kernel waits for the grids before it: the weight streams in under
-/// the previous kernel's tail, and the main loop's copies hit the L2.
-static void emitPrefetchOfB(GemmKernelEmission &k, const TileCoordinates &c,
-                            llvm::function_ref<Value(Value)> globalSlice,
-                            int64_t first, Value end) {
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  auto index = [&](Value v32) {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v32)
-        .getResult();
-  };
-  Value lower = arith::ConstantIndexOp::create(b, loc, first);
-  Value step = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = scf::ForOp::create(b, loc, lower, index(end), step);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value slice = k.gb.toI32(loop.getInductionVar());
-  k.gb.prefetchSliceToL2(k.problem.b, globalSlice(slice), k.thread, c.tileN,
-                         c.bBatch);
-}
-
 MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -199,9 +177,6 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
     // loop's waits, which count the newest groups, hold as they are.
     if (k.earlyOperands() != GemmKernelEmission::Operands::None)
       copyPrologue(k.earlyOperands(), /*oneGroup=*/true);
-    if (k.prefetchB)
-      emitPrefetchOfB(k, current, globalSlice, t.stages - 1,
-                      splitSlices ? splitSlices : gb.i32(slices));
     emitWaitForPriorGrids(b, loc);
   }
   // Prologue: the first stages - 1 slices in flight, one commit group each.

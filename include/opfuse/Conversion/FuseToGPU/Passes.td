@@ -110,9 +110,8 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "reads their outputs or writes, then lets the next kernel launch "
            "(griddepcontrol.launch_dependents); mma.sync GEMM kernels first "
            "copy their first slices of operands that are the function's "
-           "arguments (weights) and prefetch the rest of their weight slice "
-           "into the L2, and let the next kernel launch after their main "
-           "loop. The group gets fuse.early_launch, which the launch plan "
+           "arguments (weights), and let the next kernel launch after their "
+           "main loop. The group gets fuse.early_launch, which the launch plan "
            "carries as early_launch">,
     Option<"maxGridBlocks", "max-grid-blocks", "int64_t",
            /*default=*/"2147483647",
