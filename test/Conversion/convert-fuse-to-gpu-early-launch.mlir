@@ -19,25 +19,25 @@
 // CHECK-LABEL: func.func @norm_proj
 // CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 256, 1, 1>, fuse.early_launch, fuse.grid
 // CHECK: fuse.group({{.*}}) {fuse.block = array<i64: 64, 1, 1>, fuse.early_launch, fuse.gemm_schedule = #fuse.gemm_schedule<mma_sync, cp_async>
-// CHECK-SAME: fuse.matmul_tiling = #fuse.tiling<"16x64x64/1x2/4/k2">
+// CHECK-SAME: fuse.matmul_tiling = #fuse.tiling<"16x64x128/1x2/4/k2">
 // The norm: wait, then launch the next, first thing.
 // CHECK: gpu.func @norm_proj_k0
 // CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"  : () -> ()
 // CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.launch_dependents;", "~{memory}"  : () -> ()
-// The GEMM (16x64x64 tiles, 2 warps, 4 stages, K in 2 splits): 64 x 64 B
-// elements a slice, 8 per copy, 64 threads: 8 copies a slice, three slices
-// in flight, one group; no L2 prefetches (measured slower).
+// The GEMM (16x64x128 tiles, 2 warps, 4 stages, K in 2 splits): 128 x 64
+// B elements a slice, 8 per copy, 64 threads: 16 copies a slice, three
+// slices in flight, one group; no L2 prefetches (measured slower).
 // CHECK: gpu.func @norm_proj_k1
 // CHECK-NOT: griddepcontrol
-// CHECK-COUNT-24: nvvm.cp.async.shared.global
+// CHECK-COUNT-48: nvvm.cp.async.shared.global
 // CHECK-NOT: griddepcontrol
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK-NOT: prefetch
 // CHECK: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
-// A after the wait, one group per stage (16 x 64 A elements: two copies a
-// thread).
-// CHECK-COUNT-2: nvvm.cp.async.shared.global
+// A after the wait, one group per stage (16 x 128 A elements: four copies
+// a thread).
+// CHECK-COUNT-4: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.commit.group

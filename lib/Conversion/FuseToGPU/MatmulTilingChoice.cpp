@@ -71,18 +71,27 @@ int64_t bytesOf(Type type) {
 /// few hundred threads across its columns; split-K (added by the caller)
 /// spreads it over all SMs. wgmma's 64-row tile would multiply mostly
 /// padding, and its 64-wide tiles leave most SMs idle.
+///
+/// Slices of 128 K come first, where four stages of them fit: the model
+/// prices them as it does slices of 64 (the same bytes and FLOPs), and
+/// they measured up to 1.29x faster (half the barriers and waits a byte;
+/// docs/benchmarks.md), so they take the ties. With three stages they
+/// measured slower as often as faster, so none is offered.
 template <typename Add>
-void addSkinnyTilings(const GemmShape &shape, Add &&add) {
+void addSkinnyTilings(const GemmShape &shape, int64_t sharedLimit, Add &&add) {
   if (isSkinnyGemm(shape)) {
     const int64_t rows = shortestTileRows(shape, /*sixteenBit=*/true);
     for (int64_t blockN : {256, 128, 64})
-      for (int64_t blockK : {64, 128}) {
+      for (int64_t blockK : {128, 64}) {
         MatmulTiling tiling;
         tiling.blockM = rows;
         tiling.blockN = blockN;
         tiling.blockK = blockK;
         tiling.warpsM = 1;
         tiling.warpsN = blockN / 32;
+        tiling.stages = 4;
+        if (blockK == 128 && tiling.sharedBytes(2) > sharedLimit)
+          continue;
         add(tiling, 2);
       }
   }
@@ -132,7 +141,7 @@ std::vector<MatmulTiling> candidateTilings(StringRef chip,
   }
   const int64_t widestM = llvm::alignTo(shape.m, 64);
   const int64_t widestN = llvm::alignTo(shape.n, 64);
-  addSkinnyTilings(shape, addWithStages);
+  addSkinnyTilings(shape, sharedLimit, addWithStages);
   if (chip == "sm_90" || chip == "sm_90a") {
     for (int64_t blockN : {256, 192, 128, 64}) {
       if (blockN > widestN && blockN != 64)
