@@ -114,6 +114,46 @@ void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
       }
 }
 
+/// The first `stages - 1` slices of tile `c` in flight before the main
+/// loop, one commit group each; `globalSlice` maps a split's slice to K,
+/// `splitSlices` (i32, null without split-K) is how many the block has.
+/// Under early launch the operands no kernel writes (the model's inputs)
+/// are copied first, as one commit group older than every other, so the
+/// loop's waits, which count the newest groups, hold as they are; then the
+/// wait for the grids before, then the other operands.
+static void emitPrologueCopies(GemmKernelEmission &k, const TileCoordinates &c,
+                               llvm::function_ref<Value(Value)> globalSlice,
+                               Value splitSlices) {
+  using Operands = GemmKernelEmission::Operands;
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  GemmBuilder &gb = k.gb;
+  // One commit group per slice, or one for all (`oneGroup`).
+  auto copy = [&](Operands operands, bool oneGroup) {
+    for (int64_t s = 0; s + 1 < k.t.stages; ++s) {
+      if (splitSlices) {
+        auto exists = scf::IfOp::create(b, loc, gb.lt(gb.i32(s), splitSlices),
+                                        /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&exists.getThenRegion().front());
+        k.copyInto(c, globalSlice(gb.i32(s)), gb.i32(s), operands);
+      } else if (s < k.slices) {
+        k.copyInto(c, globalSlice(gb.i32(s)), gb.i32(s), operands);
+      }
+      if (!oneGroup)
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+    if (oneGroup)
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  };
+  if (k.waitsItself) {
+    if (k.earlyOperands() != Operands::None)
+      copy(k.earlyOperands(), /*oneGroup=*/true);
+    emitWaitForPriorGrids(b, loc);
+  }
+  copy(k.waitsItself ? k.lateOperands() : Operands::Both, /*oneGroup=*/false);
+}
+
 MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
@@ -151,38 +191,7 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
     k.copyInto(current, globalSlice(slice), stage);
   };
   SmallVector<Value> &acc = result.acc;
-  // The first stages - 1 slices of `operands`, where the block has them:
-  // one commit group per slice, or one for all (`oneGroup`).
-  auto copyPrologue = [&](GemmKernelEmission::Operands operands,
-                          bool oneGroup) {
-    for (int64_t s = 0; s + 1 < t.stages; ++s) {
-      if (splitSlices) {
-        auto exists = scf::IfOp::create(b, loc, gb.lt(gb.i32(s), splitSlices),
-                                        /*withElse=*/false);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(&exists.getThenRegion().front());
-        k.copyInto(current, globalSlice(gb.i32(s)), gb.i32(s), operands);
-      } else if (s < slices) {
-        k.copyInto(current, globalSlice(gb.i32(s)), gb.i32(s), operands);
-      }
-      if (!oneGroup)
-        NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    }
-    if (oneGroup)
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  };
-  if (k.waitsItself) {
-    // Launched early: what no kernel writes (the model's inputs) is copied
-    // before the wait, as one commit group older than every other, so the
-    // loop's waits, which count the newest groups, hold as they are.
-    if (k.earlyOperands() != GemmKernelEmission::Operands::None)
-      copyPrologue(k.earlyOperands(), /*oneGroup=*/true);
-    emitWaitForPriorGrids(b, loc);
-  }
-  // Prologue: the first stages - 1 slices in flight, one commit group each.
-  copyPrologue(k.waitsItself ? k.lateOperands()
-                             : GemmKernelEmission::Operands::Both,
-               /*oneGroup=*/false);
+  emitPrologueCopies(k, current, globalSlice, splitSlices);
 
   const int64_t accumulators = mTiles * nTiles * 4;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
