@@ -374,7 +374,8 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
       parameters.push_back(&value);
     argPointers.push_back(std::move(parameters));
   }
-  // `early`: the step before is a kernel, which this one may overlap.
+  // Kernel k launches early when the step before it is a kernel, which it
+  // may then overlap, and the plan, the options and the driver allow.
   auto launchesEarly = [&](size_t k, bool afterKernel) {
     return afterKernel && plan.kernels[k].earlyLaunch && options.earlyLaunch &&
            driver.hasEarlyLaunch();

@@ -111,15 +111,9 @@ public:
   /// together share A rows and B columns in L2.
   TileCoordinates coordinatesOf(Value tileId);
   /// Every thread's cp.async copies of K slice `slice` into `stage`: of A
-  /// and B, or only of those `operands` selects.
-  enum class Operands { Both, A, B, None };
+  /// and B, or only of the operands asked for.
   void copyInto(const TileCoordinates &c, Value slice, Value stage,
-                Operands operands = Operands::Both);
-  /// Early launch (mma.sync): the operands the kernel may copy before it
-  /// waits for the kernels before it (the model's inputs), and those it
-  /// copies after.
-  Operands earlyOperands() const;
-  Operands lateOperands() const;
+                bool copyA = true, bool copyB = true);
   /// The warpgroup kernel's copies of a slice into ring position `ring`.
   void issueInto(const TileCoordinates &c, Value slice, Value ring);
   /// The first slices of `tile` (i32), when it is one, from ring position

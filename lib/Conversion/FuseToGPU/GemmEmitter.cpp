@@ -125,24 +125,12 @@ TileCoordinates GemmKernelEmission::coordinatesOf(Value tileId) {
 }
 
 void GemmKernelEmission::copyInto(const TileCoordinates &c, Value slice,
-                                  Value stage, Operands operands) {
+                                  Value stage, bool copyA, bool copyB) {
   Value stageBase = gb.mul(stage, gb.i32(problem.stageBytes));
-  if (operands == Operands::Both || operands == Operands::A)
+  if (copyA)
     gb.copySlice(problem.a, slice, stageBase, thread, c.tileM, c.aBatch, smem);
-  if (operands == Operands::Both || operands == Operands::B)
+  if (copyB)
     gb.copySlice(problem.b, slice, stageBase, thread, c.tileN, c.bBatch, smem);
-}
-
-GemmKernelEmission::Operands GemmKernelEmission::earlyOperands() const {
-  if (earlyA && earlyB)
-    return Operands::Both;
-  return earlyA ? Operands::A : earlyB ? Operands::B : Operands::None;
-}
-
-GemmKernelEmission::Operands GemmKernelEmission::lateOperands() const {
-  if (!earlyA && !earlyB)
-    return Operands::Both;
-  return earlyA && earlyB ? Operands::None : earlyA ? Operands::B : Operands::A;
 }
 
 void GemmKernelEmission::issueInto(const TileCoordinates &c, Value slice,
@@ -178,12 +166,8 @@ namespace {
 /// previous kernel's tail. (Prefetching the rest of a block's B slices
 /// into the L2 there as well was measured slower: Llama's decode block
 /// 74.7 us against 67.3 us with these copies alone, on an H200.)
-void decideEarlyCopies(GemmKernelEmission &k, const EmitContext &context) {
-  const GemmScheduleKind kind =
-      GemmScheduleAttr(getFuseDialect(k.group.getContext())
-                           .getGemmScheduleAttrHelper()
-                           .getAttr(k.group))
-          .getKind();
+void decideEarlyCopies(GemmKernelEmission &k, GemmScheduleKind kind,
+                       const EmitContext &context) {
   const bool mmaSync = kind == GemmScheduleKind::mma_sync ||
                        kind == GemmScheduleKind::tf32 ||
                        kind == GemmScheduleKind::fma;
@@ -284,7 +268,7 @@ LogicalResult GemmEmitter::emit(GroupOp group, const LaunchConfig &config,
 
   GemmKernelEmission kernel(group, problem, t, schedule, b, kb, gb, entry,
                             smem);
-  decideEarlyCopies(kernel, context);
+  decideEarlyCopies(kernel, schedule.getKind(), context);
   kernel.emitPreamble();
   MainLoop loop;
   switch (schedule.getKind()) {

@@ -124,21 +124,21 @@ void emitF32Step(GemmBuilder &gb, const Operand &a, const Operand &bOp,
 static void emitPrologueCopies(GemmKernelEmission &k, const TileCoordinates &c,
                                llvm::function_ref<Value(Value)> globalSlice,
                                Value splitSlices) {
-  using Operands = GemmKernelEmission::Operands;
   OpBuilder &b = k.b;
   Location loc = k.loc;
   GemmBuilder &gb = k.gb;
-  // One commit group per slice, or one for all (`oneGroup`).
-  auto copy = [&](Operands operands, bool oneGroup) {
+  // A's and B's copies as asked; one commit group per slice, or one for
+  // all (`oneGroup`).
+  auto copy = [&](bool copyA, bool copyB, bool oneGroup) {
     for (int64_t s = 0; s + 1 < k.t.stages; ++s) {
       if (splitSlices) {
         auto exists = scf::IfOp::create(b, loc, gb.lt(gb.i32(s), splitSlices),
                                         /*withElse=*/false);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(&exists.getThenRegion().front());
-        k.copyInto(c, globalSlice(gb.i32(s)), gb.i32(s), operands);
+        k.copyInto(c, globalSlice(gb.i32(s)), gb.i32(s), copyA, copyB);
       } else if (s < k.slices) {
-        k.copyInto(c, globalSlice(gb.i32(s)), gb.i32(s), operands);
+        k.copyInto(c, globalSlice(gb.i32(s)), gb.i32(s), copyA, copyB);
       }
       if (!oneGroup)
         NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -147,11 +147,11 @@ static void emitPrologueCopies(GemmKernelEmission &k, const TileCoordinates &c,
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
   if (k.waitsItself) {
-    if (k.earlyOperands() != Operands::None)
-      copy(k.earlyOperands(), /*oneGroup=*/true);
+    if (k.earlyA || k.earlyB)
+      copy(k.earlyA, k.earlyB, /*oneGroup=*/true);
     emitWaitForPriorGrids(b, loc);
   }
-  copy(k.waitsItself ? k.lateOperands() : Operands::Both, /*oneGroup=*/false);
+  copy(!k.earlyA, !k.earlyB, /*oneGroup=*/false);
 }
 
 MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
