@@ -145,6 +145,15 @@ public:
 
 protected:
   FailureOr<std::optional<Lanes>> provide(Value value, int context) override {
+    if (Operation *op = value.getDefiningOp(); op && emitter.rowDivisor(op)) {
+      FailureOr<Lanes> dividend =
+          evaluate(op->getOperand(0), operandContext(op, context));
+      if (failed(dividend))
+        return failure();
+      if (std::optional<Lanes> quotients = emitter.divideByRow(op, *dividend))
+        return std::optional<Lanes>(std::move(*quotients));
+      return std::optional<Lanes>();
+    }
     RowValueKind kind = emitter.info.kinds.lookup(value);
     if (kind == RowValueKind::Scalar || kind == RowValueKind::Row) {
       FailureOr<Value> scalar = emitter.rowScalar(value);
@@ -352,7 +361,7 @@ LogicalResult RowKernelEmitter::emitRowValuesUpTo(int level) {
         levelOf(result) <= level && failed(rowScalar(result)))
       return failure();
   }
-  return success();
+  return emitRowReciprocals(level);
 }
 
 LogicalResult RowKernelEmitter::storeElementOutputs(Position &position) {

@@ -106,6 +106,18 @@ private:
   int levelOf(Value value);
   /// Computes every per-row value that depends on reductions up to `level`.
   LogicalResult emitRowValuesUpTo(int level);
+
+  // Division by a per-row value (RowDivision.cpp).
+  /// The divisor of `op` when it divides an element by a per-row (or
+  /// kernel-wide) float outside strict numerics; null otherwise.
+  Value rowDivisor(Operation *op);
+  /// The reciprocals of the divisors that depend on reductions up to
+  /// `level`, once per thread outside any pass.
+  LogicalResult emitRowReciprocals(int level);
+  /// `dividend`'s lanes divided by `op`'s per-row divisor through its
+  /// reciprocal, or nullopt when `op` has none (it divides with div.rn).
+  std::optional<SmallVector<Value>> divideByRow(Operation *op,
+                                                ArrayRef<Value> dividend);
   Value identity(Combine combine, Type type);
   Value combine(Combine kind, Value lhs, Value rhs);
   Value combineAll(Combine kind, SmallVector<Value> values);
@@ -158,6 +170,12 @@ private:
   GroupEvaluator::Memo rowScalars;
   DenseMap<Value, int> levels;
   SmallVector<Position> registers;
+  /// A per-row divisor's scale s (1, or 2^64 or 2^-64 to make it normal),
+  /// b = s times the divisor, y = 1/b, and y or NaN (RowDivision.cpp).
+  struct RowReciprocal {
+    Value scale, divisor, reciprocal, correction;
+  };
+  DenseMap<Value, RowReciprocal> reciprocals;
 };
 
 /// The layout of `group`'s rows and what its values are per element, per
