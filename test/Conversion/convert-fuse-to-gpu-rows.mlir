@@ -155,3 +155,35 @@ func.func @row_sum_i64(%x: tensor<32x256xi64>) -> tensor<32xi64> {
   %0 = fuse.reduce_sum %x axes = [1] : tensor<32x256xi64> -> tensor<32xi64>
   return %0 : tensor<32xi64>
 }
+
+// -----
+
+// A grid of at most half the threads the GPU holds (8 rows of a decode
+// step: 4 blocks) computes every position of the output pass before it
+// stores any, so that the scale's four loads are in flight together; a
+// larger grid stores each position as it is computed, keeping registers
+// (and so occupancy) for the warps that hide the latency there.
+// CHECK-LABEL: gpu.func @rmsnorm_small_grid_k0
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// CHECK: gpu.return
+func.func @rmsnorm_small_grid(%x: tensor<8x4096xbf16>, %g: tensor<4096xbf16>) -> tensor<8x4096xbf16> {
+  %0 = fuse.rms_norm %x scale %g axis = 1 epsilon = 1.0e-06 : (tensor<8x4096xbf16>, tensor<4096xbf16>) -> tensor<8x4096xbf16>
+  return %0 : tensor<8x4096xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: gpu.func @rmsnorm_large_grid_k0
+// CHECK: gpu.barrier
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<1>
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: gpu.return
+func.func @rmsnorm_large_grid(%x: tensor<16384x4096xbf16>, %g: tensor<4096xbf16>) -> tensor<16384x4096xbf16> {
+  %0 = fuse.rms_norm %x scale %g axis = 1 epsilon = 1.0e-06 : (tensor<16384x4096xbf16>, tensor<4096xbf16>) -> tensor<16384x4096xbf16>
+  return %0 : tensor<16384x4096xbf16>
+}

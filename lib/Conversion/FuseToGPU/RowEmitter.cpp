@@ -241,7 +241,8 @@ FailureOr<Value> RowKernelEmitter::rowScalar(Value value) {
 
 FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
     ValueRange carried,
-    function_ref<FailureOr<SmallVector<Value>>(Position &, ValueRange)> fn) {
+    function_ref<FailureOr<SmallVector<Value>>(Position &, ValueRange)> fn,
+    function_ref<void()> afterGroup) {
   if (!layout.streaming) {
     SmallVector<Value> state(carried.begin(), carried.end());
     for (Position &position : registers) {
@@ -250,6 +251,8 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
         return failure();
       state = std::move(*next);
     }
+    if (afterGroup)
+      afterGroup();
     return state;
   }
   // Each iteration takes `unroll` positions, whose loads are independent
@@ -284,6 +287,8 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
       return failure();
     state = std::move(*next);
   }
+  if (afterGroup)
+    afterGroup();
   scf::YieldOp::create(b, loc, state);
   return SmallVector<Value>(loop.getResults().begin(), loop.getResults().end());
 }
@@ -364,33 +369,38 @@ LogicalResult RowKernelEmitter::emitRowValuesUpTo(int level) {
   return emitRowReciprocals(level);
 }
 
-LogicalResult RowKernelEmitter::storeElementOutputs(Position &position) {
+FailureOr<RowKernelEmitter::PendingStores>
+RowKernelEmitter::evaluateElementOutputs(Position &position) {
   auto yield = cast<YieldOp>(body.getTerminator());
-  const unsigned numInputs = group.getNumOperands();
-  SmallVector<std::pair<unsigned, SmallVector<Value>>> stores;
+  PendingStores pending{position.valid, position.elementIndex, {}};
   for (auto [index, value] : llvm::enumerate(yield.getOperands())) {
     if (info.kinds.lookup(value) != RowValueKind::Element)
       continue;
     FailureOr<SmallVector<Value>> lanes = evaluate(value, position, -1);
     if (failed(lanes))
       return failure();
-    stores.push_back({static_cast<unsigned>(index), std::move(*lanes)});
+    pending.outputs.push_back(
+        {static_cast<unsigned>(index), std::move(*lanes)});
   }
-  if (stores.empty())
-    return success();
-  // Compute first, then store under the guard: values stay usable by the
-  // positions and passes that follow.
-  OpBuilder::InsertionGuard insertion(b);
-  if (Value inRange = guard(position.valid, rowValid)) {
-    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  return pending;
+}
+
+void RowKernelEmitter::storeElementOutputs(ArrayRef<PendingStores> pending) {
+  const unsigned numInputs = group.getNumOperands();
+  for (const PendingStores &position : pending) {
+    if (position.outputs.empty())
+      continue;
+    OpBuilder::InsertionGuard insertion(b);
+    if (Value inRange = guard(position.valid, rowValid)) {
+      auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    for (auto &[index, lanes] : position.outputs)
+      kb.store(func.getArgument(numInputs + index),
+               cast<RankedTensorType>(group.getResultTypes()[index])
+                   .getElementType(),
+               position.elementIndex, lanes);
   }
-  for (auto &[index, lanes] : stores)
-    kb.store(
-        func.getArgument(numInputs + index),
-        cast<RankedTensorType>(group.getResultTypes()[index]).getElementType(),
-        position.elementIndex, lanes);
-  return success();
 }
 
 LogicalResult RowKernelEmitter::emitOutputs() {
@@ -418,12 +428,28 @@ LogicalResult RowKernelEmitter::emitOutputs() {
                    .getElementType(),
                row, {scalar});
   }
+  // With storeAfterAll every position of the pass (of an unrolled
+  // iteration, when streaming) is computed before any is stored: the loads
+  // the epilogue still needs (a norm's scale and bias) are then in flight
+  // together, where a store between them makes each wait for the one
+  // before (the compiler does not move a load above a store).
+  SmallVector<PendingStores> pending;
   FailureOr<SmallVector<Value>> done = forEachPosition(
       ValueRange{},
       [&](Position &position, ValueRange) -> FailureOr<SmallVector<Value>> {
-        if (failed(storeElementOutputs(position)))
+        FailureOr<PendingStores> outputs = evaluateElementOutputs(position);
+        if (failed(outputs))
           return failure();
+        pending.push_back(std::move(*outputs));
+        if (!layout.storeAfterAll) {
+          storeElementOutputs(pending);
+          pending.clear();
+        }
         return SmallVector<Value>{};
+      },
+      [&]() {
+        storeElementOutputs(pending);
+        pending.clear();
       });
   return failure(failed(done));
 }

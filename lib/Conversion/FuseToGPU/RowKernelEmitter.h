@@ -43,6 +43,12 @@ struct RowLayout {
   // the inner ones), and the row's threads, rowsPerBlock lanes apart, each
   // walk a slice of the reduced elements.
   bool strided = false;
+  // The output pass computes every position of a thread (of a loop
+  // iteration, when streaming) before it stores any, so that the loads it
+  // still needs are in flight together. Only for grids of at most half the
+  // threads the GPU holds at once: there no other warp hides the latency,
+  // and the registers it takes cost no occupancy that was used.
+  bool storeAfterAll = false;
 };
 
 inline int64_t powerOfTwoAtLeast(int64_t value) {
@@ -132,16 +138,24 @@ private:
                                         ArrayRef<Value> partials);
 
   // Outputs.
-  LogicalResult storeElementOutputs(Position &position);
+  /// A position's per-element outputs, computed and not stored yet.
+  struct PendingStores {
+    Value valid, elementIndex;
+    SmallVector<std::pair<unsigned, SmallVector<Value>>> outputs;
+  };
+  FailureOr<PendingStores> evaluateElementOutputs(Position &position);
+  void storeElementOutputs(ArrayRef<PendingStores> pending);
   LogicalResult emitOutputs();
 
   /// Runs `fn` once per vector of this thread's row: unrolled over the
   /// register positions, or in an scf.for whose iterations each build a
   /// fresh position (streaming). `carried` values are threaded through the
-  /// loop; `fn` returns their new values.
+  /// loop; `fn` returns their new values. `afterGroup` runs after the last
+  /// register position, or at the end of each iteration.
   FailureOr<SmallVector<Value>> forEachPosition(
       ValueRange carried,
-      function_ref<FailureOr<SmallVector<Value>>(Position &, ValueRange)> fn);
+      function_ref<FailureOr<SmallVector<Value>>(Position &, ValueRange)> fn,
+      function_ref<void()> afterGroup = nullptr);
 
   Value guard(Value a, Value c) {
     if (!a)

@@ -109,6 +109,14 @@ FailureOr<RowPlan> planRowKernel(GroupOp group, const EmitContext &context) {
   if (plan.layout.rows == 0 || plan.layout.rowLength == 0)
     return group.emitError("a reduction over an empty tensor is not "
                            "supported for GPU emission");
+  // Half of the 2048 threads an SM of sm_80 or sm_90 holds.
+  constexpr int64_t kHalfThreadsPerSM = 1024;
+  const RowLayout &layout = plan.layout;
+  const int64_t blocks =
+      (layout.rows + layout.rowsPerBlock - 1) / layout.rowsPerBlock;
+  plan.layout.storeAfterAll =
+      blocks * layout.rowsPerBlock * layout.threadsPerRow <=
+      std::max<int64_t>(context.target.smCount, 1) * kHalfThreadsPerSM;
   return plan;
 }
 
