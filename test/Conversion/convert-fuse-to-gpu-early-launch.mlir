@@ -58,9 +58,8 @@
 // PTX: .entry norm_proj_k0(
 // PTX-NOT: .entry
 // PTX: griddepcontrol.wait;
-// PTX-NEXT: // end inline asm
-// PTX-NEXT: // begin inline asm
-// PTX-NEXT: griddepcontrol.launch_dependents;
+// PTX-NOT: {{ld.global|st.global}}
+// PTX: griddepcontrol.launch_dependents;
 // PTX: .entry norm_proj_k1(
 // PTX: griddepcontrol.wait;
 // PTX: griddepcontrol.launch_dependents;

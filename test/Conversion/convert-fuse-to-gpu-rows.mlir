@@ -159,13 +159,16 @@ func.func @row_sum_i64(%x: tensor<32x256xi64>) -> tensor<32xi64> {
 // -----
 
 // A grid of at most half the threads the GPU holds (8 rows of a decode
-// step: 4 blocks) computes every position of the output pass before it
-// stores any, so that the scale's four loads are in flight together; a
-// larger grid stores each position as it is computed, keeping registers
-// (and so occupancy) for the warps that hide the latency there.
+// step: 4 blocks) loads what its output pass needs (the scale) with the
+// row, before the first reduction, and computes every position of that
+// pass before it stores any: one trip to memory. A larger grid loads the
+// scale after the reduction and stores each position as it is computed,
+// keeping registers (and so occupancy) for the warps that hide the
+// latency there.
 // CHECK-LABEL: gpu.func @rmsnorm_small_grid_k0
+// CHECK-COUNT-8: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK-NOT: llvm.load
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: llvm.load {{.*}} -> vector<8xbf16>
 // CHECK-NOT: llvm.load
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<1>
 // CHECK: gpu.return

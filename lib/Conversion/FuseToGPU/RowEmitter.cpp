@@ -143,6 +143,25 @@ public:
                        emitter.kb.strictNumerics()),
         emitter(emitter), position(position) {}
 
+  /// Evaluates, in `context`, the parts of `value` that depend on no
+  /// reduction (a norm's scale and bias loads), as its evaluation in the
+  /// output pass will ask for them: memoised, that pass finds them done.
+  LogicalResult evaluateIndependent(Value value, int context) {
+    RowValueKind kind = emitter.info.kinds.lookup(value);
+    if (emitter.levelOf(value) < 0)
+      return kind == RowValueKind::Scalar || kind == RowValueKind::Row
+                 ? success()
+                 : LogicalResult(failure(failed(evaluate(value, context))));
+    Operation *op = value.getDefiningOp();
+    if (!op || isReduction(op))
+      return success();
+    const int inner = operandContext(op, context);
+    for (Value operand : op->getOperands())
+      if (failed(evaluateIndependent(operand, inner)))
+        return failure();
+    return success();
+  }
+
 protected:
   FailureOr<std::optional<Lanes>> provide(Value value, int context) override {
     if (Operation *op = value.getDefiningOp(); op && emitter.rowDivisor(op)) {
@@ -229,6 +248,17 @@ FailureOr<SmallVector<Value>>
 RowKernelEmitter::evaluate(Value value, Position &position, int context) {
   PositionEvaluator evaluator(*this, position);
   return evaluator.evaluate(value, context);
+}
+
+LogicalResult RowKernelEmitter::loadOutputInputsEarly() {
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (Position &position : registers)
+    for (Value value : yield.getOperands())
+      if (info.kinds.lookup(value) == RowValueKind::Element &&
+          failed(PositionEvaluator(*this, position)
+                     .evaluateIndependent(value, -1)))
+        return failure();
+  return success();
 }
 
 FailureOr<Value> RowKernelEmitter::rowScalar(Value value) {
@@ -469,6 +499,11 @@ LogicalResult RowKernelEmitter::emit(gpu::GPUFuncOp kernel) {
   // and its sum of squares); per-row values are computed as soon as their
   // reductions are, outside any pass, so that every later pass can use
   // them.
+  // On a small grid the output pass's own loads go out with the row's,
+  // before the first reduction: one trip to memory, not two.
+  if (layout.storeAfterAll && !layout.streaming &&
+      failed(loadOutputInputsEarly()))
+    return failure();
   int deepest = -1;
   for (Operation &op : body.without_terminator())
     if (isReduction(&op))

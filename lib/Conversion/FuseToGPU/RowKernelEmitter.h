@@ -98,6 +98,9 @@ private:
   FailureOr<SmallVector<Value>> evaluate(Value value, Position &position,
                                          int context);
   FailureOr<Value> rowScalar(Value value);
+  /// Register layout: evaluates at every position what the element outputs
+  /// need that depends on no reduction (their inputs' loads first).
+  LogicalResult loadOutputInputsEarly();
   FailureOr<SmallVector<Value>> loadBroadcast(BlockArgument argument,
                                               Position &position, int context);
   int intern(ArrayRef<int64_t> shape);
