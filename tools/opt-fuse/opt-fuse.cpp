@@ -195,10 +195,13 @@ cl::opt<std::string> numerics(
     "numerics",
     cl::desc("default: f16 and bf16 values inside a fused kernel stay in "
              "f32 and round once, where the kernel stores them (more "
-             "accurate than the unfused model); strict: every op's f16 or "
-             "bf16 result rounds to its type, so the fused model computes "
-             "what the unfused one does (parity with eager frameworks). "
-             "--check compares each mode with its own reference"),
+             "accurate than the unfused model), and a row kernel divides by "
+             "a per-row value (softmax's sum) through its reciprocal, with "
+             "IEEE division's bits but below 2^-100; strict: every op's f16 "
+             "or bf16 result rounds to its type, so the fused model computes "
+             "what the unfused one does (parity with eager frameworks), and "
+             "every division is div.rn. --check compares each mode with its "
+             "own reference"),
     cl::value_desc("default|strict"), cl::init("default"), cl::cat(category));
 cl::opt<bool> noTma(
     "no-tma",

@@ -123,8 +123,11 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "(inputs rounded to 10-bit mantissas); otherwise with f32 FMAs">,
     Option<"numerics", "numerics", "std::string", /*default=*/"\"default\"",
            "default: f16 and bf16 values inside a kernel stay in f32 and "
-           "round where they are stored or cast; strict: every op's f16 or "
-           "bf16 result rounds to its type, as the unfused model computes">,
+           "round where they are stored or cast, and a row kernel divides "
+           "by a per-row value through its reciprocal (IEEE's bits but "
+           "below 2^-100); strict: every op's f16 or bf16 result rounds to "
+           "its type, as the unfused model computes, and every division is "
+           "div.rn">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
