@@ -190,3 +190,19 @@ func.func @rmsnorm_large_grid(%x: tensor<16384x4096xbf16>, %g: tensor<4096xbf16>
   %0 = fuse.rms_norm %x scale %g axis = 1 epsilon = 1.0e-06 : (tensor<16384x4096xbf16>, tensor<4096xbf16>) -> tensor<16384x4096xbf16>
   return %0 : tensor<16384x4096xbf16>
 }
+
+// -----
+
+// A small grid whose inputs' vectors would not fit in half a thread's
+// registers (64 rows of 32768 f32, blocks of 1024 threads, so 64 registers
+// a thread; x, scale and bias take 96) loads the scale and bias after the
+// reductions, where they do not spill.
+// CHECK-LABEL: gpu.func @layernorm_wide_k0
+// CHECK: gpu.barrier
+// CHECK: llvm.load {{.*}} -> vector<4xf32>
+// CHECK: llvm.store
+// CHECK: gpu.return
+func.func @layernorm_wide(%x: tensor<64x32768xf32>, %g: tensor<32768xf32>, %b: tensor<32768xf32>) -> tensor<64x32768xf32> {
+  %0 = fuse.layer_norm %x scale %g bias %b axis = 1 epsilon = 1.0e-05 : (tensor<64x32768xf32>, tensor<32768xf32>, tensor<32768xf32>) -> tensor<64x32768xf32>
+  return %0 : tensor<64x32768xf32>
+}

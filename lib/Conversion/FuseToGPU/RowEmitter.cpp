@@ -501,8 +501,7 @@ LogicalResult RowKernelEmitter::emit(gpu::GPUFuncOp kernel) {
   // them.
   // On a small grid the output pass's own loads go out with the row's,
   // before the first reduction: one trip to memory, not two.
-  if (layout.storeAfterAll && !layout.streaming &&
-      failed(loadOutputInputsEarly()))
+  if (layout.earlyOutputLoads && failed(loadOutputInputsEarly()))
     return failure();
   int deepest = -1;
   for (Operation &op : body.without_terminator())

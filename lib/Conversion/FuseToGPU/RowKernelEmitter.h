@@ -49,6 +49,10 @@ struct RowLayout {
   // threads the GPU holds at once: there no other warp hides the latency,
   // and the registers it takes cost no occupancy that was used.
   bool storeAfterAll = false;
+  // With storeAfterAll and registers: what the outputs need that depends on
+  // no reduction (a norm's scale) is evaluated before the first reduction,
+  // when every input's vectors fit in half the registers a thread may have.
+  bool earlyOutputLoads = false;
 };
 
 inline int64_t powerOfTwoAtLeast(int64_t value) {

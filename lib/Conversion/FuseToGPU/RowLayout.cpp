@@ -117,6 +117,20 @@ FailureOr<RowPlan> planRowKernel(GroupOp group, const EmitContext &context) {
   plan.layout.storeAfterAll =
       blocks * layout.rowsPerBlock * layout.threadsPerRow <=
       std::max<int64_t>(context.target.smCount, 1) * kHalfThreadsPerSM;
+  // Loading every input's vectors at once holds them all in registers (one
+  // 32-bit register per element, as they compute): allowed while that is at
+  // most half of what a thread of this block may have (64K registers per
+  // SM, at most 255 per thread), so that it does not spill.
+  int64_t inputs = 0;
+  for (BlockArgument argument : group.getBody().front().getArguments()) {
+    RowValueKind kind = plan.info.kinds.lookup(argument);
+    inputs += kind == RowValueKind::Element || kind == RowValueKind::Broadcast;
+  }
+  const int64_t registersPerThread = std::min<int64_t>(
+      255, 65536 / (layout.threadsPerRow * layout.rowsPerBlock));
+  plan.layout.earlyOutputLoads =
+      layout.storeAfterAll && !layout.streaming &&
+      layout.positions * layout.vec * inputs <= registersPerThread / 2;
   return plan;
 }
 
