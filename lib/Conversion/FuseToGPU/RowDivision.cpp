@@ -82,13 +82,15 @@ LogicalResult RowKernelEmitter::emitRowReciprocals(int level) {
   return success();
 }
 
-std::optional<SmallVector<Value>>
-RowKernelEmitter::divideByRow(Operation *op, ArrayRef<Value> dividend) {
+const RowKernelEmitter::RowReciprocal *
+RowKernelEmitter::rowReciprocalOf(Operation *op) {
   Value divisor = rowDivisor(op);
   auto found = divisor ? reciprocals.find(divisor) : reciprocals.end();
-  if (found == reciprocals.end())
-    return std::nullopt;
-  const RowReciprocal &row = found->second;
+  return found == reciprocals.end() ? nullptr : &found->second;
+}
+
+SmallVector<Value> RowKernelEmitter::divideByRow(const RowReciprocal &row,
+                                                 ArrayRef<Value> dividend) {
   SmallVector<Value> quotients;
   for (Value a : dividend) {
     a = arith::MulFOp::create(b, loc, a, row.scale);

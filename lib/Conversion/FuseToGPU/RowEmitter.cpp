@@ -164,15 +164,15 @@ public:
 
 protected:
   FailureOr<std::optional<Lanes>> provide(Value value, int context) override {
-    if (Operation *op = value.getDefiningOp(); op && emitter.rowDivisor(op)) {
-      FailureOr<Lanes> dividend =
-          evaluate(op->getOperand(0), operandContext(op, context));
-      if (failed(dividend))
-        return failure();
-      if (std::optional<Lanes> quotients = emitter.divideByRow(op, *dividend))
-        return std::optional<Lanes>(std::move(*quotients));
-      return std::optional<Lanes>();
-    }
+    if (Operation *op = value.getDefiningOp())
+      if (const RowKernelEmitter::RowReciprocal *row =
+              emitter.rowReciprocalOf(op)) {
+        FailureOr<Lanes> dividend =
+            evaluate(op->getOperand(0), operandContext(op, context));
+        if (failed(dividend))
+          return failure();
+        return std::optional<Lanes>(emitter.divideByRow(*row, *dividend));
+      }
     RowValueKind kind = emitter.info.kinds.lookup(value);
     if (kind == RowValueKind::Scalar || kind == RowValueKind::Row) {
       FailureOr<Value> scalar = emitter.rowScalar(value);
@@ -464,6 +464,10 @@ LogicalResult RowKernelEmitter::emitOutputs() {
   // together, where a store between them makes each wait for the one
   // before (the compiler does not move a load above a store).
   SmallVector<PendingStores> pending;
+  auto storePending = [&]() {
+    storeElementOutputs(pending);
+    pending.clear();
+  };
   FailureOr<SmallVector<Value>> done = forEachPosition(
       ValueRange{},
       [&](Position &position, ValueRange) -> FailureOr<SmallVector<Value>> {
@@ -471,16 +475,11 @@ LogicalResult RowKernelEmitter::emitOutputs() {
         if (failed(outputs))
           return failure();
         pending.push_back(std::move(*outputs));
-        if (!layout.storeAfterAll) {
-          storeElementOutputs(pending);
-          pending.clear();
-        }
+        if (!layout.storeAfterAll)
+          storePending();
         return SmallVector<Value>{};
       },
-      [&]() {
-        storeElementOutputs(pending);
-        pending.clear();
-      });
+      storePending);
   return failure(failed(done));
 }
 
@@ -494,15 +493,15 @@ LogicalResult RowKernelEmitter::emit(gpu::GPUFuncOp kernel) {
       registers.push_back(makePosition(
           vectorIndex, (j + 1) * layout.threadsPerRow > layout.vectorsPerRow));
     }
+  // On a small grid the output pass's own loads go out with the row's,
+  // before the first reduction: one trip to memory, not two.
+  if (layout.earlyOutputLoads && failed(loadOutputInputsEarly()))
+    return failure();
   // Reductions level by level: those that do not depend on one another
   // share a pass over the row and a barrier (layer_norm's corrected mean
   // and its sum of squares); per-row values are computed as soon as their
   // reductions are, outside any pass, so that every later pass can use
   // them.
-  // On a small grid the output pass's own loads go out with the row's,
-  // before the first reduction: one trip to memory, not two.
-  if (layout.earlyOutputLoads && failed(loadOutputInputsEarly()))
-    return failure();
   int deepest = -1;
   for (Operation &op : body.without_terminator())
     if (isReduction(&op))

@@ -127,10 +127,13 @@ private:
   /// The reciprocals of the divisors that depend on reductions up to
   /// `level`, once per thread outside any pass.
   LogicalResult emitRowReciprocals(int level);
-  /// `dividend`'s lanes divided by `op`'s per-row divisor through its
-  /// reciprocal, or nullopt when `op` has none (it divides with div.rn).
-  std::optional<SmallVector<Value>> divideByRow(Operation *op,
-                                                ArrayRef<Value> dividend);
+  struct RowReciprocal;
+  /// The reciprocal emitRowReciprocals computed for `op`'s divisor, or null
+  /// when `op` divides with div.rn.
+  const RowReciprocal *rowReciprocalOf(Operation *op);
+  /// `dividend`'s lanes divided by `row`'s divisor through its reciprocal.
+  SmallVector<Value> divideByRow(const RowReciprocal &row,
+                                 ArrayRef<Value> dividend);
   Value identity(Combine combine, Type type);
   Value combine(Combine kind, Value lhs, Value rhs);
   Value combineAll(Combine kind, SmallVector<Value> values);
