@@ -93,10 +93,11 @@ func.func @empty_reduction(%x: tensor<4x0xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A hand-written group with a matmul and a reduction: the row emitter
-// claims a group with a reduction, and refuses the matmul.
+// A hand-written group with a matmul and a reduction of its result: the
+// GEMM emitter claims a group with a contraction (its prologue may reduce
+// A's rows), and refuses a reduction anywhere else.
 func.func @matmul_with_reduction(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>) -> tensor<16xbf16> {
-  // expected-error@+1 {{this group is not a row-reduction kernel: 'fuse.matmul' at 102:10 is neither elementwise nor a row reduction}}
+  // expected-error@+1 {{not one GEMM kernel: 'fuse.reduce_sum' at 104:10 cannot run in a GEMM epilogue (only elementwise ops can)}}
   %0 = fuse.group (%a, %b) : (tensor<16x16xbf16>, tensor<16x16xbf16>) -> tensor<16xbf16> {
   ^bb0(%x: tensor<16x16xbf16>, %y: tensor<16x16xbf16>):
     %m = fuse.matmul %x, %y : (tensor<16x16xbf16>, tensor<16x16xbf16>) -> tensor<16x16xbf16>

@@ -103,7 +103,7 @@ func.func @siblings(%x: tensor<16x256xf32>) -> (tensor<16xf32>, tensor<16xf32>) 
 func.func @matmul_refusals(%x: tensor<8x16xbf16>, %w: tensor<16x32xbf16>, %v: tensor<32x32xbf16>) -> (tensor<8xbf16>, tensor<8x32xbf16>) {
   // expected-remark@+1 {{fuse-elementwise: not fused: 'fuse.matmul' at 105:8 produces an operand of 'fuse.matmul' at 109:8; a GEMM kernel holds one GEMM, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.relu' at 110:8)}}
   %m = fuse.matmul %x, %w : (tensor<8x16xbf16>, tensor<16x32xbf16>) -> tensor<8x32xbf16>
-  // expected-remark@-1 {{fuse-elementwise: not fused: 'fuse.matmul' at 105:8 is neither elementwise nor a row reduction, and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.reduce_sum' at 108:8)}}
+  // expected-remark@-1 {{fuse-elementwise: not fused: 'fuse.reduce_sum' at 108:8 cannot run in a GEMM epilogue (only elementwise ops can), and it is not recomputed (that would read its whole inputs again) (kernel of 'fuse.reduce_sum' at 108:8)}}
   %e = fuse.exp %m : tensor<8x32xbf16>
   %s = fuse.reduce_sum %e axes = [1] : tensor<8x32xbf16> -> tensor<8xbf16>
   %n = fuse.matmul %m, %v : (tensor<8x32xbf16>, tensor<32x32xbf16>) -> tensor<8x32xbf16> // expected-remark@-4 {{fuse-elementwise: not fused into 'fuse.matmul' at 109:8: a GEMM kernel reads its operands from memory unless it computes A in a prologue, so this kernel writes its result (kernel of 'fuse.matmul' at 105:8)}}

@@ -92,8 +92,10 @@ cl::opt<std::string> gemmPrologues(
     cl::desc("When a matmul computes its A operand from the elementwise ops "
              "that produce it (a prologue on each K slice in shared memory): "
              "auto (default: where the cost model predicts it pays), always "
-             "(wherever the GEMM kernel can) or never (they stay a kernel "
-             "of their own)"),
+             "(wherever the GEMM kernel can, also a norm's per-row "
+             "statistics where A has at most 64 rows: each block reduces "
+             "its rows itself, measured slower than the norm's kernel on the "
+             "H200) or never (they stay a kernel of their own)"),
     cl::value_desc("auto|always|never"), cl::init("auto"), cl::cat(category));
 cl::opt<bool> planOutputs(
     "plan-outputs",

@@ -17,6 +17,8 @@
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 namespace opfuse::gemm {
 
 /// What a GEMM group computes, as the kernels of `tiling` copy it.
@@ -183,15 +185,55 @@ MainLoop emitCooperativeMainLoop(GemmKernelEmission &k);
 /// (GemmWarpSpecialized.cpp, GemmPingPong.cpp).
 MainLoop emitWarpSpecializedMainLoop(GemmKernelEmission &k);
 
+/// The per-row values of a prologue with statistics (GemmPrologue::
+/// statistics) for the rows a thread rewrites: one map per round of
+/// emitPrologueSlice's chunk loop, from each per-row value the elements
+/// read to the thread's scalar of it.
+struct PrologueRows {
+  SmallVector<llvm::DenseMap<Value, Value>> rounds;
+  /// Rounds whose rows all lie past A's last row (a decode step's few
+  /// rows in a 16-row tile): nothing computed, and nothing to rewrite.
+  SmallVector<bool> padding;
+};
+
+/// A prologue's inputs other than its source, loaded for one round of
+/// emitPrologueSlice's chunk loop: each input's lanes.
+using PrologueInputLanes = SmallVector<std::pair<Value, SmallVector<Value>>, 2>;
+
+/// The loads of the prologue's inputs (a norm's scale) for K slice `slice`
+/// of tile `c`, one entry per round of emitPrologueSlice with the same
+/// arguments (empty for padding rounds of `rowValues`), so that a schedule
+/// can issue them before it waits for the slice and their latency hides
+/// under the wait (GemmPrologue.cpp).
+mlir::FailureOr<SmallVector<PrologueInputLanes>>
+emitPrologueInputLoads(GemmKernelEmission &k, const TileCoordinates &c,
+                       Value slice, Value firstRow, int64_t rows, Value member,
+                       int64_t members, const PrologueRows *rowValues);
+
+/// The statistics of the prologue reduced over the whole of K for rows
+/// [firstRow, firstRow + rows) of tile `c`, each thread getting the rows
+/// emitPrologueSlice gives it with the same `member` and `members` (a
+/// multiple of 32: a row's threads reduce together with shuffles, so
+/// every thread of a warp must run it), read from memory
+/// (GemmPrologueStatistics.cpp).
+mlir::FailureOr<PrologueRows> emitPrologueStatistics(GemmKernelEmission &k,
+                                                     const TileCoordinates &c,
+                                                     Value firstRow,
+                                                     int64_t rows, Value member,
+                                                     int64_t members);
+
 /// The group's prologue (GemmProblem::prologue) applied in place to rows
 /// [firstRow, firstRow + rows) of the A slice `slice` of tile `c` in
 /// `stage` (i32): `member` is the thread's index among the `members`
 /// threads that share the work. The caller orders it after the slice's
-/// arrival and before its MMAs (GemmPrologue.cpp).
-mlir::LogicalResult emitPrologueSlice(GemmKernelEmission &k,
-                                      const TileCoordinates &c, Value slice,
-                                      Value stage, Value firstRow, int64_t rows,
-                                      Value member, int64_t members);
+/// arrival and before its MMAs (GemmPrologue.cpp). A prologue with
+/// statistics reads them from `rows` when given (computed before the main
+/// loop with the same arguments), else computes them here, per slice.
+mlir::LogicalResult
+emitPrologueSlice(GemmKernelEmission &k, const TileCoordinates &c, Value slice,
+                  Value stage, Value firstRow, int64_t rows, Value member,
+                  int64_t members, const PrologueRows *rowValues = nullptr,
+                  const SmallVector<PrologueInputLanes> *inputs = nullptr);
 
 /// Split-K (GemmSplitK.cpp): every block of a tile stores its partial
 /// accumulators in the workspace; the last of the tile's blocks to finish

@@ -192,6 +192,17 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   };
   SmallVector<Value> &acc = result.acc;
   emitPrologueCopies(k, current, globalSlice, splitSlices);
+  // Per-row statistics once, before the loop: the first slices' copies are
+  // in flight meanwhile.
+  std::optional<PrologueRows> rowValues;
+  if (!k.problem.prologue.statistics.empty()) {
+    FailureOr<PrologueRows> computed = emitPrologueStatistics(
+        k, current, gb.i32(0), t.blockM, k.thread, k.threads);
+    if (failed(computed))
+      result.failed = true;
+    else
+      rowValues = std::move(*computed);
+  }
 
   const int64_t accumulators = mTiles * nTiles * 4;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
@@ -211,6 +222,19 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
       loopBody->getTerminator()->erase();
     b.setInsertionPointToStart(loopBody);
     Value slice = toI32(loop.getInductionVar());
+    // The prologue's other inputs (a norm's scale) load while the slice
+    // is awaited: on a skinny GEMM each is an L2 round trip a slice.
+    std::optional<SmallVector<PrologueInputLanes>> inputs;
+    if (!k.problem.prologue.ops.empty()) {
+      FailureOr<SmallVector<PrologueInputLanes>> loaded =
+          emitPrologueInputLoads(k, current, globalSlice(slice), gb.i32(0),
+                                 t.blockM, k.thread, k.threads,
+                                 rowValues ? &*rowValues : nullptr);
+      if (failed(loaded))
+        result.failed = true;
+      else
+        inputs = std::move(*loaded);
+    }
     // Slice `slice` has landed (at most stages - 2 newer groups pending),
     // and every warp is done with the stage the next copy overwrites.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
@@ -223,7 +247,8 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
       // The prologue rewrites the slice; a second barrier publishes it.
       result.failed |= failed(emitPrologueSlice(
           k, current, globalSlice(slice), gb.remu(slice, t.stages), gb.i32(0),
-          t.blockM, k.thread, k.threads));
+          t.blockM, k.thread, k.threads, rowValues ? &*rowValues : nullptr,
+          inputs ? &*inputs : nullptr));
       gpu::BarrierOp::create(b, loc);
     }
 

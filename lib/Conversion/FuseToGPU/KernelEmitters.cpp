@@ -41,11 +41,11 @@ KernelEmitterRegistry::select(GroupOp group) const {
 const KernelEmitterRegistry &getKernelEmitters() {
   static const KernelEmitterRegistry registry = [] {
     KernelEmitterRegistry emitters;
-    // A reduction makes a row kernel even beside a contraction (which the
-    // row emitter then refuses with its reason); an attention makes an
-    // attention kernel, another contraction a GEMM; a transpose of the minor
-    // dimension a tiled transpose, other data movement a view kernel; the loop
-    // emitter takes what is left.
+    // A reduction makes a row kernel, except beside a contraction (a GEMM's
+    // prologue statistics; the GEMM emitter refuses any other); an
+    // attention makes an attention kernel, another contraction a GEMM; a
+    // transpose of the minor dimension a tiled transpose, other data movement a
+    // view kernel; the loop emitter takes what is left.
     emitters.add(createRowEmitter());
     emitters.add(createAttentionEmitter());
     emitters.add(createGemmEmitter());

@@ -18,7 +18,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "RowKernelEmitter.h"
+
 #include "ScalarOps.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -534,7 +536,9 @@ public:
 
   EmitterMatch match(ArrayRef<Operation *> ops,
                      ArrayRef<Value> outputs) const override {
-    if (!llvm::any_of(ops, isReduction))
+    // A GEMM's prologue may reduce rows (its statistics); the GEMM emitter
+    // takes, or refuses, every group with a contraction.
+    if (!llvm::any_of(ops, isReduction) || llvm::any_of(ops, isGemmContraction))
       return EmitterMatch::notMine();
     std::string why;
     if (analyzeRowKernel(ops, outputs, why))

@@ -53,3 +53,35 @@ func.func @decode_norm(%x: tensor<4x2048xbf16>, %g: tensor<2048xbf16>, %w: tenso
   %1 = fuse.matmul %0, %w : (tensor<4x2048xbf16>, tensor<2048x64xbf16>) -> tensor<4x64xbf16>
   return %1 : tensor<4x64xbf16>
 }
+
+// Norms whose statistics the GEMM reduces itself (few rows): a layer norm
+// (mean, then the variance around it) over batch-folded rows, with bias.
+func.func @decode_layer_norm(%x: tensor<8x1x768xbf16>, %g: tensor<768xbf16>, %b: tensor<768xbf16>, %w: tensor<768x2304xbf16>) -> tensor<8x1x2304xbf16> {
+  %0 = fuse.layer_norm %x scale %g bias %b axis = 2 epsilon = 1.0e-05 : (tensor<8x1x768xbf16>, tensor<768xbf16>, tensor<768xbf16>) -> tensor<8x1x768xbf16>
+  %1 = fuse.matmul %0, %w : (tensor<8x1x768xbf16>, tensor<768x2304xbf16>) -> tensor<8x1x2304xbf16>
+  return %1 : tensor<8x1x2304xbf16>
+}
+
+// K of 1001 f16: not whole 16-byte chunks, not whole slices.
+func.func @decode_norm_ragged_k(%x: tensor<3x1001xf16>, %g: tensor<1001xf16>, %w: tensor<1001x96xf16>) -> tensor<3x96xf16> {
+  %0 = fuse.rms_norm %x scale %g axis = 1 epsilon = 1.0e-06 : (tensor<3x1001xf16>, tensor<1001xf16>) -> tensor<3x1001xf16>
+  %1 = fuse.matmul %0, %w : (tensor<3x1001xf16>, tensor<1001x96xf16>) -> tensor<3x96xf16>
+  return %1 : tensor<3x96xf16>
+}
+
+// A decode block's residual add, norm and projection: the add's sum is
+// the norm's source and also read after the GEMM.
+func.func @decode_residual_norm(%x: tensor<4x1x1024xbf16>, %y: tensor<4x1x1024xbf16>, %g: tensor<1024xbf16>, %w: tensor<1024x3000xbf16>) -> (tensor<4x1x3000xbf16>, tensor<4x1x1024xbf16>) {
+  %h = fuse.add %x, %y : (tensor<4x1x1024xbf16>, tensor<4x1x1024xbf16>) -> tensor<4x1x1024xbf16>
+  %0 = fuse.rms_norm %h scale %g axis = 2 epsilon = 1.0e-06 : (tensor<4x1x1024xbf16>, tensor<1024xbf16>) -> tensor<4x1x1024xbf16>
+  %1 = fuse.matmul %0, %w : (tensor<4x1x1024xbf16>, tensor<1024x3000xbf16>) -> tensor<4x1x3000xbf16>
+  %2 = fuse.mul %h, %h : (tensor<4x1x1024xbf16>, tensor<4x1x1024xbf16>) -> tensor<4x1x1024xbf16>
+  return %1, %2 : tensor<4x1x3000xbf16>, tensor<4x1x1024xbf16>
+}
+
+// f32: the mma.sync kernel's FMAs, statistics in f32 of f32 rows.
+func.func @decode_norm_f32(%x: tensor<5x640xf32>, %g: tensor<640xf32>, %w: tensor<640x200xf32>) -> tensor<5x200xf32> {
+  %0 = fuse.rms_norm %x scale %g axis = 1 epsilon = 1.0e-06 : (tensor<5x640xf32>, tensor<640xf32>) -> tensor<5x640xf32>
+  %1 = fuse.matmul %0, %w : (tensor<5x640xf32>, tensor<640x200xf32>) -> tensor<5x200xf32>
+  return %1 : tensor<5x200xf32>
+}

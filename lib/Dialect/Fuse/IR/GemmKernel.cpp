@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "opfuse/Dialect/Fuse/IR/SequenceConcat.h"
 
@@ -90,6 +91,23 @@ GemmShape getGemmShape(Operation *op) {
   return shape;
 }
 
+/// Why reduction `op` cannot be a statistic of a prologue of A's shape
+/// `full`, or nullopt when it can: a float reduction over the last axis,
+/// keeping it.
+static std::optional<std::string>
+checkPrologueStatistic(Operation *op, ArrayRef<int64_t> full) {
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+  const int64_t rank = input.getRank();
+  if (input.getShape() != full || !isa<FloatType>(input.getElementType()) ||
+      axes.size() != 1 || axes.front() != rank - 1 ||
+      !op->hasAttr("keepdims") || full.back() == 1)
+    return describeOp(op) +
+           " is not a float reduction of A's shape over its last axis "
+           "(keepdims), the one statistic a prologue computes per row";
+  return std::nullopt;
+}
+
 std::optional<GemmPrologue>
 getGemmPrologue(Operation *contraction,
                 llvm::function_ref<bool(Operation *)> isMember,
@@ -121,10 +139,15 @@ getGemmPrologue(Operation *contraction,
     Operation *op = stack.pop_back_val();
     if (!ops.insert(op))
       continue;
-    if (!isElementwise(op) && !isSplatConstant(op)) {
+    if (isReduction(op)) {
+      if (std::optional<std::string> refusal = checkPrologueStatistic(op, full))
+        return noPrologue(*refusal);
+      prologue.statistics.push_back(op);
+    } else if (!isElementwise(op) && !isSplatConstant(op)) {
       why = describeOp(op) + " is on the way to the A operand of " +
             describeOp(contraction) +
-            "; a GEMM prologue holds elementwise ops only";
+            "; a GEMM prologue holds elementwise ops and per-row "
+            "reductions only";
       return std::nullopt;
     }
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -181,9 +204,39 @@ getGemmPrologue(Operation *contraction,
   }
   prologue.source = fullLeaves.front();
   prologue.ops.assign(ops.begin(), ops.end());
-  llvm::sort(prologue.ops,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  auto inBlockOrder = [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  };
+  llvm::sort(prologue.ops, inBlockOrder);
+  llvm::sort(prologue.statistics, inBlockOrder);
+  // A per-row value is computed once per row from the statistics alone:
+  // what else it read would have to be loaded per row.
+  for (Operation *op : prologue.ops) {
+    if (!isPerRowPrologueOp(op, lhs) || isReduction(op))
+      continue;
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer ||
+          (!isSplatConstant(producer) && !isPerRowPrologueOp(producer, lhs)))
+        return noPrologue(describeOp(op) +
+                          " computes a per-row value from an input; a "
+                          "prologue computes those from its statistics and "
+                          "constants only");
+    }
+  }
   return prologue;
+}
+
+bool isPerRowPrologueOp(Operation *op, Value lhs) {
+  if (isReduction(op))
+    return true;
+  if (isSplatConstant(op))
+    return false;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  return type.getRank() == lhsType.getRank() && type.getShape().back() == 1 &&
+         lhsType.getShape().back() != 1 &&
+         type.getShape().drop_back() == lhsType.getShape().drop_back();
 }
 
 /// Whether `view` (a view op of a GEMM kernel) only feeds, through other

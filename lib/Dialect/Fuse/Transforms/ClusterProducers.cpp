@@ -205,7 +205,8 @@ void Clustering::tryPrologue(MatmulOp matmul, int k) {
   Operation *def = matmul.getLhs().getDefiningOp();
   std::string why;
   FailureOr<PrologueChain> chain = findPrologueChain(
-      matmul, [&](Operation *op) { return clusterOf.count(op) != 0; }, why);
+      matmul, [&](Operation *op) { return clusterOf.count(op) != 0; },
+      /*statistics=*/prologues == "always", why);
   std::string as = "as the prologue of " + describeOp(matmul) + ": ";
   if (prologues == "never") {
     remark(def, k, stat::prologueRefused,
@@ -248,7 +249,7 @@ void Clustering::tryPrologue(MatmulOp matmul, int k) {
     return;
   }
   for (Operation *copy : copies)
-    add(copy, k);
+    add(copy, k, /*inPrologue=*/true);
   remark(def, k, stat::prologues, "fused " + as + verdict.reason);
   llvm::append_range(replaced, chain->ops);
 }

@@ -86,10 +86,10 @@ void Clustering::expand(Operation *member, int k, Worklist &candidates) {
   }
 }
 
-void Clustering::add(Operation *op, int k) {
+void Clustering::add(Operation *op, int k, bool inPrologue) {
   clusters[k].ops.insert(op);
   clusterOf[op] = k;
-  if (isReduction(op) && !clusters[k].hasReduction) {
+  if (isReduction(op) && !inPrologue && !clusters[k].hasReduction) {
     clusters[k].hasReduction = true;
     clusters[k].shape = cast<RankedTensorType>(op->getOperand(0).getType());
   }

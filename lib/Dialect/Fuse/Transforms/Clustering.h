@@ -94,8 +94,10 @@ private:
   void expand(Operation *member, int k, Worklist &candidates);
 
   /// Makes `op` a member of cluster `k`, which then holds a reduction,
-  /// a contraction or data movement if `op` is one.
-  void add(Operation *op, int k);
+  /// a contraction or data movement if `op` is one; an op of a GEMM's
+  /// prologue (`inPrologue`: its statistics too) leaves the cluster a GEMM
+  /// kernel of its output's shape.
+  void add(Operation *op, int k, bool inPrologue = false);
 
   /// Whether a walk from `starts` (forward through users or backward through
   /// producers) reaches cluster `k`. Another cluster counts as one node: a

@@ -11,6 +11,8 @@
 
 #include "opfuse/Conversion/FuseToGPU/MatmulTiling.h"
 #include "opfuse/Dialect/Fuse/IR/FuseShapes.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+#include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -69,11 +71,26 @@ constexpr int64_t kUnitsPerInput = 2;
 /// 18 fs: one unit per FP32 lane-op at 0.8 to 1.0 of the lanes' rate.
 constexpr double kPrologueRate = 0.9;
 
+/// The most rows of A for which a prologue computes their statistics in
+/// the GEMM: every block reads its rows over the whole of K, which a
+/// decode step's few tokens make cheap.
+constexpr int64_t kMaxStatisticRows = 64;
+
+/// Whether reduction `op` reduces a value of A's shape `full` over its last
+/// axis, keeping it (what GEMM prologues compute per row).
+bool isStatisticOf(Operation *op, ArrayRef<int64_t> full) {
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+  return input.getShape() == full && isa<FloatType>(input.getElementType()) &&
+         axes.size() == 1 && axes.front() == input.getRank() - 1 &&
+         op->hasAttr("keepdims");
+}
+
 } // namespace
 
 FailureOr<PrologueChain>
 findPrologueChain(MatmulOp matmul, llvm::function_ref<bool(Operation *)> taken,
-                  std::string &why) {
+                  bool withStatistics, std::string &why) {
   PrologueChain chain;
   chain.matmul = matmul;
   Value lhs = matmul.getLhs();
@@ -91,13 +108,22 @@ findPrologueChain(MatmulOp matmul, llvm::function_ref<bool(Operation *)> taken,
     return failure();
   }
   DenseMap<Operation *, bool> pure;
+  // A's rows are few enough for every block to reduce them itself.
+  const bool statistics =
+      withStatistics &&
+      fullElements / std::max<int64_t>(full.back(), 1) <= kMaxStatisticRows &&
+      full.back() > 1;
   auto joins = [&](Operation *op) {
     if (!op || op->getBlock() != matmul->getBlock() || taken(op))
       return false;
     if (isSplatConstant(op))
       return true;
+    if (statistics && isReduction(op))
+      return isStatisticOf(op, full);
     if (!isElementwise(op))
       return false;
+    if (statistics && isPerRowPrologueOp(op, lhs))
+      return true;
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (!broadcastsTo(type.getShape(), full))
       return false;
@@ -199,13 +225,20 @@ PrologueVerdict judgePrologue(const PrologueChain &chain,
             user->getOperand(0) == lhs))
         vanishes = false;
   opfuse::Work chainWork;
-  int64_t units = kUnitsPerElement;
+  int64_t units = kUnitsPerElement, statisticUnits = 0, statistics = 0;
   for (Operation *op : chain.ops) {
     opfuse::Work own = model.work(op);
     chainWork.flops += own.flops;
     chainWork.computeSeconds += own.computeSeconds;
-    units += unitsOf(op);
+    if (isReduction(op))
+      ++statistics;
+    // Per-row ops run once a row; the reductions' operands once per
+    // element and statistic, besides the slice's own pass.
+    if (!isPerRowPrologueOp(op, lhs))
+      (statistics ? statisticUnits : units) += unitsOf(op);
   }
+  if (statistics)
+    statisticUnits += units;
   int64_t leafBytes = 0;
   for (Value leaf : chain.leaves) {
     if (isSplatConstant(leaf.getDefiningOp()))
@@ -230,10 +263,13 @@ PrologueVerdict judgePrologue(const PrologueChain &chain,
     what = "the source written instead of A";
     const int64_t fewer = lhsBytes - getByteSize(chain.source.getType());
     verdict.savedSeconds = fewer > 0 ? fewer / model.bandwidthFor(fewer) : 0;
-  } else if (vanishes && llvm::all_of(chain.leaves, [](Value leaf) {
-               Operation *def = leaf.getDefiningOp();
-               return !def || isSplatConstant(def);
-             })) {
+  } else if (vanishes &&
+             (statistics || llvm::all_of(chain.leaves, [](Value leaf) {
+                Operation *def = leaf.getDefiningOp();
+                return !def || isSplatConstant(def);
+              }))) {
+    // With its statistics the chain is a whole norm, whose kernel goes; the
+    // elementwise ops its source comes from can join their producer.
     what = "its kernel no longer running";
     verdict.savedSeconds = model.predict(chainWork).seconds();
   } else {
@@ -246,9 +282,20 @@ PrologueVerdict judgePrologue(const PrologueChain &chain,
   std::vector<opfuse::TilingEstimate> tilings =
       opfuse::rankMatmulTilings(matmul, model.target().chip, model.target());
   const int64_t blockN = tilings.empty() ? 128 : tilings.front().tiling.blockN;
+  const int64_t splits = tilings.empty() ? 1 : tilings.front().tiling.splitK;
   verdict.columnTiles = (n + blockN - 1) / blockN;
   verdict.addedSeconds = double(units) * elements * verdict.columnTiles /
                          (model.target().fp32Flops * kPrologueRate);
+  if (statistics) {
+    // Every block reads A's rows once per statistic, from L2, and
+    // evaluates the reductions' operands on them.
+    const double blocks = double(verdict.columnTiles) * splits;
+    const double bytes = blocks * statistics * lhsBytes;
+    verdict.addedSeconds +=
+        bytes / (model.target().l2Bandwidth * model.target().memoryEfficiency) +
+        double(statisticUnits) * elements * blocks /
+            (model.target().fp32Flops * kPrologueRate);
+  }
   const int64_t extraReads = leafBytes - lhsBytes;
   if (extraReads > 0)
     verdict.addedSeconds += extraReads / model.bandwidthFor(extraReads);
@@ -258,6 +305,20 @@ PrologueVerdict judgePrologue(const PrologueChain &chain,
       "units an element) adds {4:F2} ns on {5}",
       what, verdict.savedSeconds * 1e9, verdict.columnTiles, units,
       verdict.addedSeconds * 1e9, model.target().name);
+  if (statistics) {
+    // The estimate above misses what the H200 measured: the rows' pass
+    // before the main loop and each slice's rewrite and second barrier sit
+    // on a skinny GEMM's critical path, and cost it more than the norm's
+    // own kernel (docs/benchmarks.md, 2026-12-04). Only `always` takes it.
+    verdict.pays = false;
+    verdict.reason = llvm::formatv(
+        "it reduces {0} per-row statistic(s) of A: every block would reduce "
+        "its rows over K before its main loop and rewrite each K slice, "
+        "measured slower than the norm's own kernel on decode GEMMs "
+        "(the roofline estimate, {1:F2} ns saved against {2:F2} ns added, "
+        "misses that latency)",
+        statistics, verdict.savedSeconds * 1e9, verdict.addedSeconds * 1e9);
+  }
   return verdict;
 }
 

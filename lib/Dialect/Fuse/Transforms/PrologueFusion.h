@@ -36,13 +36,15 @@ struct PrologueChain {
 /// from values that broadcast to it: ops of A's shape, and smaller ones
 /// that read only the function's arguments and constants (a norm's scale
 /// cast to f32). A smaller value computed from a reduction (a norm's
-/// statistic) stays a leaf: its kernel writes it once. Ops `taken`
-/// (already in a kernel) stay outside. Failure, with `why`, when A is not
-/// computed that way.
+/// statistic) stays a leaf: its kernel writes it once, unless
+/// `statistics` (--gemm-prologues=always) lets the chain take the
+/// statistic too where A has at most 64 rows (GemmPrologue::statistics).
+/// Ops `taken` (already in a kernel) stay outside. Failure, with `why`,
+/// when A is not computed that way.
 mlir::FailureOr<PrologueChain>
 findPrologueChain(MatmulOp matmul,
                   llvm::function_ref<bool(mlir::Operation *)> taken,
-                  std::string &why);
+                  bool statistics, std::string &why);
 
 /// The cost model's verdict on computing `chain` inside its GEMM.
 struct PrologueVerdict {

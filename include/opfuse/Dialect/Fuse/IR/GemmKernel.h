@@ -75,10 +75,24 @@ int64_t shortestTileRows(const GemmShape &shape, bool sixteenBit);
 /// element type (which the kernel copies K slice by K slice, row-major),
 /// and from inputs that broadcast to A's shape (a norm's per-row statistic,
 /// its per-column scale), read at each element's broadcast index.
+///
+/// The per-row statistics themselves may be part of it (a decode step's
+/// RMSNorm or layer norm before its projection): reductions of values
+/// computed from `source` over A's last axis (keepdims), and elementwise
+/// ops on their results and constants. The kernel then reduces each of its
+/// rows over the whole of K before its main loop (GemmPrologueStatistics),
+/// so the norm needs no kernel of its own.
 struct GemmPrologue {
   mlir::Value source;
   llvm::SmallVector<mlir::Operation *> ops;
+  /// The reductions among `ops`, in block order.
+  llvm::SmallVector<mlir::Operation *> statistics;
 };
+
+/// Whether `op`, a member of a prologue with statistics, computes a per-row
+/// value (a statistic, or an op on statistics and constants) rather than
+/// one per element of A.
+bool isPerRowPrologueOp(mlir::Operation *op, mlir::Value lhs);
 
 /// The prologue of `contraction` among `members`: empty ops when its A
 /// operand is not computed inside them; nullopt with the reason in `why`

@@ -150,7 +150,8 @@ def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
            "When a matmul computes its A operand from elementwise ops in a "
            "prologue (each K slice rewritten in shared memory): auto (where "
            "the cost model predicts it pays), always (wherever the GEMM "
-           "kernel can) or never">,
+           "kernel can, with a norm's per-row statistics too where A has at "
+           "most 64 rows) or never">,
   ];
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }
