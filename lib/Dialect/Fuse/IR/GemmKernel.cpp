@@ -212,7 +212,8 @@ getGemmPrologue(Operation *contraction,
   // A per-row value is computed once per row from the statistics alone:
   // what else it read would have to be loaded per row.
   for (Operation *op : prologue.ops) {
-    if (!isPerRowPrologueOp(op, lhs) || isReduction(op))
+    if (prologue.statistics.empty() || !isPerRowPrologueOp(op, lhs) ||
+        isReduction(op))
       continue;
     for (Value operand : op->getOperands()) {
       Operation *producer = operand.getDefiningOp();

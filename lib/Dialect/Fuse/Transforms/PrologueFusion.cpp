@@ -225,17 +225,20 @@ PrologueVerdict judgePrologue(const PrologueChain &chain,
             user->getOperand(0) == lhs))
         vanishes = false;
   opfuse::Work chainWork;
-  int64_t units = kUnitsPerElement, statisticUnits = 0, statistics = 0;
+  int64_t units = kUnitsPerElement, statisticUnits = 0;
+  const int64_t statistics = llvm::count_if(chain.ops, isReduction);
   for (Operation *op : chain.ops) {
     opfuse::Work own = model.work(op);
     chainWork.flops += own.flops;
     chainWork.computeSeconds += own.computeSeconds;
-    if (isReduction(op))
-      ++statistics;
-    // Per-row ops run once a row; the reductions' operands once per
-    // element and statistic, besides the slice's own pass.
-    if (!isPerRowPrologueOp(op, lhs))
-      (statistics ? statisticUnits : units) += unitsOf(op);
+    // With statistics, per-row ops run once a row, and what precedes a
+    // reduction once per element and statistic besides the slice's pass.
+    if (!statistics)
+      units += unitsOf(op);
+    else if (!isPerRowPrologueOp(op, lhs))
+      (isReduction(op) || llvm::any_of(op->getUsers(), isReduction)
+           ? statisticUnits
+           : units) += unitsOf(op);
   }
   if (statistics)
     statisticUnits += units;
