@@ -15,7 +15,6 @@ business (--check against the f64 reference).
     python3 bench/attention_compare.py [--iters 30] [--dims 64 128]
         [--seqs 512 1024 ...] [--tilings auto 128x64 ...] [--json rows.json]
 """
-import argparse
 import json
 import os
 import sys
@@ -25,9 +24,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import run_opfuse, time_cuda  # noqa: E402
+from compare import attention_parser, run_opfuse, time_cuda  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKENS, HEADS = 16384, 16
 
 
@@ -86,19 +84,12 @@ def systems():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--opt-fuse",
-                        default=os.path.join(ROOT, "build/bin/opt-fuse"))
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--iters", type=int, default=30)
+    parser = attention_parser(__doc__.splitlines()[0], warmup=5, iters=30)
     parser.add_argument("--dims", type=int, nargs="*", default=[64, 128])
     parser.add_argument("--seqs", type=int, nargs="*",
                         default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--causal", choices=["both", "yes", "no"],
                         default="both")
-    parser.add_argument("--tilings", nargs="*", default=["auto"],
-                        help="--attention-tiling values for opfuse")
-    parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
 
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")

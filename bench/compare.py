@@ -84,6 +84,20 @@ def copy_gbs(nbytes, warmup, iters):
     return 2 * nbytes / (p50 * 1e3)
 
 
+def attention_parser(description, warmup, iters):
+    """The arguments the attention comparisons share: opt-fuse, timing,
+    the --attention-tiling values to try and a JSON copy of the rows."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--opt-fuse",
+                        default=os.path.join(ROOT, "build/bin/opt-fuse"))
+    parser.add_argument("--warmup", type=int, default=warmup)
+    parser.add_argument("--iters", type=int, default=iters)
+    parser.add_argument("--tilings", nargs="*", default=["auto"],
+                        help="--attention-tiling values for opfuse")
+    parser.add_argument("--json", help="also write the rows to this file")
+    return parser
+
+
 def run_opfuse(opt_fuse, model, warmup, iters, extra=()):
     command = [opt_fuse, os.path.join(ROOT, model), "--bench", "--json",
                "--warmup", str(warmup), "--iters", str(iters), *extra]

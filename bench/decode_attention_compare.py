@@ -22,7 +22,6 @@ tokens at once, a short cache). Report both.
         [--set tuning|held-out|both] [--tilings auto wgmma:64x64/k1 ...]
         [--json rows.json]
 """
-import argparse
 import json
 import os
 import sys
@@ -32,9 +31,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import copy_gbs, run_opfuse, time_cuda  # noqa: E402
+from compare import (attention_parser, copy_gbs, run_opfuse,  # noqa: E402
+                     time_cuda)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # (name, batch, heads, kv heads, queries, cache length, head dim, dtype)
 TUNING = [("llama_decode", 4, 16, 16, 1, 1025, 128, "bf16")]
@@ -88,16 +87,9 @@ def systems():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--opt-fuse",
-                        default=os.path.join(ROOT, "build/bin/opt-fuse"))
-    parser.add_argument("--warmup", type=int, default=10)
-    parser.add_argument("--iters", type=int, default=100)
+    parser = attention_parser(__doc__.splitlines()[0], warmup=10, iters=100)
     parser.add_argument("--set", choices=["tuning", "held-out", "both"],
                         default="both")
-    parser.add_argument("--tilings", nargs="*", default=["auto"],
-                        help="--attention-tiling values for opfuse")
-    parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
 
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
