@@ -10,7 +10,9 @@
 // stride over its 16-byte chunks, accumulate in f32 and combine with
 // butterfly shuffles. Statistics that read earlier ones (a layer norm's
 // variance reads its mean) are reduced in block order, one pass over the
-// row each.
+// row each. On the H200's decode GEMMs this pass and the slice rewrites
+// cost more than the norm's own kernel, so fuse-elementwise forms such
+// prologues only under --gemm-prologues=always (docs/benchmarks.md).
 //
 //===----------------------------------------------------------------------===//
 
