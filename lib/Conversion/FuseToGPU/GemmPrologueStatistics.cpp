@@ -67,59 +67,80 @@ SmallVector<std::pair<Value, size_t>> perRowReads(const GemmPrologue &prologue,
 /// one 16-byte load each, four registers.
 constexpr int64_t kUnrolledChunks = 64;
 
-} // namespace
+/// The statistics pass of one block: its rounds of rows, and for each
+/// statistic in turn, the chunks of every round reduced into its rows'
+/// per-row values.
+class StatisticsPass {
+public:
+  StatisticsPass(GemmKernelEmission &k, const PrologueReader &reader,
+                 int64_t segment)
+      : k(k), b(k.b), loc(k.loc), gb(k.gb), prologue(k.problem.prologue),
+        reader(reader), perChunk(reader.lanes), segment(segment),
+        stride(segment * reader.lanes),
+        steps(llvm::divideCeil(k.problem.shape.k, stride)),
+        // A thread's last chunk may lie past K where the row is not whole
+        // strides.
+        masked(k.problem.shape.k % stride != 0),
+        reads(perRowReads(prologue, k.problem.contraction->getOperand(0))) {}
 
-FailureOr<PrologueRows> emitPrologueStatistics(GemmKernelEmission &k,
-                                               const TileCoordinates &c,
-                                               Value firstRow, int64_t rows,
-                                               Value member, int64_t members) {
-  const GemmProblem &problem = k.problem;
-  const GemmPrologue &prologue = problem.prologue;
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  GemmBuilder &gb = k.gb;
-  Operation *contraction = problem.contraction;
-  Value lhs = contraction->getOperand(0);
-  FailureOr<PrologueReader> reader = PrologueReader::create(k, c);
-  if (failed(reader))
-    return failure();
-  const int64_t perChunk = reader->lanes;
-  const int64_t chunksPerRow = k.t.blockK / perChunk;
-  const int64_t kSize = problem.shape.k;
-  if (!isa<BlockArgument>(prologue.source) ||
-      !llvm::isPowerOf2_64(chunksPerRow) || members % 32 != 0)
-    return contraction->emitError(
-        "internal error: a GEMM prologue with per-row statistics needs its "
-        "source as a group input, a power of two of 16-byte chunks per K "
-        "slice and whole warps");
-  // The threads of a row in one round: consecutive, inside a warp. Each
-  // reads the row's chunks `segment` chunks apart.
-  const int64_t segment = std::min<int64_t>(chunksPerRow, 32);
-  const int64_t stride = segment * perChunk;
-  const int64_t steps = llvm::divideCeil(kSize, stride);
-  // A thread's last chunk may lie past K where the row is not whole strides.
-  const bool masked = kSize % stride != 0;
-  SmallVector<std::pair<Value, size_t>> reads = perRowReads(prologue, lhs);
-  auto constant = [&](double v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  };
+  /// The rounds of emitPrologueSlice's chunk loop, recorded in `result`
+  /// (padding or not); each other one gets the thread's row in it (past
+  /// the last row in a partial round: the last row's, never used) and its
+  /// place among the row's threads.
+  void planRounds(const TileCoordinates &c, Value firstRow, int64_t rows,
+                  Value member, int64_t members, PrologueRows &result);
 
-  // The rounds of emitPrologueSlice's chunk loop: each thread's row in it
-  // (past the last row in a partial round: the last row's, never used),
-  // and its place among the row's threads.
+  /// Statistic #`index` reduced for every round, and the per-row values
+  /// that need no later statistic evaluated.
+  LogicalResult reduce(size_t index, Operation *statistic);
+
+  /// The per-row values into `result`'s rounds.
+  void finish(PrologueRows &result);
+
+private:
   struct Round {
     Value mIn, place;
+    int64_t index;
     GroupEvaluator::Memo memo;
     DenseMap<Value, Value> known;
   };
-  PrologueRows result;
+
+  Value constant(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value combine(Operation *statistic, Value x, Value y) {
+    if (isa<ReduceMaxOp>(statistic))
+      return arith::MaximumFOp::create(b, loc, x, y);
+    return arith::AddFOp::create(b, loc, x, y);
+  }
+  /// Chunk `step` (i32) of `round` folded into `sum`.
+  FailureOr<Value> accumulate(Operation *statistic, Round &round, Value step,
+                              Value sum, Value identity);
+  /// `round`'s chunks reduced by a loop over groups of them.
+  FailureOr<Value> accumulateInLoop(Operation *statistic, Round &round,
+                                    Value identity);
+
+  GemmKernelEmission &k;
+  OpBuilder &b;
+  Location loc;
+  GemmBuilder &gb;
+  const GemmPrologue &prologue;
+  const PrologueReader &reader;
+  const int64_t perChunk, segment, stride, steps;
+  const bool masked;
+  const SmallVector<std::pair<Value, size_t>> reads;
   SmallVector<Round> rounds;
-  SmallVector<int64_t> roundIndex;
+};
+
+void StatisticsPass::planRounds(const TileCoordinates &c, Value firstRow,
+                                int64_t rows, Value member, int64_t members,
+                                PrologueRows &result) {
+  const int64_t chunksPerRow = k.t.blockK / perChunk;
+  const int64_t m = k.problem.shape.m;
   std::optional<int64_t> rowOffset = getConstantIntValue(firstRow);
   for (int64_t first = 0; first < rows * chunksPerRow; first += members) {
     // Rows at or past M in every tile: their outputs are never stored.
-    const bool padding =
-        rowOffset && *rowOffset + first / chunksPerRow >= problem.shape.m;
+    const bool padding = rowOffset && *rowOffset + first / chunksPerRow >= m;
     result.padding.push_back(padding);
     result.rounds.emplace_back();
     if (padding)
@@ -129,113 +150,151 @@ FailureOr<PrologueRows> emitPrologueStatistics(GemmKernelEmission &k,
         firstRow, arith::MinUIOp::create(b, loc, gb.divu(chunk, chunksPerRow),
                                          gb.i32(rows - 1)));
     Round &round = rounds.emplace_back();
-    round.mIn = arith::MinUIOp::create(b, loc, gb.add(c.tileM, row),
-                                       gb.i32(problem.shape.m - 1));
+    round.mIn =
+        arith::MinUIOp::create(b, loc, gb.add(c.tileM, row), gb.i32(m - 1));
     round.place = gb.mul(gb.remu(chunk, segment), gb.i32(perChunk));
-    roundIndex.push_back(first / members);
+    round.index = first / members;
   }
+}
 
-  for (auto [index, statistic] : llvm::enumerate(prologue.statistics)) {
-    const bool isMax = isa<ReduceMaxOp>(statistic);
-    Value identity =
-        constant(isMax ? -std::numeric_limits<double>::infinity() : 0.0);
-    auto combine = [&](Value x, Value y) -> Value {
-      if (isMax)
-        return arith::MaximumFOp::create(b, loc, x, y);
-      return arith::AddFOp::create(b, loc, x, y);
-    };
-    // Chunk `step` (i32) of `round` folded into `sum`.
-    auto accumulate = [&](Round &round, Value step,
-                          Value sum) -> FailureOr<Value> {
-      Value kFirst = gb.add(round.place, gb.mul(step, gb.i32(stride)));
-      GroupEvaluator::Memo memo;
-      GroupEvaluator evaluator(b, perChunk, memo, k.kb.strictNumerics());
-      evaluator.seed(prologue.source, 0, reader->loadSource(round.mIn, kFirst));
-      reader->seedInputs(evaluator, round.mIn, kFirst);
-      for (auto [value, scalar] : round.known)
-        evaluator.seed(value, 0, SmallVector<Value>(perChunk, scalar));
-      FailureOr<GroupEvaluator::Lanes> lanes =
-          evaluator.evaluate(statistic->getOperand(0), 0);
-      if (failed(lanes))
-        return failure();
-      for (int64_t lane = 0; lane < perChunk; ++lane) {
-        Value x = (*lanes)[lane];
-        if (masked)
-          x = arith::SelectOp::create(
-              b, loc, gb.lt(gb.add(kFirst, gb.i32(lane)), gb.i32(kSize)), x,
-              identity);
-        sum = combine(sum, x);
-      }
-      return sum;
-    };
-    // The chunks unrolled, so that their loads are in flight together
-    // (each is an L2 round trip on the kernel's critical path): every
-    // round's at once when they are few, else a loop over groups of them.
-    SmallVector<Value> sums(rounds.size(), identity);
-    if (int64_t(rounds.size()) * steps <= kUnrolledChunks) {
-      for (int64_t step = 0; step < steps; ++step)
-        for (auto [r, round] : llvm::enumerate(rounds)) {
-          FailureOr<Value> sum = accumulate(round, gb.i32(step), sums[r]);
-          if (failed(sum))
-            return failure();
-          sums[r] = *sum;
-        }
-    } else {
-      const int64_t group = kUnrolledChunks / 4;
+FailureOr<Value> StatisticsPass::accumulate(Operation *statistic, Round &round,
+                                            Value step, Value sum,
+                                            Value identity) {
+  const int64_t kSize = k.problem.shape.k;
+  Value kFirst = gb.add(round.place, gb.mul(step, gb.i32(stride)));
+  GroupEvaluator::Memo memo;
+  GroupEvaluator evaluator(b, perChunk, memo, k.kb.strictNumerics());
+  evaluator.seed(prologue.source, 0, reader.loadSource(round.mIn, kFirst));
+  reader.seedInputs(evaluator, round.mIn, kFirst);
+  for (auto [value, scalar] : round.known)
+    evaluator.seed(value, 0, SmallVector<Value>(perChunk, scalar));
+  FailureOr<GroupEvaluator::Lanes> lanes =
+      evaluator.evaluate(statistic->getOperand(0), 0);
+  if (failed(lanes))
+    return failure();
+  for (int64_t lane = 0; lane < perChunk; ++lane) {
+    Value x = (*lanes)[lane];
+    if (masked)
+      x = arith::SelectOp::create(
+          b, loc, gb.lt(gb.add(kFirst, gb.i32(lane)), gb.i32(kSize)), x,
+          identity);
+    sum = combine(statistic, sum, x);
+  }
+  return sum;
+}
+
+FailureOr<Value> StatisticsPass::accumulateInLoop(Operation *statistic,
+                                                  Round &round,
+                                                  Value identity) {
+  const int64_t group = kUnrolledChunks / 4;
+  auto toIndex = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(b, loc, toIndex(0), toIndex(steps),
+                                 toIndex(group), ValueRange{identity});
+  OpBuilder::InsertionGuard guard(b);
+  Block *loopBody = loop.getBody();
+  if (!loopBody->empty())
+    loopBody->getTerminator()->erase();
+  b.setInsertionPointToStart(loopBody);
+  Value base = gb.toI32(loop.getInductionVar());
+  Value sum = loop.getRegionIterArgs().front();
+  for (int64_t step = 0; step < group; ++step) {
+    // Steps past the last of a partial group are dropped.
+    Value at = gb.add(base, gb.i32(step));
+    FailureOr<Value> next = accumulate(statistic, round, at, sum, identity);
+    if (failed(next))
+      return failure();
+    sum = steps % group == 0
+              ? *next
+              : Value(arith::SelectOp::create(b, loc, gb.lt(at, gb.i32(steps)),
+                                              *next, sum));
+  }
+  scf::YieldOp::create(b, loc, sum);
+  return loop.getResult(0);
+}
+
+LogicalResult StatisticsPass::reduce(size_t index, Operation *statistic) {
+  Value identity = constant(isa<ReduceMaxOp>(statistic)
+                                ? -std::numeric_limits<double>::infinity()
+                                : 0.0);
+  // The chunks unrolled, so that their loads are in flight together (each
+  // is an L2 round trip on the kernel's critical path): every round's at
+  // once when they are few, else a loop over groups of them.
+  SmallVector<Value> sums(rounds.size(), identity);
+  if (int64_t(rounds.size()) * steps <= kUnrolledChunks) {
+    for (int64_t step = 0; step < steps; ++step)
       for (auto [r, round] : llvm::enumerate(rounds)) {
-        auto toIndex = [&](int64_t v) -> Value {
-          return arith::ConstantIndexOp::create(b, loc, v);
-        };
-        auto loop = scf::ForOp::create(b, loc, toIndex(0), toIndex(steps),
-                                       toIndex(group), ValueRange{identity});
-        OpBuilder::InsertionGuard guard(b);
-        Block *loopBody = loop.getBody();
-        if (!loopBody->empty())
-          loopBody->getTerminator()->erase();
-        b.setInsertionPointToStart(loopBody);
-        Value base = gb.toI32(loop.getInductionVar());
-        Value sum = loop.getRegionIterArgs().front();
-        for (int64_t step = 0; step < group; ++step) {
-          // Steps past the last (a partial group) read clamped chunks that
-          // the mask drops: K/stride steps are whole only when unmasked.
-          Value at = gb.add(base, gb.i32(step));
-          FailureOr<Value> next = accumulate(round, at, sum);
-          if (failed(next))
-            return failure();
-          sum = steps % group == 0
-                    ? *next
-                    : Value(arith::SelectOp::create(
-                          b, loc, gb.lt(at, gb.i32(steps)), *next, sum));
-        }
-        scf::YieldOp::create(b, loc, sum);
-        b.setInsertionPointAfter(loop);
-        sums[r] = loop.getResult(0);
-      }
-    }
-    for (auto [r, round] : llvm::enumerate(rounds)) {
-      Value total = sums[r];
-      for (int64_t offset = segment / 2; offset >= 1; offset /= 2)
-        total = combine(
-            total, gpu::ShuffleOp::create(b, loc, total, gb.i32(offset),
-                                          gb.i32(32), gpu::ShuffleMode::XOR)
-                       .getShuffleResult());
-      if (isa<ReduceMeanOp>(statistic))
-        total = arith::DivFOp::create(b, loc, total,
-                                      constant(static_cast<double>(kSize)));
-      GroupEvaluator perRow(b, /*width=*/1, round.memo, k.kb.strictNumerics());
-      perRow.seed(statistic->getResult(0), 0, {total});
-      for (auto [value, last] : reads) {
-        if (last != index)
-          continue;
-        FailureOr<GroupEvaluator::Lanes> scalar = perRow.evaluate(value, 0);
-        if (failed(scalar))
+        FailureOr<Value> sum =
+            accumulate(statistic, round, gb.i32(step), sums[r], identity);
+        if (failed(sum))
           return failure();
-        round.known[value] = scalar->front();
+        sums[r] = *sum;
       }
+  } else {
+    for (auto [r, round] : llvm::enumerate(rounds)) {
+      FailureOr<Value> sum = accumulateInLoop(statistic, round, identity);
+      if (failed(sum))
+        return failure();
+      sums[r] = *sum;
     }
   }
-  for (auto [r, round] : llvm::enumerate(rounds))
-    result.rounds[roundIndex[r]] = std::move(round.known);
+  for (auto [r, round] : llvm::enumerate(rounds)) {
+    Value total = sums[r];
+    for (int64_t offset = segment / 2; offset >= 1; offset /= 2)
+      total = combine(statistic, total,
+                      gpu::ShuffleOp::create(b, loc, total, gb.i32(offset),
+                                             gb.i32(32), gpu::ShuffleMode::XOR)
+                          .getShuffleResult());
+    if (isa<ReduceMeanOp>(statistic))
+      total = arith::DivFOp::create(
+          b, loc, total, constant(static_cast<double>(k.problem.shape.k)));
+    GroupEvaluator perRow(b, /*width=*/1, round.memo, k.kb.strictNumerics());
+    perRow.seed(statistic->getResult(0), 0, {total});
+    for (auto [value, last] : reads) {
+      if (last != index)
+        continue;
+      FailureOr<GroupEvaluator::Lanes> scalar = perRow.evaluate(value, 0);
+      if (failed(scalar))
+        return failure();
+      round.known[value] = scalar->front();
+    }
+  }
+  return success();
+}
+
+void StatisticsPass::finish(PrologueRows &result) {
+  for (Round &round : rounds)
+    result.rounds[round.index] = std::move(round.known);
+}
+
+} // namespace
+
+FailureOr<PrologueRows> emitPrologueStatistics(GemmKernelEmission &k,
+                                               const TileCoordinates &c,
+                                               Value firstRow, int64_t rows,
+                                               Value member, int64_t members) {
+  const GemmPrologue &prologue = k.problem.prologue;
+  Operation *contraction = k.problem.contraction;
+  FailureOr<PrologueReader> reader = PrologueReader::create(k, c);
+  if (failed(reader))
+    return failure();
+  const int64_t chunksPerRow = k.t.blockK / reader->lanes;
+  if (!isa<BlockArgument>(prologue.source) ||
+      !llvm::isPowerOf2_64(chunksPerRow) || members % 32 != 0)
+    return contraction->emitError(
+        "internal error: a GEMM prologue with per-row statistics needs its "
+        "source as a group input, a power of two of 16-byte chunks per K "
+        "slice and whole warps");
+  // The threads of a row in one round: consecutive, inside a warp; each
+  // reads the row's chunks `segment` chunks apart.
+  StatisticsPass pass(k, *reader, std::min<int64_t>(chunksPerRow, 32));
+  PrologueRows result;
+  pass.planRounds(c, firstRow, rows, member, members, result);
+  for (auto [index, statistic] : llvm::enumerate(prologue.statistics))
+    if (failed(pass.reduce(index, statistic)))
+      return failure();
+  pass.finish(result);
   return result;
 }
 

@@ -85,3 +85,11 @@ func.func @decode_norm_f32(%x: tensor<5x640xf32>, %g: tensor<640xf32>, %w: tenso
   %1 = fuse.matmul %0, %w : (tensor<5x640xf32>, tensor<640x200xf32>) -> tensor<5x200xf32>
   return %1 : tensor<5x200xf32>
 }
+
+// A long K (20000): more chunks a thread than the statistics pass unrolls,
+// so it loops over groups of them, the last group partial and masked.
+func.func @decode_norm_long_k(%x: tensor<2x20000xbf16>, %g: tensor<20000xbf16>, %w: tensor<20000x64xbf16>) -> tensor<2x64xbf16> {
+  %0 = fuse.rms_norm %x scale %g axis = 1 epsilon = 1.0e-06 : (tensor<2x20000xbf16>, tensor<20000xbf16>) -> tensor<2x20000xbf16>
+  %1 = fuse.matmul %0, %w : (tensor<2x20000xbf16>, tensor<20000x64xbf16>) -> tensor<2x64xbf16>
+  return %1 : tensor<2x64xbf16>
+}
