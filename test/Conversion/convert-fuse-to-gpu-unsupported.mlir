@@ -106,3 +106,36 @@ func.func @matmul_with_reduction(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>)
   }
   return %0 : tensor<16xbf16>
 }
+
+// -----
+
+// A GEMM prologue's statistics are reductions over A's last axis: one over
+// its rows is refused.
+func.func @statistic_over_rows(%a: tensor<4x64xf32>, %b: tensor<64x16xf32>) -> tensor<4x16xf32> {
+  // expected-error@+1 {{not one GEMM kernel: 'fuse.mul' at 119:10 computes the A operand of 'fuse.matmul' at 120:10; 'fuse.reduce_sum' at 118:10 is not a float reduction of A's shape over its last axis (keepdims), the one statistic a prologue computes per row}}
+  %0 = fuse.group (%a, %b) : (tensor<4x64xf32>, tensor<64x16xf32>) -> tensor<4x16xf32> {
+  ^bb0(%x: tensor<4x64xf32>, %y: tensor<64x16xf32>):
+    %s = fuse.reduce_sum %x axes = [0] keepdims : tensor<4x64xf32> -> tensor<1x64xf32>
+    %n = fuse.mul %x, %s : (tensor<4x64xf32>, tensor<1x64xf32>) -> tensor<4x64xf32>
+    %m = fuse.matmul %n, %y : (tensor<4x64xf32>, tensor<64x16xf32>) -> tensor<4x16xf32>
+    fuse.yield %m : tensor<4x16xf32>
+  }
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// A per-row value of a prologue with statistics reads only statistics and
+// constants, not an input the kernel would load per row.
+func.func @row_value_from_input(%a: tensor<4x64xf32>, %r: tensor<4x1xf32>, %b: tensor<64x16xf32>) -> tensor<4x16xf32> {
+  // expected-error@+1 {{not one GEMM kernel: 'fuse.mul' at 136:10 computes the A operand of 'fuse.matmul' at 137:10; 'fuse.add' at 135:10 computes a per-row value from an input; a prologue computes those from its statistics and constants only}}
+  %0 = fuse.group (%a, %r, %b) : (tensor<4x64xf32>, tensor<4x1xf32>, tensor<64x16xf32>) -> tensor<4x16xf32> {
+  ^bb0(%x: tensor<4x64xf32>, %q: tensor<4x1xf32>, %y: tensor<64x16xf32>):
+    %s = fuse.reduce_sum %x axes = [1] keepdims : tensor<4x64xf32> -> tensor<4x1xf32>
+    %t = fuse.add %s, %q : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+    %n = fuse.mul %x, %t : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+    %m = fuse.matmul %n, %y : (tensor<4x64xf32>, tensor<64x16xf32>) -> tensor<4x16xf32>
+    fuse.yield %m : tensor<4x16xf32>
+  }
+  return %0 : tensor<4x16xf32>
+}
