@@ -23,12 +23,12 @@ func.func @huge(%x: tensor<9000000000000xbf16>) -> tensor<9000000000000xbf16> {
 // -----
 
 // CHECK-LABEL: func.func @loop
-// CHECK: fuse.grid = array<i64: 64, 1, 1>
+// CHECK: fuse.grid = array<i64: 128, 1, 1>
 // CHECK-NOT: scf.for
 // CHECK: gpu.return
 // CAP-LABEL: func.func @loop
 // CAP: fuse.grid = array<i64: 4, 1, 1>
-// CAP: scf.for %{{.*}} = %{{.*}} to %c64_i32 step %c4_i32 : i32
+// CAP: scf.for %{{.*}} = %{{.*}} to %c128_i32 step %c4_i32 : i32
 // CAP: llvm.store
 // CAP: gpu.barrier
 func.func @loop(%x: tensor<1024x256xbf16>) -> tensor<1024x256xbf16> {

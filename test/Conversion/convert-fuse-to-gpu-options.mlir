@@ -25,10 +25,11 @@
 // ATTN-WGMMA: error: convert-fuse-to-gpu: attention-tiling: 'wgmma:128x32': wgmma and tma tiles take BN 64 or 128
 // ATTN-TEXT: error: convert-fuse-to-gpu: attention-tiling: 'big': expected auto or [wgmma:|tma:]BMxBN[/kS] (e.g. 128x64)
 
-// Within range, a block size changes the loop kernel's launch.
+// Within range, a block size changes the loop kernel's launch (1024
+// vectors, one a thread: a kernel this small is not unrolled).
 // RUN: opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=block-size=128 | FileCheck %s
 // CHECK: fuse.block = array<i64: 128, 1, 1>
-// CHECK-SAME: fuse.grid = array<i64: 4, 1, 1>
+// CHECK-SAME: fuse.grid = array<i64: 8, 1, 1>
 
 func.func @relu(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   %0 = fuse.relu %x : tensor<4096xf32>

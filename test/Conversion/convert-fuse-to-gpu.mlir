@@ -22,12 +22,27 @@
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK-COUNT-4: math.tanh
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// With two vectors per thread (the default) a block covers 512 vectors:
-// 256 blocks, no bounds guard (the vectors fill whole blocks), and both
-// vectors' loads come before any arithmetic.
+// With two vectors per thread (the default) this kernel keeps one: its
+// 131072 vectors, two a thread, would fill a quarter of the H200's thread
+// slots (132 SMs x 2048), and a grid that small has all its loads in flight
+// at once anyway.
 // TWO-LABEL: func.func @bias_tanh
-// TWO: fuse.grid = array<i64: 256, 1, 1>
-// TWO-LABEL: gpu.func @bias_tanh_k0
+// TWO: fuse.grid = array<i64: 512, 1, 1>
+func.func @bias_tanh(%x: tensor<8192x64xf32>, %b: tensor<64xf32>) -> tensor<8192x64xf32> {
+  %0 = fuse.add %x, %b : (tensor<8192x64xf32>, tensor<64xf32>) -> tensor<8192x64xf32>
+  %1 = fuse.tanh %0 : tensor<8192x64xf32>
+  return %1 : tensor<8192x64xf32>
+}
+
+// -----
+
+// A kernel large enough to fill the GPU's thread slots at two vectors a
+// thread: a block covers 512 vectors, 2048 blocks, no bounds guard (the
+// vectors fill whole blocks), and both vectors' loads come before any
+// arithmetic.
+// TWO-LABEL: func.func @bias_tanh_large
+// TWO: fuse.grid = array<i64: 2048, 1, 1>
+// TWO-LABEL: gpu.func @bias_tanh_large_k0
 // TWO-NOT: scf.if
 // TWO: arith.muli %{{.*}}, %c512_i32
 // TWO-COUNT-2: llvm.load
@@ -36,10 +51,43 @@
 // TWO: math.tanh
 // TWO-COUNT-2: llvm.store
 // TWO: gpu.return
-func.func @bias_tanh(%x: tensor<8192x64xf32>, %b: tensor<64xf32>) -> tensor<8192x64xf32> {
-  %0 = fuse.add %x, %b : (tensor<8192x64xf32>, tensor<64xf32>) -> tensor<8192x64xf32>
-  %1 = fuse.tanh %0 : tensor<8192x64xf32>
-  return %1 : tensor<8192x64xf32>
+func.func @bias_tanh_large(%x: tensor<65536x64xf32>, %b: tensor<64xf32>) -> tensor<65536x64xf32> {
+  %0 = fuse.add %x, %b : (tensor<65536x64xf32>, tensor<64xf32>) -> tensor<65536x64xf32>
+  %1 = fuse.tanh %0 : tensor<65536x64xf32>
+  return %1 : tensor<65536x64xf32>
+}
+
+// -----
+
+// Ragged and unrolled: 4097 x 1023 f32 is 1047807 vectors and 3 elements.
+// Blocks of 512 vectors need 2047 blocks, the last one partly past the
+// end: each vector's index is clamped to the last vector (1047806) for its
+// loads, which stay unconditional and come before the arithmetic, and only
+// its store is guarded. The tail's three elements go to the one thread
+// whose second vector would be the one after the last: block 2046, thread
+// 255, whose first vector is 2046 x 512 + 255 = 1047807.
+// TWO-LABEL: func.func @ragged_unrolled
+// TWO: fuse.grid = array<i64: 2047, 1, 1>
+// TWO-LABEL: gpu.func @ragged_unrolled_k0
+// TWO: %[[FIRST:.*]] = arith.addi
+// TWO: arith.minui %{{.*}}, %c1047806_i32
+// TWO: llvm.load
+// TWO: arith.minui %{{.*}}, %c1047806_i32
+// TWO: llvm.load
+// TWO: %[[IN0:.*]] = arith.cmpi ult, %{{.*}}, %c1047807_i32
+// TWO: math.exp
+// TWO: scf.if %[[IN0]]
+// TWO: llvm.store
+// TWO: %[[IN1:.*]] = arith.cmpi ult, %{{.*}}, %c1047807_i32
+// TWO: math.exp
+// TWO: scf.if %[[IN1]]
+// TWO: llvm.store
+// TWO: %[[TAIL:.*]] = arith.cmpi eq, %[[FIRST]], %c1047807_i32
+// TWO: scf.if %[[TAIL]]
+// TWO-COUNT-3: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+func.func @ragged_unrolled(%x: tensor<4097x1023xf32>) -> tensor<4097x1023xf32> {
+  %0 = fuse.exp %x : tensor<4097x1023xf32>
+  return %0 : tensor<4097x1023xf32>
 }
 
 // -----

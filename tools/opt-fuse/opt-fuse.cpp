@@ -126,7 +126,9 @@ cl::opt<bool> calibrate(
 cl::opt<int> vectorsPerThread(
     "vectors-per-thread",
     cl::desc("16-byte vectors each thread of an elementwise kernel owns "
-             "(1, 2 or 4; default 2)"),
+             "(1, 2 or 4; default 2), all loaded before any arithmetic; "
+             "kernels too small to fill every thread slot of the GPU at "
+             "that many keep one"),
     cl::init(2), cl::cat(category));
 cl::opt<int> rowElementsPerThread(
     "row-elements-per-thread",

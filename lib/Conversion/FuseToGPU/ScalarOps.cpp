@@ -9,10 +9,11 @@
 
 #include "ScalarOps.h"
 
+#include "FastMath.h"
+
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -39,16 +40,6 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
-/// One f32 PTX instruction `opcode` (e.g. "ex2.approx.ftz.f32") on `x`.
-Value ptxUnary(OpBuilder &b, Location loc, StringRef opcode, Value x) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, b.getF32Type(), ValueRange{x}, (opcode + " $0, $1;").str(),
-             "=f,f", /*has_side_effects=*/false,
-             /*is_align_stack=*/false, LLVM::TailCallKind::None,
-             LLVM::AsmDialectAttr(), ArrayAttr())
-      .getResult(0);
-}
-
 /// 1 / (1 + e^-x) for an op whose result has element type `result`, with
 /// two MUFU instructions: 2^(-x log2 e) by ex2.approx.ftz.f32 and the
 /// reciprocal by rcp.approx.ftz.f32 (libdevice's expf and the IEEE
@@ -63,7 +54,7 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
   constexpr double kMinusLog2E = -1.4426950408889634;
   Value minusLog2E = f32(b, loc, kMinusLog2E);
   Value p = arith::MulFOp::create(b, loc, x, minusLog2E);
-  Value e = ptxUnary(b, loc, "ex2.approx.ftz.f32", p);
+  Value e = emitPtxUnaryF32(b, loc, "ex2.approx.ftz.f32", p);
   if (!result.isBF16() && !result.isF16()) {
     // r = x (-log2 e) - p, exactly, plus x times what -log2 e lost to f32.
     const double lost =
@@ -83,8 +74,8 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
     e = arith::MulFOp::create(
         b, loc, e, arith::AddFOp::create(b, loc, f32(b, loc, 1.0), c));
   }
-  return ptxUnary(b, loc, "rcp.approx.ftz.f32",
-                  arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
+  return emitPtxUnaryF32(b, loc, "rcp.approx.ftz.f32",
+                         arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
 }
 
 /// tanh of `x` (f32) for an op whose result has element type `result`.
@@ -96,7 +87,7 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
 Value tanhFor(OpBuilder &b, Location loc, Value x, Type result) {
   if (!result.isBF16())
     return math::TanhOp::create(b, loc, x);
-  return ptxUnary(b, loc, "tanh.approx.f32", x);
+  return emitPtxUnaryF32(b, loc, "tanh.approx.f32", x);
 }
 
 /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), or with erf, written
@@ -113,7 +104,7 @@ Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind,
                             f32(b, loc, kSqrt2OverPi));
     t = tanhFor(b, loc, arith::MulFOp::create(b, loc, x, scale), result);
   } else {
-    t = math::ErfOp::create(
+    t = emitErfF32(
         b, loc,
         arith::MulFOp::create(b, loc, x, f32(b, loc, 0.7071067811865476)));
   }
@@ -287,7 +278,7 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
       .Case([&](TanhOp tanh) -> Value {
         return tanhFor(b, loc, x, tanh.getType().getElementType());
       })
-      .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](ErfOp) -> Value { return emitErfF32(b, loc, x); })
       .Case([&](SigmoidOp op) -> Value {
         return sigmoid(b, loc, x, op.getType().getElementType());
       })

@@ -46,9 +46,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "from 32 to 1024">,
     Option<"vectorsPerThread", "vectors-per-thread", "int64_t",
            /*default=*/"2",
-           "16-byte vectors each thread of a loop kernel owns when they fill "
-           "whole blocks (1, 2 or 4); all their loads are issued before any "
-           "arithmetic">,
+           "16-byte vectors each thread of a loop kernel owns (1, 2 or 4), "
+           "all loaded before any arithmetic, when the kernel still fills "
+           "every thread slot of the target's SMs at that many; smaller "
+           "kernels keep one">,
     Option<"rowElementsPerThread", "row-elements-per-thread", "int64_t",
            /*default=*/"32",
            "Elements of its row a thread of a row-reduction kernel holds in "

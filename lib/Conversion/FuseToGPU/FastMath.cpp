@@ -1,0 +1,75 @@
+//===- FastMath.cpp - f32 functions on the SM's own instructions ----------===//
+//
+// libdevice's erff evaluates one polynomial whose coefficients it selects
+// by range, then branches around ex2.approx for |x| >= 1. The branch splits
+// an elementwise kernel into basic blocks, and LLVM then sinks a thread's
+// later loads past the earlier vectors' arithmetic, so fewer bytes are in
+// flight (an f32 GELU-erf chain stayed near 80% of copy). This erf has no
+// branch: both pieces are computed and one is selected.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FastMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace opfuse {
+
+Value emitPtxUnaryF32(OpBuilder &b, Location loc, StringRef opcode, Value x) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x}, (opcode + " $0, $1;").str(),
+             "=f,f", /*has_side_effects=*/false,
+             /*is_align_stack=*/false, LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+namespace {
+
+Value f32(OpBuilder &b, Location loc, float value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// c[0] + c[1] x + ... by Horner's rule, one FMA a coefficient.
+Value horner(OpBuilder &b, Location loc, Value x, ArrayRef<float> c) {
+  Value r = f32(b, loc, c.back());
+  for (float coefficient : llvm::reverse(c.drop_back()))
+    r = math::FmaOp::create(b, loc, r, x, f32(b, loc, coefficient));
+  return r;
+}
+
+// Minimax fits by bench/fit_erf_f32.py (weighted for the relative error of
+// erf), rounded to f32. Below 1: erf(x) = x + x q(x^2), q's error 4.0e-8
+// of erf. From 1: erf(t) = 1 - 2^(-t (1 + p(t))), p's error 2.5e-9 of erf
+// on [1, 4]; erf rounds to 1 in f32 from 3.92 on.
+constexpr float kSmall[] = {0x1.06eba2p-3f,  -0x1.812674p-2f, 0x1.ce0942p-4f,
+                            -0x1.b5a358p-6f, 0x1.4246c4p-8f,  -0x1.273f7cp-11f};
+constexpr float kLarge[] = {0x1.41901ap-1f,  0x1.d5a9c6p-1f, 0x1.369490p-3f,
+                            -0x1.0d71eep-5f, 0x1.2d5234p-8f, -0x1.3ea804p-12f};
+
+} // namespace
+
+Value emitErfF32(OpBuilder &b, Location loc, Value x) {
+  Value small = math::FmaOp::create(
+      b, loc, x, horner(b, loc, arith::MulFOp::create(b, loc, x, x), kSmall),
+      x);
+  // t clamped to 4 so that the polynomial never overflows (erf(inf) is 1);
+  // minimumf keeps a NaN, which then reaches the result.
+  Value t = math::AbsFOp::create(b, loc, x);
+  Value clamped = arith::MinimumFOp::create(b, loc, t, f32(b, loc, 4.0f));
+  Value minusT = arith::NegFOp::create(b, loc, clamped);
+  Value exponent = math::FmaOp::create(b, loc, horner(b, loc, clamped, kLarge),
+                                       minusT, minusT);
+  Value tailValue = emitPtxUnaryF32(b, loc, "ex2.approx.ftz.f32", exponent);
+  Value large = math::CopySignOp::create(
+      b, loc, arith::SubFOp::create(b, loc, f32(b, loc, 1.0f), tailValue), x);
+  Value isSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, t,
+                                        f32(b, loc, 1.0f));
+  return arith::SelectOp::create(b, loc, isSmall, small, large);
+}
+
+} // namespace opfuse
