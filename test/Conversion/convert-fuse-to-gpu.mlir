@@ -92,6 +92,19 @@ func.func @ragged_unrolled(%x: tensor<4097x1023xf32>) -> tensor<4097x1023xf32> {
 
 // -----
 
+// Enough vectors (749874 and a tail of 7) to fill the GPU at two a thread,
+// but 1465 unrolled blocks would fill the last of two waves (1056 blocks
+// of 256 threads on the H200's 132 SMs) to 39%, where 2930 blocks of one
+// vector a thread fill the last of three to 77%: one vector a thread.
+// TWO-LABEL: func.func @last_wave
+// TWO: fuse.grid = array<i64: 2930, 1, 1>
+func.func @last_wave(%a: tensor<1999x3001xf16>, %b: tensor<1999x3001xf16>) -> tensor<1999x3001xf16> {
+  %0 = fuse.add %a, %b : (tensor<1999x3001xf16>, tensor<1999x3001xf16>) -> tensor<1999x3001xf16>
+  return %0 : tensor<1999x3001xf16>
+}
+
+// -----
+
 // bf16 moves 8 lanes per vector and computes in f32; a column vector
 // ([4, 1]) is one scalar load per vector; a splat constant becomes an f32
 // constant; i1 is stored as bytes.

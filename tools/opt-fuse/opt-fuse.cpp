@@ -128,7 +128,8 @@ cl::opt<int> vectorsPerThread(
     cl::desc("16-byte vectors each thread of an elementwise kernel owns "
              "(1, 2 or 4; default 2), all loaded before any arithmetic; "
              "kernels too small to fill every thread slot of the GPU at "
-             "that many keep one"),
+             "that many, or whose last wave of blocks it would empty, keep "
+             "one"),
     cl::init(2), cl::cat(category));
 cl::opt<int> rowElementsPerThread(
     "row-elements-per-thread",

@@ -48,8 +48,9 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            /*default=*/"2",
            "16-byte vectors each thread of a loop kernel owns (1, 2 or 4), "
            "all loaded before any arithmetic, when the kernel still fills "
-           "every thread slot of the target's SMs at that many; smaller "
-           "kernels keep one">,
+           "every thread slot of the target's SMs at that many and its last "
+           "wave of blocks about as well as with one; other kernels keep "
+           "one">,
     Option<"rowElementsPerThread", "row-elements-per-thread", "int64_t",
            /*default=*/"32",
            "Elements of its row a thread of a row-reduction kernel holds in "
