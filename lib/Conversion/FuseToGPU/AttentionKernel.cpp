@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+#include "FastMath.h"
 #include "GemmEmission.h"
 
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
@@ -54,12 +55,7 @@ AttentionKernel::AttentionKernel(AttentionProblem &p, const AttentionTiling &t,
 }
 
 Value AttentionKernel::exp2(Value x) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, b.getF32Type(), ValueRange{x},
-             "ex2.approx.ftz.f32 $0, $1;", "=f,f",
-             /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-      .getResult(0);
+  return emitPtxUnaryF32(b, loc, "ex2.approx.ftz.f32", x);
 }
 
 Value AttentionKernel::exp2Polynomial(Value x) {
@@ -89,12 +85,7 @@ Value AttentionKernel::exp2Polynomial(Value x) {
 Value AttentionKernel::tanh(Value y) {
   Value power = exp2(fmul(y, f32(2 * kLog2e)));
   Value inverse =
-      LLVM::InlineAsmOp::create(
-          b, loc, b.getF32Type(), ValueRange{fadd(power, f32(1.0))},
-          "rcp.approx.ftz.f32 $0, $1;", "=f,f", /*has_side_effects=*/false,
-          /*is_align_stack=*/false, LLVM::TailCallKind::None,
-          LLVM::AsmDialectAttr(), ArrayAttr())
-          .getResult(0);
+      emitPtxUnaryF32(b, loc, "rcp.approx.ftz.f32", fadd(power, f32(1.0)));
   return math::FmaOp::create(b, loc, inverse, f32(-2.0), f32(1.0));
 }
 
