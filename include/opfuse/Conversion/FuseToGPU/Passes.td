@@ -148,7 +148,9 @@ def ApproximateMath : Pass<"fuse-approximate-math"> {
     replaces `exp`, `log`, `tanh`, `erf` and the other transcendentals with
     MLIR's f32 polynomial approximations (errors of a few ulp; see
     docs/numerics.md), so the kernels need no library. The pipeline runs it
-    only when no toolkit is found or `--cuda-toolkit=none` is given.
+    only when no toolkit is found or `--cuda-toolkit=none` is given. The
+    emitters write `fuse.erf` (and GELU's erf) as opfuse's own branch-free
+    formula, so erf reaches this pass only as a `math.erf` written by hand.
 
     ```mlir
     %y = math.exp %x : f32
