@@ -19,6 +19,10 @@ using namespace mlir;
 
 namespace opfuse {
 
+Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
 Value emitPtxUnaryF32(OpBuilder &b, Location loc, StringRef opcode, Value x) {
   return LLVM::InlineAsmOp::create(
              b, loc, b.getF32Type(), ValueRange{x}, (opcode + " $0, $1;").str(),
@@ -30,15 +34,11 @@ Value emitPtxUnaryF32(OpBuilder &b, Location loc, StringRef opcode, Value x) {
 
 namespace {
 
-Value f32(OpBuilder &b, Location loc, float value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
-
 /// c[0] + c[1] x + ... by Horner's rule, one FMA a coefficient.
 Value horner(OpBuilder &b, Location loc, Value x, ArrayRef<float> c) {
-  Value r = f32(b, loc, c.back());
+  Value r = f32Constant(b, loc, c.back());
   for (float coefficient : llvm::reverse(c.drop_back()))
-    r = math::FmaOp::create(b, loc, r, x, f32(b, loc, coefficient));
+    r = math::FmaOp::create(b, loc, r, x, f32Constant(b, loc, coefficient));
   return r;
 }
 
@@ -60,15 +60,17 @@ Value emitErfF32(OpBuilder &b, Location loc, Value x) {
   // t clamped to 4 so that the polynomial never overflows (erf(inf) is 1);
   // minimumf keeps a NaN, which then reaches the result.
   Value t = math::AbsFOp::create(b, loc, x);
-  Value clamped = arith::MinimumFOp::create(b, loc, t, f32(b, loc, 4.0f));
+  Value clamped =
+      arith::MinimumFOp::create(b, loc, t, f32Constant(b, loc, 4.0f));
   Value minusT = arith::NegFOp::create(b, loc, clamped);
   Value exponent = math::FmaOp::create(b, loc, horner(b, loc, clamped, kLarge),
                                        minusT, minusT);
   Value tailValue = emitPtxUnaryF32(b, loc, "ex2.approx.ftz.f32", exponent);
   Value large = math::CopySignOp::create(
-      b, loc, arith::SubFOp::create(b, loc, f32(b, loc, 1.0f), tailValue), x);
+      b, loc,
+      arith::SubFOp::create(b, loc, f32Constant(b, loc, 1.0f), tailValue), x);
   Value isSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, t,
-                                        f32(b, loc, 1.0f));
+                                        f32Constant(b, loc, 1.0f));
   return arith::SelectOp::create(b, loc, isSmall, small, large);
 }
 

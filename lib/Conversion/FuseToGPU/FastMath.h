@@ -13,6 +13,9 @@
 
 namespace opfuse {
 
+/// An f32 constant of `value` (rounded to f32).
+mlir::Value f32Constant(mlir::OpBuilder &b, mlir::Location loc, double value);
+
 /// One f32 PTX instruction `opcode` (e.g. "ex2.approx.ftz.f32") on `x`.
 mlir::Value emitPtxUnaryF32(mlir::OpBuilder &b, mlir::Location loc,
                             llvm::StringRef opcode, mlir::Value x);

@@ -3,7 +3,8 @@
 // The arith/math form of every elementwise op on one element. Floats are
 // computed in f32 (f16/bf16 round only where a cast or a store asks), which
 // the GPU pipeline then maps to libdevice or polynomial approximations;
-// tanh (and GELU's) with a bf16 result uses the SM's own tanh instead.
+// erf, sigmoid and SiLU use opfuse's own formulas on the SM's ex2 and rcp
+// (FastMath.h), and tanh (and GELU's) with a bf16 result the SM's own tanh.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,10 +33,6 @@ Type getComputeType(Type type) {
 
 namespace {
 
-Value f32(OpBuilder &b, Location loc, double value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
-
 Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
@@ -52,7 +49,7 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
 /// power: a few f32 ulps in all, for two FMAs, an add and two multiplies.
 Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
   constexpr double kMinusLog2E = -1.4426950408889634;
-  Value minusLog2E = f32(b, loc, kMinusLog2E);
+  Value minusLog2E = f32Constant(b, loc, kMinusLog2E);
   Value p = arith::MulFOp::create(b, loc, x, minusLog2E);
   Value e = emitPtxUnaryF32(b, loc, "ex2.approx.ftz.f32", p);
   if (!result.isBF16() && !result.isF16()) {
@@ -61,21 +58,22 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
         kMinusLog2E - static_cast<double>(static_cast<float>(kMinusLog2E));
     Value r = math::FmaOp::create(b, loc, x, minusLog2E,
                                   arith::NegFOp::create(b, loc, p));
-    r = math::FmaOp::create(b, loc, x, f32(b, loc, lost), r);
+    r = math::FmaOp::create(b, loc, x, f32Constant(b, loc, lost), r);
     // 2^(p + r) = 2^p (1 + r ln 2), a product and not an FMA: 2^p may be
     // infinite (x <= -88.72), and inf + inf (1 + r ln 2 - 1) is NaN when r
     // is negative. The factor stays in [0.5, 2], so that it never flips
     // the sign of inf: r is at most half an ulp of p, beyond 1 only where
     // 2^p is already 0 or inf (|x| > 1.1e7), and NaN for an infinite x
     // (inf - inf), which maxnum and minnum turn into -0.5.
-    Value c = arith::MulFOp::create(b, loc, r, f32(b, loc, M_LN2));
-    c = arith::MaxNumFOp::create(b, loc, c, f32(b, loc, -0.5));
-    c = arith::MinNumFOp::create(b, loc, c, f32(b, loc, 1.0));
+    Value c = arith::MulFOp::create(b, loc, r, f32Constant(b, loc, M_LN2));
+    c = arith::MaxNumFOp::create(b, loc, c, f32Constant(b, loc, -0.5));
+    c = arith::MinNumFOp::create(b, loc, c, f32Constant(b, loc, 1.0));
     e = arith::MulFOp::create(
-        b, loc, e, arith::AddFOp::create(b, loc, f32(b, loc, 1.0), c));
+        b, loc, e, arith::AddFOp::create(b, loc, f32Constant(b, loc, 1.0), c));
   }
-  return emitPtxUnaryF32(b, loc, "rcp.approx.ftz.f32",
-                         arith::AddFOp::create(b, loc, f32(b, loc, 1.0), e));
+  return emitPtxUnaryF32(
+      b, loc, "rcp.approx.ftz.f32",
+      arith::AddFOp::create(b, loc, f32Constant(b, loc, 1.0), e));
 }
 
 /// tanh of `x` (f32) for an op whose result has element type `result`.
@@ -99,16 +97,16 @@ Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind,
     // x (sqrt(2/pi) + sqrt(2/pi) 0.044715 x^2)
     constexpr double kSqrt2OverPi = 0.7978845608028654;
     Value x2 = arith::MulFOp::create(b, loc, x, x);
-    Value scale =
-        math::FmaOp::create(b, loc, x2, f32(b, loc, kSqrt2OverPi * 0.044715),
-                            f32(b, loc, kSqrt2OverPi));
+    Value scale = math::FmaOp::create(
+        b, loc, x2, f32Constant(b, loc, kSqrt2OverPi * 0.044715),
+        f32Constant(b, loc, kSqrt2OverPi));
     t = tanhFor(b, loc, arith::MulFOp::create(b, loc, x, scale), result);
   } else {
-    t = emitErfF32(
-        b, loc,
-        arith::MulFOp::create(b, loc, x, f32(b, loc, 0.7071067811865476)));
+    t = emitErfF32(b, loc,
+                   arith::MulFOp::create(
+                       b, loc, x, f32Constant(b, loc, 0.7071067811865476)));
   }
-  Value half = arith::MulFOp::create(b, loc, f32(b, loc, 0.5), x);
+  Value half = arith::MulFOp::create(b, loc, f32Constant(b, loc, 0.5), x);
   return math::FmaOp::create(b, loc, half, t, half);
 }
 
@@ -148,9 +146,9 @@ Value floatToInteger(OpBuilder &b, Location loc, Value x, Type target) {
   const double limit = std::ldexp(1.0, static_cast<int>(width) - 1);
   Value truncated = arith::FPToSIOp::create(b, loc, target, x);
   Value tooHigh = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
-                                        f32(b, loc, limit));
+                                        f32Constant(b, loc, limit));
   Value tooLow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
-                                       f32(b, loc, -limit));
+                                       f32Constant(b, loc, -limit));
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
   const llvm::APInt max = llvm::APInt::getSignedMaxValue(width);
   const llvm::APInt min = llvm::APInt::getSignedMinValue(width);
@@ -291,7 +289,7 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
                     gelu_.getType().getElementType());
       })
       .Case([&](ReciprocalOp) -> Value {
-        return arith::DivFOp::create(b, loc, f32(b, loc, 1.0), x);
+        return arith::DivFOp::create(b, loc, f32Constant(b, loc, 1.0), x);
       })
       .Case([&](ReluOp) -> Value {
         if (isFloat)
