@@ -41,11 +41,12 @@ FailureOr<GroupEvaluator::Lanes> GroupEvaluator::evaluate(Value value,
         return failure();
       operands.push_back(std::move(*operandLanes));
     }
+    const Type roundedTo = demand.roundedTo(value);
     for (int64_t lane = 0; lane < width; ++lane) {
       SmallVector<Value> scalars;
       for (const Lanes &operand : operands)
         scalars.push_back(operand[lane]);
-      FailureOr<Value> scalar = emitScalarOp(b, op, scalars);
+      FailureOr<Value> scalar = emitScalarOp(b, op, scalars, roundedTo);
       if (failed(scalar))
         return failure();
       lanes.push_back(*scalar);

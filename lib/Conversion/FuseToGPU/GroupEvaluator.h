@@ -11,6 +11,8 @@
 #ifndef OPFUSE_LIB_CONVERSION_FUSETOGPU_GROUPEVALUATOR_H
 #define OPFUSE_LIB_CONVERSION_FUSETOGPU_GROUPEVALUATOR_H
 
+#include "PrecisionDemand.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -76,6 +78,10 @@ private:
   Lanes roundToDeclared(mlir::Value value, Lanes lanes);
 
   Memo &memo;
+
+protected:
+  /// What each op's result is rounded to, for emitScalarOp's formulas.
+  PrecisionDemand demand;
 };
 
 } // namespace opfuse

@@ -1,5 +1,4 @@
-//===- RowDivision.cpp - Dividing a row's elements by one per-row value
-//----===//
+//===- RowDivision.cpp - A row's elements divided by a per-row value ------===//
 //
 // softmax divides every element of a row by the row's sum. div.rn.f32 is
 // about ten instructions per element, one of them on the SM's slow
@@ -11,7 +10,9 @@
 // the correctly rounded reciprocal and nothing underflows. Six
 // instructions per element, none on that unit, and the same bits as IEEE
 // division but for quotients or dividends below 2^-100, which may differ by
-// an ulp (docs/numerics.md).
+// an ulp (docs/numerics.md). A quotient that is rounded to f16 or bf16
+// before anything sees more of it (a 16-bit softmax's) skips the
+// correction: one multiplication per element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,11 +91,19 @@ RowKernelEmitter::rowReciprocalOf(Operation *op) {
 }
 
 SmallVector<Value> RowKernelEmitter::divideByRow(const RowReciprocal &row,
-                                                 ArrayRef<Value> dividend) {
+                                                 ArrayRef<Value> dividend,
+                                                 bool roundedTo16Bits) {
   SmallVector<Value> quotients;
   for (Value a : dividend) {
     a = arith::MulFOp::create(b, loc, a, row.scale);
     Value q = arith::MulFOp::create(b, loc, a, row.reciprocal);
+    // RN(a y) is within 1.5 ulps of a / b (y is the correctly rounded 1/b),
+    // and IEEE's for a zero, infinite or NaN a or b: rounded to f16 or bf16
+    // it is a / b's rounding or a neighbour (docs/numerics.md).
+    if (roundedTo16Bits) {
+      quotients.push_back(q);
+      continue;
+    }
     Value e = math::FmaOp::create(b, loc, arith::NegFOp::create(b, loc, q),
                                   row.divisor, a);
     Value corrected = math::FmaOp::create(b, loc, e, row.correction, q);

@@ -173,7 +173,8 @@ protected:
             evaluate(op->getOperand(0), operandContext(op, context));
         if (failed(dividend))
           return failure();
-        return std::optional<Lanes>(emitter.divideByRow(*row, *dividend));
+        return std::optional<Lanes>(emitter.divideByRow(
+            *row, *dividend, static_cast<bool>(demand.roundedTo(value))));
       }
     RowValueKind kind = emitter.info.kinds.lookup(value);
     if (kind == RowValueKind::Scalar || kind == RowValueKind::Row) {

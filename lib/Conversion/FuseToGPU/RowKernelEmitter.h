@@ -131,9 +131,12 @@ private:
   /// The reciprocal emitRowReciprocals computed for `op`'s divisor, or null
   /// when `op` divides with div.rn.
   const RowReciprocal *rowReciprocalOf(Operation *op);
-  /// `dividend`'s lanes divided by `row`'s divisor through its reciprocal.
+  /// `dividend`'s lanes divided by `row`'s divisor through its reciprocal:
+  /// correctly rounded, or (`roundedTo16Bits`: the quotient is rounded to
+  /// f16 or bf16 before anything sees more of it) within about an f32 ulp.
   SmallVector<Value> divideByRow(const RowReciprocal &row,
-                                 ArrayRef<Value> dividend);
+                                 ArrayRef<Value> dividend,
+                                 bool roundedTo16Bits);
   Value identity(Combine combine, Type type);
   Value combine(Combine kind, Value lhs, Value rhs);
   Value combineAll(Combine kind, SmallVector<Value> values);

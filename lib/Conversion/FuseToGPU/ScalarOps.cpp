@@ -88,6 +88,25 @@ Value tanhFor(OpBuilder &b, Location loc, Value x, Type result) {
   return emitPtxUnaryF32(b, loc, "tanh.approx.f32", x);
 }
 
+/// e^x for an op computed to `precision`. Rounded to f16 or bf16, it is
+/// 2^(x log2 e) on ex2.approx (one MUFU instruction) from the rounded
+/// product: the product's rounding is an absolute error of at most
+/// |x log2 e| 2^-24 in the exponent, a relative one of |x| 2^-24 in the
+/// result, under 2^-17 wherever e^x is a finite nonzero bf16 (|x| < 89.5)
+/// and 2^-20 for f16 (|x| < 17.4), with ex2's own 2^-22 on top: far below
+/// the 2^-9 and 2^-12 of the rounding that follows (docs/numerics.md).
+/// libdevice's expf spends eleven instructions on f32's last ulps, and a
+/// 16-bit softmax is bound as much by its instructions as by memory. bf16
+/// keeps f32's range, so its ex2 does not flush subnormal results.
+Value expFor(OpBuilder &b, Location loc, Value x, Type precision) {
+  if (!precision.isBF16() && !precision.isF16())
+    return math::ExpOp::create(b, loc, x);
+  Value p =
+      arith::MulFOp::create(b, loc, x, f32Constant(b, loc, 1.4426950408889634));
+  return emitPtxUnaryF32(
+      b, loc, precision.isF16() ? "ex2.approx.ftz.f32" : "ex2.approx.f32", p);
+}
+
 /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), or with erf, written
 /// as h + h t for h = x / 2: one FMA where 1 + t and the product were two.
 Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind,
@@ -248,11 +267,18 @@ Value binary(OpBuilder &b, Location loc, ValueRange operands) {
 
 } // namespace
 
-FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
-                              ValueRange operands) {
+FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
+                              Type roundedTo) {
   Location loc = op->getLoc();
   Value x = operands.empty() ? Value() : operands[0];
   const bool isFloat = x && isa<FloatType>(x.getType());
+  // The precision the result is computed to: the 16-bit type it is
+  // rounded to, else its own element type.
+  auto precisionOf = [&](Value result) -> Type {
+    if (roundedTo)
+      return roundedTo;
+    return cast<RankedTensorType>(result.getType()).getElementType();
+  };
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case([&](NegOp) -> Value {
         if (isFloat)
@@ -269,24 +295,25 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op,
             b, loc, negative,
             arith::SubIOp::create(b, loc, zeroOf(b, loc, x.getType()), x), x);
       })
-      .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
+      .Case([&](ExpOp exp) -> Value {
+        return expFor(b, loc, x, precisionOf(exp));
+      })
       .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
       .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
       .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
       .Case([&](TanhOp tanh) -> Value {
-        return tanhFor(b, loc, x, tanh.getType().getElementType());
+        return tanhFor(b, loc, x, precisionOf(tanh));
       })
       .Case([&](ErfOp) -> Value { return emitErfF32(b, loc, x); })
       .Case([&](SigmoidOp op) -> Value {
-        return sigmoid(b, loc, x, op.getType().getElementType());
+        return sigmoid(b, loc, x, precisionOf(op));
       })
       .Case([&](SiluOp op) -> Value {
-        return arith::MulFOp::create(
-            b, loc, x, sigmoid(b, loc, x, op.getType().getElementType()));
+        return arith::MulFOp::create(b, loc, x,
+                                     sigmoid(b, loc, x, precisionOf(op)));
       })
       .Case([&](GeluOp gelu_) -> Value {
-        return gelu(b, loc, x, gelu_.getApproximate(),
-                    gelu_.getType().getElementType());
+        return gelu(b, loc, x, gelu_.getApproximate(), precisionOf(gelu_));
       })
       .Case([&](ReciprocalOp) -> Value {
         return arith::DivFOp::create(b, loc, f32Constant(b, loc, 1.0), x);
