@@ -22,6 +22,7 @@ are listed as skipped: their predictions exist (--emit=report) but nothing
 can be measured.
 """
 import argparse
+import datetime
 import glob
 import json
 import os
@@ -104,8 +105,12 @@ def main():
     if skipped:
         print("not measurable yet (no GPU emitter): " + ", ".join(skipped))
     if args.json:
+        # What --measured reads back: the rows and where they were taken.
+        meta = {"device": rows[0]["device"],
+                "date": datetime.date.today().isoformat(),
+                "command": " ".join(sys.argv)}
         with open(args.json, "w") as out:
-            json.dump(rows, out, indent=1)
+            json.dump({"meta": meta, "rows": rows}, out, indent=1)
 
 
 def summarize(rows):

@@ -218,8 +218,7 @@ Prediction CostModel::predict(const Work &work) const {
   prediction.linkSeconds =
       work.linkBytes ? work.linkBytes / target_.linkBandwidth : 0;
   prediction.launchSeconds =
-      target_.launchOverhead +
-      (work.linkBytes ? 0 : CostModel::kKernelLatencySeconds);
+      target_.launchOverhead + (work.linkBytes ? 0 : target_.kernelLatency);
   prediction.bound = BoundKind::Memory;
   if (prediction.computeSeconds > prediction.memorySeconds)
     prediction.bound = BoundKind::Compute;

@@ -63,6 +63,8 @@ const std::vector<Field> &fields() {
        &T::fp16TensorFlops},
       {"launch_overhead_us", FieldKind::Rate, 1e-6, nullptr, nullptr,
        &T::launchOverhead},
+      {"kernel_latency_us", FieldKind::Rate, 1e-6, nullptr, nullptr,
+       &T::kernelLatency},
       {"memory_efficiency", FieldKind::Fraction, 1, nullptr, nullptr,
        &T::memoryEfficiency},
       {"compute_efficiency", FieldKind::Fraction, 1, nullptr, nullptr,
@@ -160,7 +162,9 @@ llvm::Expected<GpuTarget> parseTargetJson(llvm::StringRef text,
   for (const Field &field : fields()) {
     const llvm::json::Value *value = object->get(field.key);
     if (!value) {
-      if (hasBase || llvm::StringRef(field.key) == "source")
+      // Files written before kernel_latency_us existed keep the default.
+      if (hasBase || llvm::StringRef(field.key) == "source" ||
+          llvm::StringRef(field.key) == "kernel_latency_us")
         continue;
       return invalid(fileName, llvm::Twine("missing \"") + field.key +
                                    "\" (or give \"base\": a built-in target "

@@ -37,7 +37,7 @@ void writeTarget(const GpuTarget &target, llvm::raw_ostream &os) {
       target.fp32Flops * target.computeEfficiency / 1e12,
       target.fp16TensorFlops * target.tensorEfficiency / 1e12,
       target.linkBandwidth / 1e9, target.launchOverhead * 1e6,
-      CostModel::kKernelLatencySeconds * 1e6);
+      target.kernelLatency * 1e6);
 }
 
 void writePrecision(const Report &report, llvm::raw_ostream &os) {

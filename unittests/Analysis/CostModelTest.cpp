@@ -56,7 +56,7 @@ TEST_F(CostModelTest, MemoryBoundElementwise) {
   EXPECT_NEAR(p.computeSeconds, 1048576 / 10e12, 1e-15);
   // The launch overhead and the latency every kernel pays beyond it.
   EXPECT_NEAR(p.seconds(),
-              8388608 / 1e12 + 5e-6 + CostModel::kKernelLatencySeconds, 1e-15);
+              8388608 / 1e12 + 5e-6 + GpuTarget::kDefaultKernelLatency, 1e-15);
 }
 
 TEST_F(CostModelTest, SmallKernelStreamsFromL2) {

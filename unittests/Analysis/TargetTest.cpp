@@ -47,6 +47,7 @@ TEST(TargetTest, WrittenFileParsesBackToTheSameTarget) {
   GpuTarget original = *findBuiltinTarget("a100");
   original.source = "calibrated on test";
   original.launchOverhead = 5.86e-6;
+  original.kernelLatency = 0.41e-6;
   std::string text;
   llvm::raw_string_ostream os(text);
   writeTargetJson(original, os);
@@ -60,6 +61,7 @@ TEST(TargetTest, WrittenFileParsesBackToTheSameTarget) {
   EXPECT_DOUBLE_EQ(parsed->hbmBandwidth, original.hbmBandwidth);
   EXPECT_DOUBLE_EQ(parsed->fp16TensorFlops, original.fp16TensorFlops);
   EXPECT_NEAR(parsed->launchOverhead, original.launchOverhead, 1e-12);
+  EXPECT_NEAR(parsed->kernelLatency, original.kernelLatency, 1e-12);
   EXPECT_DOUBLE_EQ(parsed->memoryEfficiency, original.memoryEfficiency);
 }
 
@@ -99,6 +101,26 @@ TEST(TargetTest, InvalidFilesSayWhatIsWrong) {
                            "base": "h200", "fp32": 1})"),
             "target file 't.json': unknown key \"fp32\" (see "
             "docs/target-format.md)");
+}
+
+TEST(TargetTest, FilesWithoutKernelLatencyKeepTheDefault) {
+  // A complete file as --calibrate wrote it before kernel_latency_us.
+  llvm::Expected<GpuTarget> parsed = parseTargetJson(
+      R"({"format": "opfuse-target", "version": 1, "name": "h200",
+          "description": "NVIDIA H200", "chip": "sm_90", "source": "old",
+          "sm_count": 132, "l2_bytes": 62914560,
+          "shared_memory_per_sm_bytes": 233472, "hbm_gb_per_s": 4202.45,
+          "l2_gb_per_s": 7519.37, "link_gb_per_s": 450,
+          "fp32_tflops": 63.3773, "tf32_tensor_tflops": 316.506,
+          "fp16_tensor_tflops": 632.527, "launch_overhead_us": 5.856,
+          "memory_efficiency": 1, "compute_efficiency": 1,
+          "tensor_efficiency": 1})");
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_DOUBLE_EQ(parsed->kernelLatency, GpuTarget::kDefaultKernelLatency);
+  EXPECT_EQ(parseError(R"({"format": "opfuse-target", "version": 1,
+                           "base": "h200", "kernel_latency_us": -1})"),
+            "target file 't.json': \"kernel_latency_us\" must be a "
+            "positive number");
 }
 
 TEST(TargetTest, LoadTargetTellsNamesFromFiles) {

@@ -65,12 +65,6 @@ struct Prediction {
 
 class CostModel {
 public:
-  /// What every kernel pays beyond its launch, however small: the first
-  /// bytes' round trip to memory and the last wave's drain. The two smallest
-  /// kernels of the tuning set (139 KB and 528 KB) measured 1.07 and 0.79 us
-  /// above the launch overhead with their bytes' time.
-  static constexpr double kKernelLatencySeconds = 0.9e-6;
-
   explicit CostModel(GpuTarget target) : target_(std::move(target)) {}
   const GpuTarget &target() const { return target_; }
 

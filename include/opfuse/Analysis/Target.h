@@ -55,6 +55,13 @@ struct GpuTarget {
 
   /// Seconds a kernel costs beyond its work: launch and drain.
   double launchOverhead = 0;
+  /// What every kernel that moves memory pays beyond its launch, however
+  /// small: the first bytes' round trip and the last stores' drain.
+  /// 0.9 us unless a target file says otherwise: what the two smallest
+  /// tuning kernels (139 KB and 528 KB) measured above the launch on
+  /// 2026-12-03. --calibrate keeps it (docs/cost-model.md says why).
+  double kernelLatency = kDefaultKernelLatency;
+  static constexpr double kDefaultKernelLatency = 0.9e-6;
 
   double memoryEfficiency = 1;
   double computeEfficiency = 1;

@@ -262,3 +262,9 @@ func.func @early_launch_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
   %0 = fuse.relu %x {fuse.early_launch} : tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+// expected-error @below {{the kernel latency must be positive and finite}}
+module attributes {fuse.target = #fuse.target<name = "t", description = "", chip = "sm_90", source = "", sm_count = 132, l2_bytes = 62914560, shared_memory_per_sm_bytes = 233472, hbm_bandwidth = 4.8e+12, l2_bandwidth = 1.2e+13, link_bandwidth = 4.5e+11, fp32_flops = 6.7e+13, tf32_tensor_flops = 4.9e+14, fp16_tensor_flops = 9.9e+14, launch_overhead = 2.0e-06, memory_efficiency = 0.9, compute_efficiency = 0.9, tensor_efficiency = 0.8, kernel_latency = 0.0>} {
+}

@@ -129,7 +129,8 @@ def target(path):
         need(t, key, int, "target")
     for key in ("hbm_gb_per_s", "l2_gb_per_s", "link_gb_per_s", "fp32_tflops",
                 "tf32_tensor_tflops", "fp16_tensor_tflops", "launch_overhead_us",
-                "memory_efficiency", "compute_efficiency", "tensor_efficiency"):
+                "kernel_latency_us", "memory_efficiency", "compute_efficiency",
+                "tensor_efficiency"):
         if need(t, key, float, "target") <= 0:
             sys.exit(f"target: {key} is not positive")
     print(f"target ok: {t['name']} {t['chip']}, source: {t['source']}")

@@ -99,18 +99,19 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef name,
                    APFloat hbm, APFloat l2, APFloat link, APFloat fp32,
                    APFloat tf32, APFloat fp16, APFloat launch,
                    APFloat memoryEfficiency, APFloat computeEfficiency,
-                   APFloat tensorEfficiency) {
+                   APFloat tensorEfficiency, APFloat kernelLatency) {
   if (!chip.starts_with("sm_"))
     return emitError() << "chip '" << chip
                        << "' is not an SM architecture (sm_80, sm_90, ...)";
   if (smCount <= 0 || l2Bytes <= 0 || sharedMemoryPerSm <= 0)
     return emitError() << "sm_count, l2_bytes and shared_memory_per_sm_bytes "
                           "must be positive";
-  for (const APFloat &rate : {hbm, l2, link, fp32, tf32, fp16, launch}) {
+  for (const APFloat &rate :
+       {hbm, l2, link, fp32, tf32, fp16, launch, kernelLatency}) {
     double value = rate.convertToDouble();
     if (!(value > 0) || !std::isfinite(value))
-      return emitError() << "bandwidths, throughputs and the launch overhead "
-                            "must be positive and finite";
+      return emitError() << "bandwidths, throughputs, the launch overhead and "
+                            "the kernel latency must be positive and finite";
   }
   for (const APFloat &fraction :
        {memoryEfficiency, computeEfficiency, tensorEfficiency}) {
@@ -140,6 +141,7 @@ GpuTarget TargetAttr::getTarget() const {
   t.memoryEfficiency = getMemoryEfficiency().convertToDouble();
   t.computeEfficiency = getComputeEfficiency().convertToDouble();
   t.tensorEfficiency = getTensorEfficiency().convertToDouble();
+  t.kernelLatency = getKernelLatency().convertToDouble();
   return t;
 }
 
@@ -150,7 +152,7 @@ TargetAttr TargetAttr::get(MLIRContext *context, const GpuTarget &t) {
              f(t.l2Bandwidth), f(t.linkBandwidth), f(t.fp32Flops),
              f(t.tf32TensorFlops), f(t.fp16TensorFlops), f(t.launchOverhead),
              f(t.memoryEfficiency), f(t.computeEfficiency),
-             f(t.tensorEfficiency));
+             f(t.tensorEfficiency), f(t.kernelLatency));
 }
 
 LogicalResult

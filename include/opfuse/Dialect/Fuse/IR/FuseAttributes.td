@@ -25,6 +25,14 @@ def Fuse_F64Parameter : APFloatParameter<"a double"> {
   let printer = "$_printer.printFloat($_self)";
 }
 
+// A double that may be left out: then the default, and not printed.
+class Fuse_DefaultF64Parameter<string default>
+    : APFloatParameter<"a double with a default"> {
+  let parser = "::opfuse::fuse::parseF64Parameter($_parser)";
+  let printer = "$_printer.printFloat($_self)";
+  let defaultValue = default;
+}
+
 //===----------------------------------------------------------------------===//
 // Target
 //===----------------------------------------------------------------------===//
@@ -63,7 +71,10 @@ def Fuse_TargetAttr : Fuse_Attr<"Target", "target"> {
     Fuse_F64Parameter:$launch_overhead,
     Fuse_F64Parameter:$memory_efficiency,
     Fuse_F64Parameter:$compute_efficiency,
-    Fuse_F64Parameter:$tensor_efficiency
+    Fuse_F64Parameter:$tensor_efficiency,
+    Fuse_DefaultF64Parameter<
+        "::llvm::APFloat(::opfuse::GpuTarget::kDefaultKernelLatency)">:
+        $kernel_latency
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
