@@ -11,7 +11,8 @@
 // output's index and stores vectors along the output's innermost
 // dimension. The tile's rows are padded by one element, so both phases
 // touch distinct banks. Each block owns one tile of one slice of the other
-// dimensions; partial tiles at the edges are guarded.
+// dimensions, consecutive blocks neighbouring tiles of the output's rows;
+// partial tiles at the edges are guarded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -287,18 +288,19 @@ TransposeKernel::TransposeKernel(GroupOp group, const TransposeShape &s,
                                                  gpu::AddressSpace::Workgroup)),
       loc);
 
-  // The block's tile: (batch, tile across, tile inner), inner fastest.
+  // The block's tile: (batch, tile inner, tile across), across fastest:
+  // consecutive blocks write neighbouring segments of the output's rows.
   thread = kb.threadId();
   Value blockId = kb.logicalBlock(config);
   SmallVector<Value> coordinates =
-      kb.decompose(blockId, {s.batch(), s.tilesAcross(), s.tilesInner()});
+      kb.decompose(blockId, {s.batch(), s.tilesInner(), s.tilesAcross()});
   SmallVector<int64_t> batchShape;
   for (int64_t d : s.batchDims)
     batchShape.push_back(input.getDimSize(d));
   if (!batchShape.empty())
     batchIndex = kb.decompose(coordinates[0], batchShape);
-  acrossBase = arith::MulIOp::create(b, loc, coordinates[1], kb.constant(t));
-  innerBase = arith::MulIOp::create(b, loc, coordinates[2], kb.constant(t));
+  acrossBase = arith::MulIOp::create(b, loc, coordinates[2], kb.constant(t));
+  innerBase = arith::MulIOp::create(b, loc, coordinates[1], kb.constant(t));
 
   // A tile wholly inside the tensor needs no guards, and its slots' loads
   // are all issued before any is used; tiles on an edge guard each slot.
