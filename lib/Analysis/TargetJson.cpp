@@ -75,6 +75,13 @@ const std::vector<Field> &fields() {
   return table;
 }
 
+/// Keys a file without "base" may leave out: the source, and the kernel
+/// latency, which files written before it existed do not have (the
+/// GpuTarget default stays).
+bool isOptional(llvm::StringRef key) {
+  return key == "source" || key == "kernel_latency_us";
+}
+
 llvm::Error invalid(llvm::StringRef fileName, const llvm::Twine &message) {
   std::string prefix = fileName.empty()
                            ? "target file"
@@ -162,9 +169,7 @@ llvm::Expected<GpuTarget> parseTargetJson(llvm::StringRef text,
   for (const Field &field : fields()) {
     const llvm::json::Value *value = object->get(field.key);
     if (!value) {
-      // Files written before kernel_latency_us existed keep the default.
-      if (hasBase || llvm::StringRef(field.key) == "source" ||
-          llvm::StringRef(field.key) == "kernel_latency_us")
+      if (hasBase || isOptional(field.key))
         continue;
       return invalid(fileName, llvm::Twine("missing \"") + field.key +
                                    "\" (or give \"base\": a built-in target "

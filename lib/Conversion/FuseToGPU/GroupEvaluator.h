@@ -71,6 +71,8 @@ protected:
   mlir::OpBuilder &b;
   int64_t width;
   const bool strict;
+  /// What each op's result is rounded to, for emitScalarOp's formulas.
+  PrecisionDemand demand;
 
 private:
   /// `lanes` of `value` rounded to its f16 or bf16 element type in strict
@@ -78,10 +80,6 @@ private:
   Lanes roundToDeclared(mlir::Value value, Lanes lanes);
 
   Memo &memo;
-
-protected:
-  /// What each op's result is rounded to, for emitScalarOp's formulas.
-  PrecisionDemand demand;
 };
 
 } // namespace opfuse

@@ -5,6 +5,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -13,12 +14,6 @@ using namespace opfuse::fuse;
 namespace opfuse {
 
 namespace {
-
-Type elementTypeOf(Value value) {
-  if (auto shaped = dyn_cast<ShapedType>(value.getType()))
-    return shaped.getElementType();
-  return value.getType();
-}
 
 bool isSixteenBitFloat(Type type) {
   return isa<Float16Type, BFloat16Type>(type);
@@ -60,7 +55,7 @@ Type PrecisionDemand::roundedTo(Value value) {
 }
 
 Type PrecisionDemand::compute(Value value) {
-  Type element = elementTypeOf(value);
+  Type element = getElementTypeOrSelf(value);
   if (isSixteenBitFloat(element))
     return element;
   if (!element.isF32() || value.use_empty())

@@ -37,7 +37,8 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
-/// 1 / (1 + e^-x) for an op whose result has element type `result`, with
+/// 1 / (1 + e^-x) for an op whose result is rounded to `result` (its own
+/// element type, or the 16-bit type PrecisionDemand finds), with
 /// two MUFU instructions: 2^(-x log2 e) by ex2.approx.ftz.f32 and the
 /// reciprocal by rcp.approx.ftz.f32 (libdevice's expf and the IEEE
 /// reciprocal cost a SiLU epilogue a third of a large GEMM's time, and an
@@ -76,7 +77,8 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, Type result) {
       arith::AddFOp::create(b, loc, f32Constant(b, loc, 1.0), e));
 }
 
-/// tanh of `x` (f32) for an op whose result has element type `result`.
+/// tanh of `x` (f32) for an op whose result is rounded to `result` (as
+/// for sigmoid).
 /// A bf16 result gets the SM's tanh.approx.f32 (sm_75 on; bf16 kernels
 /// need sm_80 anyway): one MUFU instruction instead of libdevice's dozen,
 /// with a relative error of about 1.1e-5 (docs/numerics.md), 175 times

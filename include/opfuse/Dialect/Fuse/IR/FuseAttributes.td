@@ -20,16 +20,15 @@ class Fuse_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 }
 
 // A double printed so that it reads back bit for bit.
-def Fuse_F64Parameter : APFloatParameter<"a double"> {
+class Fuse_F64ParameterOf<string summary> : APFloatParameter<summary> {
   let parser = "::opfuse::fuse::parseF64Parameter($_parser)";
   let printer = "$_printer.printFloat($_self)";
 }
+def Fuse_F64Parameter : Fuse_F64ParameterOf<"a double">;
 
-// A double that may be left out: then the default, and not printed.
+// One that may be left out: then the default, and not printed.
 class Fuse_DefaultF64Parameter<string default>
-    : APFloatParameter<"a double with a default"> {
-  let parser = "::opfuse::fuse::parseF64Parameter($_parser)";
-  let printer = "$_printer.printFloat($_self)";
+    : Fuse_F64ParameterOf<"a double with a default"> {
   let defaultValue = default;
 }
 
