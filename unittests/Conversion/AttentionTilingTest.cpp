@@ -1,8 +1,9 @@
 //===- AttentionTilingTest.cpp - The attention kernel's tiling and launch -===//
 //
 // --attention-tiling's syntax, when auto splits a query tile's keys among
-// blocks (decode steps whose few query tiles leave SMs idle) and the
-// launch and workspace such a split kernel asks the runtime for.
+// blocks (decode steps whose few query tiles leave SMs idle), the launch
+// and workspace such a split kernel asks the runtime for, and how many
+// heads' query tiles run together (the block order's sections).
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,6 +164,41 @@ TEST_F(AttentionTilingTest, KeepsTheTilingWhereSplittingDoesNotPay) {
   LaunchConfig launch = attentionLaunch(full, t);
   EXPECT_EQ(launch.splits, 1);
   EXPECT_EQ(launch.workspaceBytes, 0);
+}
+
+TEST_F(AttentionTilingTest, HeadsRunOneAtATimeWithoutACausalMask) {
+  // Every query tile has the same work: one head's tiles together share
+  // its K and V in the L2, whatever the size.
+  for (int64_t s : {512, 2048, 16384}) {
+    AttentionProblem p = problem(16384 / s, 16, 16, s, s, 128);
+    EXPECT_EQ(autoTiling(p).headsPerSection, 1) << s;
+    // An explicit tiling orders its blocks the same way.
+    EXPECT_EQ(
+        chooseAttentionTiling(p, "tma:128x128", true, h200()).headsPerSection,
+        1);
+  }
+}
+
+TEST_F(AttentionTilingTest, CausalSectionsHoldWhatHalfTheL2Holds) {
+  // Half the H200's 60 MiB L2 over each head's K and V, rounded down to a
+  // divisor of the (batch, head) pairs.
+  AttentionProblem p = problem(1, 16, 16, 16384, 16384, 128);
+  p.causal = true;
+  // 8 MiB of K and V a head: 3 fit, 2 divides 16.
+  EXPECT_EQ(autoTiling(p).headsPerSection, 2);
+  p = problem(4, 16, 16, 4096, 4096, 128);
+  p.causal = true;
+  // 2 MiB a head: 15 fit, 8 divides 64.
+  EXPECT_EQ(autoTiling(p).headsPerSection, 8);
+  p = problem(32, 16, 16, 512, 512, 64);
+  p.causal = true;
+  // 128 KiB a head: 240 fit, 128 divides 512.
+  EXPECT_EQ(autoTiling(p).headsPerSection, 128);
+  // Grouped-query heads share their group's K and V: 32 heads over 8 K/V
+  // heads read 1 MiB each at 8k keys, 30 fit, 16 divides 128.
+  p = problem(4, 32, 8, 8192, 8192, 128);
+  p.causal = true;
+  EXPECT_EQ(autoTiling(p).headsPerSection, 16);
 }
 
 } // namespace

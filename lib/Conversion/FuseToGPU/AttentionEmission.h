@@ -41,6 +41,12 @@ struct AttentionTiling {
   bool warpgroup = false, tma = false;
   int64_t stages = 2;
   int64_t keySplits = 1;
+  /// Query tiles run section by section, a section being this many (batch,
+  /// head) pairs whose K and V together fit in half the L2: their blocks
+  /// read each key tile from HBM once and find it in the L2 after.
+  /// Within a section the longest rows (the last query tiles, under a
+  /// causal mask) come first.
+  int64_t headsPerSection = 1;
   int64_t rowsPerWarp() const { return blockM / warps; }
   /// The warpgroups that compute (wgmma tilings).
   int64_t consumers() const { return warps / 4; }

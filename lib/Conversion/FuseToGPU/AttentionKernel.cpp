@@ -512,16 +512,19 @@ void AttentionKernel::emitPreamble(Value threadId, Value laneId,
   matrixHigh = gb.divu(matrix, 2);
   rowInMatrix = gb.remu(lane, 8);
 
-  // Blocks take the longest rows (the last query tiles, under a causal
-  // mask) first.
-  const int64_t heads = p.batch * p.heads;
+  // Section by section of t.headsPerSection (batch, head) pairs (their K
+  // and V stay in the L2 while their blocks run), the longest rows (the
+  // last query tiles, under a causal mask) first within a section.
   const int64_t tilesM = llvm::divideCeil(p.sq, t.blockM);
+  const int64_t section = t.headsPerSection;
   blockId = gb.toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   // With split keys, a query tile's splits are neighbours in the grid.
   queryTile = t.keySplits > 1 ? gb.divu(blockId, t.keySplits) : Value(blockId);
-  bh = gb.remu(queryTile, heads);
+  Value within = gb.remu(queryTile, section * tilesM);
+  bh = gb.add(gb.mul(gb.divu(queryTile, section * tilesM), gb.i32(section)),
+              gb.remu(within, section));
   Value mTile = arith::SubIOp::create(b, loc, gb.i32(tilesM - 1),
-                                      gb.divu(queryTile, heads));
+                                      gb.divu(within, section));
   mStart = gb.mul(mTile, gb.i32(t.blockM));
   batchIndex = gb.divu(bh, p.heads);
   headIndex = gb.remu(bh, p.heads);

@@ -399,9 +399,43 @@ splitKeysTiling(const AttentionProblem &problem, AttentionTiling tiling,
   return tiling;
 }
 
+/// The (batch, head) pairs of a section (AttentionTiling::headsPerSection):
+/// without a causal mask every query tile has the same work and one
+/// head's tiles together share its K and V best; under one, as many heads
+/// as the L2's half holds the K and V of, so the section's longest rows
+/// still run first across several heads (a short tail), a divisor of the
+/// heads so that every section is whole.
+static int64_t chooseHeadsPerSection(const AttentionProblem &problem,
+                                     const GpuTarget &target) {
+  const int64_t heads = problem.batch * problem.heads;
+  if (!problem.causal || target.l2Bytes <= 0)
+    return 1;
+  // The K and V bytes a query head reads, shared by the heads of a group.
+  const int64_t bytes = problem.sk * (problem.d + problem.dv) *
+                        getElementByteSize(problem.elementType) *
+                        problem.kvHeads / problem.heads;
+  int64_t fit = std::clamp<int64_t>(
+      target.l2Bytes / 2 / std::max<int64_t>(bytes, 1), 1, heads);
+  while (heads % fit != 0)
+    --fit;
+  return fit;
+}
+
+static AttentionTiling chooseTiles(const AttentionProblem &problem,
+                                   StringRef option, bool useTma,
+                                   const GpuTarget &target);
+
 AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
                                       StringRef option, bool useTma,
                                       const GpuTarget &target) {
+  AttentionTiling tiling = chooseTiles(problem, option, useTma, target);
+  tiling.headsPerSection = chooseHeadsPerSection(problem, target);
+  return tiling;
+}
+
+static AttentionTiling chooseTiles(const AttentionProblem &problem,
+                                   StringRef option, bool useTma,
+                                   const GpuTarget &target) {
   std::string error;
   if (option != "auto")
     if (std::optional<AttentionTiling> tiling =
