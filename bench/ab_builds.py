@@ -16,11 +16,12 @@ A kernel is FILE or FILE:ARGS (ARGS split on commas, e.g.
 a build's libopfuse is found next to it (../lib) when that exists.
 """
 import argparse
-import os
 import re
 import statistics
 import subprocess
 import sys
+
+from build_env import env_for
 
 
 def parse_build(text):
@@ -34,11 +35,8 @@ def run(path, kernel, iters):
     file, _, args = kernel.partition(":")
     command = [path, file] + [a for a in args.split(",") if a] + [
         "--bench", "--iters", str(iters)]
-    env = dict(os.environ)
-    lib = os.path.join(os.path.dirname(os.path.abspath(path)), "..", "lib")
-    if os.path.isdir(lib):
-        env["LD_LIBRARY_PATH"] = lib + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    done = subprocess.run(command, capture_output=True, text=True,
+                          env=env_for(path))
     if done.returncode != 0:
         sys.exit(f"ab_builds: {' '.join(command)} exited {done.returncode}:\n"
                  + done.stderr.strip())

@@ -22,6 +22,7 @@ import subprocess
 import sys
 
 import torch
+from build_env import env_for
 from torch_graphs import GRAPHS as TORCH_GRAPHS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,7 +102,8 @@ def attention_parser(description, warmup, iters):
 def run_opfuse(opt_fuse, model, warmup, iters, extra=()):
     command = [opt_fuse, os.path.join(ROOT, model), "--bench", "--json",
                "--warmup", str(warmup), "--iters", str(iters), *extra]
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True,
+                          env=env_for(opt_fuse))
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n"
                            f"{done.stderr}")
