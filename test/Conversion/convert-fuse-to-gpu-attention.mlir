@@ -67,6 +67,27 @@
 // naming the row, auto falls back to the cp.async-fed kernel (no maps).
 // RUN: not opfuse-opt %S/Inputs/attention-kv-ragged.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x64" 2>&1 | FileCheck %s --check-prefix=KV-RAGGED
 // RUN: opfuse-opt %S/Inputs/attention-kv-ragged.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=KV-RAGGED-AUTO
+// The block order: without a causal mask one head's query tiles are
+// neighbours in the grid (the tile within the head is the block index mod
+// 2 tiles, the pair its quotient); under a causal mask a section holds
+// every pair whose K and V fit in half the L2 (all 8 here: the block
+// index mod 8 pairs x 2 tiles), the last query tile (the longest rows)
+// of each pair first.
+// RUN: opfuse-opt %S/Inputs/attention-block-order.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=ORDER
+// ORDER-LABEL: gpu.func @order_k0(
+// ORDER: %[[BLOCK:.*]] = arith.index_castui %block_id_x
+// ORDER-NEXT: %[[TILES:.*]] = llvm.mlir.constant(2 : i32)
+// ORDER-NEXT: %[[WITHIN:.*]] = arith.remui %[[BLOCK]], %[[TILES]]
+// ORDER-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
+// ORDER-NEXT: %[[TILE:.*]] = arith.divui %[[WITHIN]], %[[ONE]]
+// ORDER-NEXT: arith.subi %{{.*}}, %[[TILE]]
+// ORDER-LABEL: gpu.func @order_causal_k0(
+// ORDER: %[[BLOCK:.*]] = arith.index_castui %block_id_x
+// ORDER-NEXT: %[[ALL:.*]] = llvm.mlir.constant(16 : i32)
+// ORDER-NEXT: %[[WITHIN:.*]] = arith.remui %[[BLOCK]], %[[ALL]]
+// ORDER-NEXT: %[[PAIRS:.*]] = llvm.mlir.constant(8 : i32)
+// ORDER-NEXT: %[[TILE:.*]] = arith.divui %[[WITHIN]], %[[PAIRS]]
+// ORDER-NEXT: arith.subi %{{.*}}, %[[TILE]]
 // KV-RAGGED: error: attention-tiling: TMA copies a joined K or V tile by tile, and a piece starts at row 100, not a multiple of 64 keys
 // KV-RAGGED-AUTO: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_ragged_k0, fuse.shared_bytes = 49152 : i64}
 // MISALIGNED: attention-misaligned.mlir:13:8: error: attention-tiling: TMA copies q, k and v only where each starts and steps by multiples of 16 bytes
