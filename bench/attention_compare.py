@@ -164,7 +164,7 @@ def main():
         cases += [(c, True) for c in tuning_cases(args.dims, args.seqs,
                                                   causals)]
     if args.set in ("heldout", "both"):
-        cases += [(c, False) for c in HELDOUT]
+        cases += [(c, False) for c in HELDOUT if c[4] in args.dims]
     for case, tuning in cases:
         printed = len(rows)
         b, h, kvh, s, d, causal, dtype = case

@@ -72,6 +72,17 @@ TEST_F(AttentionTilingTest, ParsesKeySplits) {
   ASSERT_TRUE(t) << error;
   EXPECT_EQ(t->keySplits, 2);
   EXPECT_TRUE(t->tma);
+  // 192 query rows: three consumer warpgroups, TMA-fed only.
+  t = parseAttentionTiling("tma:192x128", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->warps, 12);
+  EXPECT_EQ(t->consumers(), 3);
+  EXPECT_EQ(t->threads(), 512);
+  for (const char *bad : {"wgmma:192x128", "192x64"}) {
+    error.clear();
+    EXPECT_FALSE(parseAttentionTiling(bad, error)) << bad;
+    EXPECT_NE(error.find("192 with tma tiles"), std::string::npos) << error;
+  }
   for (const char *bad :
        {"64x64/k0", "64x64/k65", "64x64/", "64x64/4", "64x64/kk"}) {
     error.clear();
@@ -199,6 +210,27 @@ TEST_F(AttentionTilingTest, CausalSectionsHoldWhatHalfTheL2Holds) {
   p = problem(4, 32, 8, 8192, 8192, 128);
   p.causal = true;
   EXPECT_EQ(autoTiling(p).headsPerSection, 16);
+}
+
+TEST_F(AttentionTilingTest, HeadDim64TakesThreeConsumersWhereTheyPay) {
+  auto rows = [&](int64_t b, int64_t h, int64_t s, int64_t d, bool causal) {
+    AttentionProblem p = problem(b, h, h, s, s, d);
+    p.causal = causal;
+    return autoTiling(p).blockM;
+  };
+  // Long sequences: 192 rows (three consumer warpgroups, 512 threads).
+  EXPECT_EQ(rows(1, 16, 16384, 64, false), 192);
+  EXPECT_EQ(rows(4, 16, 4096, 64, false), 192);
+  EXPECT_EQ(rows(2, 16, 8192, 64, true), 192);
+  AttentionProblem p = problem(1, 16, 16, 16384, 16384, 64);
+  EXPECT_EQ(autoTiling(p).threads(), 512);
+  // 16 waves of 128-row blocks against 12 of 192 at 1k tokens; the
+  // diagonal's extra key tiles under a causal mask at 1k and 2k.
+  EXPECT_EQ(rows(16, 16, 1024, 64, false), 128);
+  EXPECT_EQ(rows(16, 16, 1024, 64, true), 128);
+  EXPECT_EQ(rows(8, 16, 2048, 64, true), 128);
+  // Head dim 128 keeps two consumer warpgroups.
+  EXPECT_EQ(rows(1, 16, 16384, 128, false), 128);
 }
 
 } // namespace

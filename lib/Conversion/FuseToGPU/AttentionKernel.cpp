@@ -792,17 +792,19 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, uniformWarp,
                               gb.i32(consumerWarps)),
         /*withElse=*/true);
-    // With two consumer warpgroups (three in all) the registers move to
-    // them from the producer (GemmBuilder::setMaxRegisters).
+    // With two or three consumer warpgroups the registers move to them
+    // from the producer (GemmBuilder::setMaxRegisters): 40 and 232 a
+    // thread of 384, 24 and 160 of 512 (both 64512 of the SM's 65536).
+    const bool three = t.consumers() == 3;
     auto setMaxRegisters = [&](int32_t count,
                                NVVM::SetMaxRegisterAction action) {
-      if (t.consumers() == 2)
+      if (t.consumers() >= 2)
         gb.setMaxRegisters(count, action);
     };
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(roles.thenBlock()->getTerminator());
-      setMaxRegisters(GemmBuilder::kProducerRegisters,
+      setMaxRegisters(three ? 24 : GemmBuilder::kProducerRegisters,
                       NVVM::SetMaxRegisterAction::decrease);
       auto issuer = scf::IfOp::create(
           b, loc, gb.eq(epilogue.thread, gb.i32(consumerWarps * 32)),
@@ -814,7 +816,7 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
       kernel.emitProducer(mapArguments);
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    setMaxRegisters(GemmBuilder::kConsumerRegisters,
+    setMaxRegisters(three ? 160 : GemmBuilder::kConsumerRegisters,
                     NVVM::SetMaxRegisterAction::increase);
     loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
   } else {

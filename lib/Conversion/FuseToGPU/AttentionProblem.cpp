@@ -47,8 +47,10 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
             "': expected auto or [wgmma:|tma:]BMxBN[/kS] (e.g. 128x64)";
     return std::nullopt;
   }
-  if (blockM != 64 && blockM != 128) {
-    error = "'" + text.str() + "': BM (query rows per block) must be 64 or 128";
+  if (blockM != 64 && blockM != 128 && !(tma && blockM == 192)) {
+    error = "'" + text.str() +
+            "': BM (query rows per block) must be 64 or 128 (192 with tma "
+            "tiles: three consumer warpgroups)";
     return std::nullopt;
   }
   if (blockN != 32 && blockN != 64 && blockN != 128) {
@@ -421,16 +423,51 @@ static int64_t chooseHeadsPerSection(const AttentionProblem &problem,
   return fit;
 }
 
-static AttentionTiling chooseTiles(const AttentionProblem &problem,
-                                   StringRef option, bool useTma,
-                                   const GpuTarget &target);
+/// The query rows' time of `tiling`, in rows of 128-row tiles: each
+/// block's rows times the key tiles it visits, a row of a 192-row tile at
+/// kThreeConsumerRowCost of one of 128. Without a causal mask every block
+/// does the same work and whole waves of blocks are paid; under one the
+/// longest rows run first and the blocks' sum is what counts.
+static double attentionRowTime(const AttentionProblem &problem,
+                               const AttentionTiling &tiling,
+                               const GpuTarget &target) {
+  // Measured on the H200 (docs/benchmarks.md): 192-row tiles at head dim
+  // 64 took 0.90-0.91 of the time per row of 128-row tiles at 16k tokens.
+  constexpr double kThreeConsumerRowCost = 0.9;
+  const double rowCost = tiling.blockM == 192 ? kThreeConsumerRowCost : 1.0;
+  const int64_t tilesM = llvm::divideCeil(problem.sq, tiling.blockM);
+  const int64_t keyTiles = llvm::divideCeil(problem.sk, tiling.blockN);
+  if (!problem.causal) {
+    const int64_t resident =
+        target.smCount *
+        std::max<int64_t>(1, residentAttentionBlocks(problem, tiling, target));
+    const int64_t waves = llvm::divideCeil(
+        problem.batch * problem.heads * tilesM, std::max<int64_t>(1, resident));
+    return rowCost * waves * tiling.blockM * keyTiles;
+  }
+  double work = 0;
+  for (int64_t m = 0; m < tilesM; ++m)
+    work += std::min<int64_t>(
+        keyTiles, llvm::divideCeil((m + 1) * tiling.blockM, tiling.blockN));
+  return rowCost * work * tiling.blockM * problem.batch * problem.heads;
+}
 
-AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
-                                      StringRef option, bool useTma,
-                                      const GpuTarget &target) {
-  AttentionTiling tiling = chooseTiles(problem, option, useTma, target);
-  tiling.headsPerSection = chooseHeadsPerSection(problem, target);
-  return tiling;
+/// Whether three consumer warpgroups (192 query rows) beat two at head
+/// dims of 64 or less: their softmax has a third warpgroup's products to
+/// hide under, but their tiles are coarser (more rows past a ragged
+/// sequence or the diagonal, fewer blocks to fill the last wave).
+static bool prefersThreeConsumers(const AttentionProblem &problem,
+                                  AttentionTiling two,
+                                  const GpuTarget &target) {
+  if (std::max(problem.d, problem.dv) > 64 || two.blockM != 128)
+    return false;
+  AttentionTiling three = two;
+  three.blockM = 192;
+  three.warps = 12;
+  chooseStages(problem, two);
+  chooseStages(problem, three);
+  return attentionRowTime(problem, three, target) <
+         attentionRowTime(problem, two, target);
 }
 
 static AttentionTiling chooseTiles(const AttentionProblem &problem,
@@ -462,6 +499,10 @@ static AttentionTiling chooseTiles(const AttentionProblem &problem,
     if (std::optional<AttentionTiling> split =
             splitKeysTiling(problem, tiling, target))
       return *split;
+    if (tiling.tma && prefersThreeConsumers(problem, tiling, target)) {
+      tiling.blockM = 192;
+      tiling.warps = 12;
+    }
     if (tiling.tma)
       chooseStages(problem, tiling);
     return tiling;
@@ -474,6 +515,14 @@ static AttentionTiling chooseTiles(const AttentionProblem &problem,
   if (problem.sq <= 64)
     tiling.blockM = 64;
   return splitKeysTiling(problem, tiling, target).value_or(tiling);
+}
+
+AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
+                                      StringRef option, bool useTma,
+                                      const GpuTarget &target) {
+  AttentionTiling tiling = chooseTiles(problem, option, useTma, target);
+  tiling.headsPerSection = chooseHeadsPerSection(problem, target);
+  return tiling;
 }
 
 int64_t attentionSharedBytes(const AttentionProblem &problem,

@@ -12,9 +12,9 @@
 // V_{j-1}'s once O is. The producer copies in that order: K_0, then K_j
 // and V_{j-1}, then the last V.
 //
-// With two consumer warpgroups (64 query rows each) the issue of each
-// step's products is a turn passed between them through named barriers
-// (ping-pong), so one warpgroup's softmax runs while the other's products
+// With two or three consumer warpgroups (64 query rows each) the issue of
+// each step's products is a turn passed round them through named barriers
+// (ping-pong), so one warpgroup's softmax runs while another's products
 // occupy the tensor cores. P never leaves registers: the scores'
 // accumulator fragment, rounded in pairs, is the register A operand of
 // the product with V (written out as PTX: MLIR's wgmma op reads A from
@@ -170,16 +170,20 @@ void AttentionKernel::emitProducer(ArrayRef<Value> maps) {
 }
 
 void AttentionKernel::waitForTurn(Value warpgroup, Value when) {
-  if (t.consumers() < 2)
+  const int64_t n = t.consumers();
+  if (n < 2)
     return;
   OpBuilder::InsertionGuard guard(b);
   if (when) {
     auto turn = scf::IfOp::create(b, loc, when, /*withElse=*/false);
     b.setInsertionPointToStart(&turn.getThenRegion().front());
   }
-  NVVM::BarrierOp::create(b, loc, TypeRange{},
-                          arith::SubIOp::create(b, loc, gb.i32(2), warpgroup),
-                          gb.i32(256), {}, Value());
+  // Warpgroup wg's turn is named barrier 1 + (wg + n - 1) % n: the one its
+  // predecessor passes the turn on (passTurn).
+  NVVM::BarrierOp::create(
+      b, loc, TypeRange{},
+      gb.add(gb.i32(1), gb.remu(gb.add(warpgroup, gb.i32(n - 1)), n)),
+      gb.i32(256), {}, Value());
 }
 
 void AttentionKernel::passTurn(Value warpgroup, Value when) {
@@ -216,10 +220,11 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
         gb.mul(gb.remu(ringPosition(tile), t.stages), gb.i32(vBytes)));
   };
   Value lastTile = arith::SubIOp::create(b, loc, keyTiles, gb.i32(1));
-  // Warpgroup 1 passes no turn after its last step: warpgroup 0 waits for
-  // none then.
+  // The last warpgroup passes no turn after its last step: warpgroup 0
+  // waits for none then.
   auto passesAfter = [&](Value tile) {
-    return arith::OrIOp::create(b, loc, gb.ne(warpgroup, gb.i32(1)),
+    return arith::OrIOp::create(b, loc,
+                                gb.ne(warpgroup, gb.i32(t.consumers() - 1)),
                                 gb.ne(tile, lastTile));
   };
   const int64_t rows = mTiles * 2;

@@ -122,3 +122,19 @@ func.func @softcap_chain_f16(%q: tensor<2x2x96x64xf16>, %k: tensor<2x2x96x64xf16
   %o = fuse.matmul %p, %v : (tensor<2x2x96x96xf16>, tensor<2x2x96x64xf16>) -> tensor<2x2x96x64xf16>
   return %o : tensor<2x2x96x64xf16>
 }
+
+// Head dim 64 on three consumer warpgroups (tma:192x128, auto for long
+// head-dim-64 sequences): query tiles of 192 rows over 500 (the last one
+// ragged), grouped-query heads, causal with an additive mask broadcast
+// over heads.
+func.func @causal_masked_gqa_bf16_d64(%q: tensor<2x4x500x64xbf16>, %k: tensor<2x2x500x64xbf16>, %v: tensor<2x2x500x64xbf16>, %m: tensor<2x1x500x500xbf16>) -> tensor<2x4x500x64xbf16> {
+  %o = fuse.attention %q, %k, %v mask %m scale = 1.250000e-01 causal : (tensor<2x4x500x64xbf16>, tensor<2x2x500x64xbf16>, tensor<2x2x500x64xbf16>, tensor<2x1x500x500xbf16>) -> tensor<2x4x500x64xbf16>
+  return %o : tensor<2x4x500x64xbf16>
+}
+
+// f16, head dim 64, 1000 queries on 1000 keys (neither a whole number of
+// tiles), no mask.
+func.func @long_f16_d64(%q: tensor<1x3x1000x64xf16>, %k: tensor<1x3x1000x64xf16>, %v: tensor<1x3x1000x64xf16>) -> tensor<1x3x1000x64xf16> {
+  %o = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x3x1000x64xf16>, tensor<1x3x1000x64xf16>, tensor<1x3x1000x64xf16>) -> tensor<1x3x1000x64xf16>
+  return %o : tensor<1x3x1000x64xf16>
+}
