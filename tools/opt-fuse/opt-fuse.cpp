@@ -148,7 +148,8 @@ cl::opt<std::string> compileTo(
 cl::opt<std::string> attentionTiling(
     "attention-tiling",
     cl::desc("Tiles of the fused attention kernel: [wgmma:|tma:]BMxBN[/kS] "
-             "= query rows per block (64 or 128) x keys per step (32, 64 or "
+             "= query rows per block (64 or 128; 192 with tma: at head "
+             "dims up to 64) x keys per step (32, 64 or "
              "128); mma.sync with 4 warps, or with wgmma: (sm_90, head dims "
              "multiples of 64, BN 64 or 128) a warpgroup per 64 rows, or "
              "with tma: the same fed by a TMA producer warpgroup, the "
@@ -156,7 +157,8 @@ cl::opt<std::string> attentionTiling(
              "tile's keys among S blocks (1-64; tma: needs no causal mask "
              "and a key tile a split), the last "
              "to finish combining them; auto (default) takes tma where it "
-             "can (128 keys per step), wgmma under --no-tma, mma.sync "
+             "can (128 keys per step; 192 rows at head dim 64 where the "
+             "tiles fill the GPU), wgmma under --no-tma, mma.sync "
              "elsewhere, and splits the keys of decode steps (64 queries "
              "or fewer, fewer query tiles than SMs)"),
     cl::value_desc("[wgmma:|tma:]BMxBN[/kS]"), cl::init("auto"),

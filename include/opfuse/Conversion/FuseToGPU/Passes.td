@@ -68,7 +68,9 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     Option<"attentionTiling", "attention-tiling", "std::string",
            /*default=*/"\"auto\"",
            "Tiles of the fused attention kernel as "
-           "[wgmma:|tma:]BMxBN[/kS]: query rows per block (64 or 128) and "
+           "[wgmma:|tma:]BMxBN[/kS]: query rows per block (64 or 128; "
+           "192 with tma: at head dims up to 64, three consumer "
+           "warpgroups) and "
            "keys per step (32, 64 or 128), on mma.sync with 4 warps or, "
            "with wgmma: (sm_90, head dims multiples of 64, BN 64 or 128), "
            "a warpgroup per 64 rows, or with tma: the same fed by a TMA "
@@ -78,7 +80,9 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "tile a split), the last to finish "
            "combining their partial rows; auto takes tma where the "
            "operands' tensor maps exist and tma is on (128 rows, 64 for 64 "
-           "queries or fewer; 128 keys), else wgmma (128 keys for head "
+           "queries or fewer, 192 at head dims up to 64 where fewer waves "
+           "or diagonal tiles do not cost more than their faster rows "
+           "save; 128 keys), else wgmma (128 keys for head "
            "dims over 64, else 64) and otherwise mma.sync (64 keys, 32 for "
            "head dims over 64), and for 64 queries or fewer whose query "
            "tiles are fewer than the SMs splits the keys, on tma where it "
