@@ -53,18 +53,24 @@ double Prediction::seconds() const {
 
 /// The fused attention kernel's time in FLOP-equivalents at the tensor
 /// ceiling, fitted on six cases on the H200 and judged on eighteen others
-/// (docs/cost-model.md). The TMA-fed wgmma kernel (sm_90, head dims that
-/// are multiples of 64) overlaps its softmax with its products, so its
-/// time is a sum of three terms: the products' FLOPs (a coefficient below
-/// 1: the part that overlaps is counted in the softmax term), a cost per
-/// visible score (its exponential and the softmax around it) and a cost
-/// per block of 128 query rows per head-dim column (the Q tile, the
-/// pipeline's fill and drain, the epilogue). The mma.sync kernel reaches a
-/// fixed share of the ceiling.
-constexpr double kAttentionProductShare = 0.474;
-constexpr double kAttentionFlopsPerScore = 261.0;
-constexpr double kAttentionFlopsPerBlockColumn = 127343.0;
+/// and fourteen held-out shapes (docs/cost-model.md). The TMA-fed wgmma
+/// kernel (sm_90, head dims that are multiples of 64) overlaps its softmax
+/// with its products, so its time is a sum of three terms over the scores
+/// it computes (whole tiles of 128 query rows and 128 keys: the diagonal
+/// tiles of a causal mask and the last tiles of a ragged sequence are
+/// computed whole): the products' FLOPs (a coefficient below 1: the part
+/// that overlaps is counted in the softmax term), a cost per score (its
+/// exponential and the softmax around it) and a cost per block of query
+/// rows (the Q tile, the pipeline's fill and drain, the epilogue). The
+/// mma.sync kernel reaches a fixed share of the ceiling.
+constexpr double kAttentionProductShare = 0.545;
+constexpr double kAttentionFlopsPerScore = 215.3;
+constexpr double kAttentionFlopsPerBlock = 12640324.0;
 constexpr double kAttentionMmaSyncShare = 0.42;
+/// The tiles the model counts computed scores in: 128 query rows (a
+/// decode step's 64 or fewer: its rows as they are, split-key blocks
+/// computing no padded row's softmax worth counting) and 128 keys.
+constexpr int64_t kAttentionTileRows = 128, kAttentionTileKeys = 128;
 /// The cp.async-fed wgmma kernel (--no-tma) against the TMA-fed one: 1.1-1.3x
 /// slower at head dim 128 on the H200 (--tilings tma:128x128 wgmma:128x128,
 /// 2026-12-03); the middle of that range, not a fit.
@@ -91,15 +97,40 @@ double CostModel::flopsCeiling(Operation *op) const {
       if (!hopper || d % 64 != 0 || dv % 64 != 0)
         return ceiling * kAttentionMmaSyncShare;
       const double heads = q.getDimSize(0) * q.getDimSize(1);
-      const double scores = heads * attention.getVisiblePairs();
       const int64_t sq = q.getDimSize(2);
-      const double blocks =
-          heads * llvm::divideCeil(sq, sq <= 64 ? int64_t(64) : int64_t(128));
-      const double equivalent =
-          (kAttentionProductShare * scores * 2 * (d + dv) +
-           kAttentionFlopsPerScore * scores +
-           kAttentionFlopsPerBlockColumn * blocks * (d + dv)) *
-          (attentionTma ? 1.0 : kAttentionCpAsyncSlowdown);
+      const int64_t sk = attention.getK().getType().getDimSize(2);
+      const int64_t rows = sq <= 64 ? sq : kAttentionTileRows;
+      const int64_t tilesM = llvm::divideCeil(sq, rows);
+      const int64_t keyTiles = llvm::divideCeil(sk, kAttentionTileKeys);
+      // Key tiles each query tile computes: all, or under a causal mask
+      // those up to its last row.
+      double computedTiles = 0;
+      for (int64_t m = 0; m < tilesM; ++m)
+        computedTiles +=
+            attention.getCausal()
+                ? std::min<int64_t>(
+                      keyTiles,
+                      llvm::divideCeil((m + 1) * rows, kAttentionTileKeys))
+                : keyTiles;
+      const double scores = heads * computedTiles * rows * kAttentionTileKeys;
+      const double blocks = heads * tilesM;
+      auto work = [&](double scores, double blocks) {
+        return (kAttentionProductShare * scores * 2 * (d + dv) +
+                kAttentionFlopsPerScore * scores +
+                kAttentionFlopsPerBlock * blocks) *
+               (attentionTma ? 1.0 : kAttentionCpAsyncSlowdown);
+      };
+      double equivalent = work(scores, blocks);
+      // A grid of fewer blocks than SMs takes as long as its longest
+      // block (the last query tile: every key tile) at one SM's share of
+      // the ceiling. Decode steps split their keys among blocks to fill
+      // the SMs, so theirs is the throughput term above.
+      if (sq > 64 && target_.smCount > 0)
+        equivalent =
+            std::max(equivalent,
+                     target_.smCount * work(static_cast<double>(rows) *
+                                                keyTiles * kAttentionTileKeys,
+                                            1.0));
       // The rate at which the op's own FLOP count takes that long.
       return ceiling * static_cast<double>(attention.getFlops()) / equivalent;
     }

@@ -132,9 +132,9 @@ TEST_F(CostModelTest, FewRowsComputeTheirTilesPadding) {
 TEST_F(CostModelTest, AttentionKernelTimeOnSm90AndShareElsewhere) {
   // bf16, B x H = 1 x 2, 256 queries and keys, head dims 64: 131072
   // visible scores, 131072 x (2 x 64 + 2 x 64 + 5) FLOPs. On sm_90 the
-  // kernel takes 0.474 x 131072 x 256 (the products) + 261 x 131072 (the
-  // softmax) + 127343 x 4 blocks of 128 rows x 128 head-dim columns, in
-  // FLOPs at the 100 TFLOP/s ceiling; before sm_90, 0.42 of the ceiling.
+  // kernel takes 0.545 x 131072 x 256 (the products) + 215.3 x 131072
+  // (the softmax) + 12640324 x 4 blocks of 128 rows, in FLOPs at the 100
+  // TFLOP/s ceiling; before sm_90, 0.42 of the ceiling.
   const char *source = R"(
     func.func @f(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
       %0 = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16>
@@ -147,7 +147,7 @@ TEST_F(CostModelTest, AttentionKernelTimeOnSm90AndShareElsewhere) {
   func::FuncOp func = parseFirst<func::FuncOp>(source);
   Operation *attention = &func.getBody().front().front();
   const double equivalent =
-      0.474 * scores * 256 + 261 * scores + 127343.0 * 4 * 128;
+      0.545 * scores * 256 + 215.3 * scores + 12640324.0 * 4;
   EXPECT_NEAR(flops / sm90.flopsCeiling(attention), equivalent / 100e12, 1e-15);
   // --no-tma: the cp.async-fed kernel, 1.2x the TMA-fed one's time.
   CostModel noTma{hopper};
@@ -159,6 +159,46 @@ TEST_F(CostModelTest, AttentionKernelTimeOnSm90AndShareElsewhere) {
   CostModel sm80{ampere};
   EXPECT_NEAR(flops / sm80.flopsCeiling(attention), flops / (0.42 * 100e12),
               1e-15);
+}
+
+TEST_F(CostModelTest, AttentionCountsTheScoresOfWholeTiles) {
+  // Causal, 256 queries and 200 keys: query tile 0 computes its diagonal
+  // key tile whole, tile 1 both key tiles (the second 128 keys wide
+  // though 72 exist): 3 tiles of 128 x 128 a head, 98304 scores for two
+  // heads, where 2 x 31300 pairs are visible.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x200x64xbf16>, %v: tensor<1x2x200x64xbf16>) -> tensor<1x2x256x64xbf16> {
+      %0 = fuse.attention %q, %k, %v scale = 1.250000e-01 causal : (tensor<1x2x256x64xbf16>, tensor<1x2x200x64xbf16>, tensor<1x2x200x64xbf16>) -> tensor<1x2x256x64xbf16>
+      return %0 : tensor<1x2x256x64xbf16>
+    })");
+  auto attention = cast<AttentionOp>(func.getBody().front().front());
+  GpuTarget hopper = roundTarget();
+  hopper.chip = "sm_90";
+  CostModel sm90{hopper};
+  const double scores = 98304;
+  const double equivalent =
+      0.545 * scores * 256 + 215.3 * scores + 12640324.0 * 4;
+  EXPECT_NEAR(attention.getFlops() / sm90.flopsCeiling(attention),
+              equivalent / 100e12, 1e-15);
+}
+
+TEST_F(CostModelTest, AttentionOfFewerBlocksThanSmsTakesItsLongestBlock) {
+  // The 4 blocks of 128 query rows of the first test on 100 SMs: the
+  // kernel takes as long as one block's 2 key tiles (32768 scores) at a
+  // hundredth of the ceiling, more than the 4 blocks' sum at all of it.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%q: tensor<1x2x256x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16> {
+      %0 = fuse.attention %q, %k, %v scale = 1.250000e-01 : (tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16>) -> tensor<1x2x256x64xbf16>
+      return %0 : tensor<1x2x256x64xbf16>
+    })");
+  auto attention = cast<AttentionOp>(func.getBody().front().front());
+  GpuTarget hopper = roundTarget();
+  hopper.chip = "sm_90";
+  hopper.smCount = 100;
+  CostModel sm90{hopper};
+  const double block = 0.545 * 32768 * 256 + 215.3 * 32768 + 12640324.0;
+  EXPECT_NEAR(attention.getFlops() / sm90.flopsCeiling(attention),
+              100 * block / 100e12, 1e-15);
 }
 
 TEST_F(CostModelTest, RingAllReduceIsLinkBound) {
