@@ -19,7 +19,9 @@
 //   three tensor maps after the buffers; each consumer warpgroup issues
 //   S_j and P_{j-1} V_{j-1} (P from registers: the wgmma register form,
 //   written as PTX) in its ping-pong turn (a named barrier waited for and
-//   arrived at) and waits for S_j alone (wait_group 1) before its softmax.
+//   arrived at) and waits for S_j alone (wait_group 1) before its softmax;
+//   at head dim 64 three consumer warpgroups (tma:192x128) pass the turn
+//   round.
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=128x64" | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=64x32" | FileCheck %s --check-prefix=TILED
 // RUN: opfuse-opt %s -split-input-file -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=tma=false" | FileCheck %s --check-prefix=WGMMA
@@ -88,6 +90,26 @@
 // ORDER-NEXT: %[[PAIRS:.*]] = llvm.mlir.constant(8 : i32)
 // ORDER-NEXT: %[[TILE:.*]] = arith.divui %[[WITHIN]], %[[PAIRS]]
 // ORDER-NEXT: arith.subi %{{.*}}, %[[TILE]]
+// Three consumer warpgroups (tma:192x128): 512 threads, the producer's
+// registers down to 24 and the consumers' up to 160, boxes of 192 query
+// rows, and the turn of warpgroup wg on named barrier 1 + (wg + 2) % 3
+// (each passes it on at 1 + wg). Auto takes them for a long sequence at
+// head dim 64.
+// RUN: opfuse-opt %S/Inputs/attention-block-order.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128" | FileCheck %s --check-prefix=WG3
+// RUN: opfuse-opt %S/Inputs/attention-long-d64.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WG3-AUTO
+// WG3: fuse.block = array<i64: 512, 1, 1>, {{.*}}box = [64, 192, 1, 1]>
+// WG3-LABEL: gpu.func @order_k0(
+// WG3: nvvm.setmaxregister  decrease 24
+// WG3: nvvm.setmaxregister  increase 160
+// WG3: %[[ONE:.*]] = llvm.mlir.constant(1 : i32)
+// WG3-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i32)
+// WG3-NEXT: %[[SHIFTED:.*]] = arith.addi %[[WG:.*]], %[[TWO]]
+// WG3-NEXT: %[[THREE:.*]] = llvm.mlir.constant(3 : i32)
+// WG3-NEXT: %[[TURN:.*]] = arith.remui %[[SHIFTED]], %[[THREE]]
+// WG3-NEXT: %[[ID:.*]] = arith.addi %[[ONE]], %[[TURN]]
+// WG3-NEXT: llvm.mlir.constant(256 : i32)
+// WG3-NEXT: nvvm.barrier id = %[[ID]]
+// WG3-AUTO: fuse.block = array<i64: 512, 1, 1>, {{.*}}fuse.grid = array<i64: 1408, 1, 1>
 // 192 query rows (three consumer warpgroups) take head dims up to 64.
 // RUN: not opfuse-opt %S/Inputs/attention-d128.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128" 2>&1 | FileCheck %s --check-prefix=WIDE-192
 // WIDE-192: attention-d128.mlir:3:8: error: attention-tiling: 192 query rows (three consumer warpgroups) take head dimensions of 64 or less; this attention's are 128 and 128
