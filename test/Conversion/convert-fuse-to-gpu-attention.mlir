@@ -113,6 +113,8 @@
 // 192 query rows (three consumer warpgroups) take head dims up to 64.
 // RUN: not opfuse-opt %S/Inputs/attention-d128.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128" 2>&1 | FileCheck %s --check-prefix=WIDE-192
 // WIDE-192: attention-d128.mlir:3:8: error: attention-tiling: 192 query rows (three consumer warpgroups) take head dimensions of 64 or less; this attention's are 128 and 128
+// RUN: not opfuse-opt %S/Inputs/attention-block-order.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128/k2" 2>&1 | FileCheck %s --check-prefix=SPLIT-192
+// SPLIT-192: attention-block-order.mlir:4:8: error: attention-tiling: 192 query rows take no key split (/kS splits the keys of decode steps' query tiles of 64 rows)
 // KV-RAGGED: error: attention-tiling: TMA copies a joined K or V tile by tile, and a piece starts at row 100, not a multiple of 64 keys
 // KV-RAGGED-AUTO: fuse.group({{.*}}) {fuse.block = array<i64: 128, 1, 1>, fuse.early_launch, fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@kv_ragged_k0, fuse.shared_bytes = 49152 : i64}
 // MISALIGNED: attention-misaligned.mlir:13:8: error: attention-tiling: TMA copies q, k and v only where each starts and steps by multiples of 16 bytes

@@ -46,6 +46,11 @@ planAttention(GroupOp group, const EmitContext &context) {
                                  "consumer warpgroups) take head dimensions "
                                  "of 64 or less; this attention's are ")
            << problem->d << " and " << problem->dv;
+  // Split keys are for decode steps' single query tiles of 64 rows.
+  if (tiling.blockM == 192 && tiling.keySplits > 1)
+    return problem->op.emitError("attention-tiling: 192 query rows take no "
+                                 "key split (/kS splits the keys of decode "
+                                 "steps' query tiles of 64 rows)");
   if (std::optional<std::string> why = whyNoKeySplits(*problem, tiling))
     return problem->op.emitError("attention-tiling: ") << *why;
   return std::pair{*problem, tiling};
