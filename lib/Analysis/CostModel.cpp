@@ -98,21 +98,13 @@ double CostModel::flopsCeiling(Operation *op) const {
         return ceiling * kAttentionMmaSyncShare;
       const double heads = q.getDimSize(0) * q.getDimSize(1);
       const int64_t sq = q.getDimSize(2);
-      const int64_t sk = attention.getK().getType().getDimSize(2);
       const int64_t rows = sq <= 64 ? sq : kAttentionTileRows;
       const int64_t tilesM = llvm::divideCeil(sq, rows);
-      const int64_t keyTiles = llvm::divideCeil(sk, kAttentionTileKeys);
-      // Key tiles each query tile computes: all, or under a causal mask
-      // those up to its last row.
-      double computedTiles = 0;
-      for (int64_t m = 0; m < tilesM; ++m)
-        computedTiles +=
-            attention.getCausal()
-                ? std::min<int64_t>(
-                      keyTiles,
-                      llvm::divideCeil((m + 1) * rows, kAttentionTileKeys))
-                : keyTiles;
-      const double scores = heads * computedTiles * rows * kAttentionTileKeys;
+      const int64_t keyTiles = llvm::divideCeil(
+          attention.getK().getType().getDimSize(2), kAttentionTileKeys);
+      const double scores =
+          heads * attention.getComputedKeyTiles(rows, kAttentionTileKeys) *
+          rows * kAttentionTileKeys;
       const double blocks = heads * tilesM;
       auto work = [&](double scores, double blocks) {
         return (kAttentionProductShare * scores * 2 * (d + dv) +

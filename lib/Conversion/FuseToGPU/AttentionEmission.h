@@ -36,6 +36,9 @@ namespace opfuse::attention {
 /// The most blocks one query tile's keys are split among.
 constexpr int64_t kMaxKeySplits = 64;
 
+/// Query rows of a TMA-fed block with three consumer warpgroups.
+constexpr int64_t kThreeConsumerRows = 192;
+
 struct AttentionTiling {
   int64_t blockM = 64, blockN = 64, warps = 4;
   bool warpgroup = false, tma = false;
@@ -51,6 +54,11 @@ struct AttentionTiling {
   /// The warpgroups that compute (wgmma tilings).
   int64_t consumers() const { return warps / 4; }
   int64_t threads() const { return warps * 32 + (tma ? 128 : 0); }
+  /// BM query rows, a warpgroup per 64 of them (wgmma tilings).
+  void setWarpgroupRows(int64_t rows) {
+    blockM = rows;
+    warps = rows / 16;
+  }
 };
 
 /// "auto", "BMxBN" (mma.sync: BM 64 or 128 with 4 warps, BN 32, 64 or
@@ -128,6 +136,12 @@ std::optional<std::string> whyNoTmaAttention(const AttentionProblem &problem,
 /// causal mask, which could leave a split none).
 std::optional<std::string> whyNoKeySplits(const AttentionProblem &problem,
                                           const AttentionTiling &tiling);
+
+/// Why three consumer warpgroups (kThreeConsumerRows rows) cannot run
+/// `problem` with `tiling`, or nothing when they can or are not asked for
+/// (head dims up to 64, no key split).
+std::optional<std::string> whyNoThreeConsumers(const AttentionProblem &problem,
+                                               const AttentionTiling &tiling);
 
 /// The pieces of q, k and v together: the tensor maps of a TMA-fed kernel.
 int64_t countAttentionPieces(const AttentionProblem &problem);

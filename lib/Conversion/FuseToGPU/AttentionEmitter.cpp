@@ -39,18 +39,8 @@ planAttention(GroupOp group, const EmitContext &context) {
                        : whyNoWarpgroupAttention(*problem))
       return problem->op.emitError("attention-tiling: ") << *why;
   }
-  // Three consumer warpgroups have 160 registers a thread: the scores and
-  // output of head dims over 64 do not fit.
-  if (tiling.blockM == 192 && std::max(problem->d, problem->dv) > 64)
-    return problem->op.emitError("attention-tiling: 192 query rows (three "
-                                 "consumer warpgroups) take head dimensions "
-                                 "of 64 or less; this attention's are ")
-           << problem->d << " and " << problem->dv;
-  // Split keys are for decode steps' single query tiles of 64 rows.
-  if (tiling.blockM == 192 && tiling.keySplits > 1)
-    return problem->op.emitError("attention-tiling: 192 query rows take no "
-                                 "key split (/kS splits the keys of decode "
-                                 "steps' query tiles of 64 rows)");
+  if (std::optional<std::string> why = whyNoThreeConsumers(*problem, tiling))
+    return problem->op.emitError("attention-tiling: ") << *why;
   if (std::optional<std::string> why = whyNoKeySplits(*problem, tiling))
     return problem->op.emitError("attention-tiling: ") << *why;
   return std::pair{*problem, tiling};

@@ -795,6 +795,8 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
     // With two or three consumer warpgroups the registers move to them
     // from the producer (GemmBuilder::setMaxRegisters): 40 and 232 a
     // thread of 384, 24 and 160 of 512 (both 64512 of the SM's 65536).
+    constexpr int32_t kProducerRegistersOfFour = 24,
+                      kConsumerRegistersOfFour = 160;
     const bool three = t.consumers() == 3;
     auto setMaxRegisters = [&](int32_t count,
                                NVVM::SetMaxRegisterAction action) {
@@ -804,7 +806,8 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(roles.thenBlock()->getTerminator());
-      setMaxRegisters(three ? 24 : GemmBuilder::kProducerRegisters,
+      setMaxRegisters(three ? kProducerRegistersOfFour
+                            : GemmBuilder::kProducerRegisters,
                       NVVM::SetMaxRegisterAction::decrease);
       auto issuer = scf::IfOp::create(
           b, loc, gb.eq(epilogue.thread, gb.i32(consumerWarps * 32)),
@@ -816,7 +819,8 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
       kernel.emitProducer(mapArguments);
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    setMaxRegisters(three ? 160 : GemmBuilder::kConsumerRegisters,
+    setMaxRegisters(three ? kConsumerRegistersOfFour
+                          : GemmBuilder::kConsumerRegisters,
                     NVVM::SetMaxRegisterAction::increase);
     loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
   } else {

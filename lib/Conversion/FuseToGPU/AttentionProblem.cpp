@@ -47,7 +47,7 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
             "': expected auto or [wgmma:|tma:]BMxBN[/kS] (e.g. 128x64)";
     return std::nullopt;
   }
-  if (blockM != 64 && blockM != 128 && !(tma && blockM == 192)) {
+  if (blockM != 64 && blockM != 128 && !(tma && blockM == kThreeConsumerRows)) {
     error = "'" + text.str() +
             "': BM (query rows per block) must be 64 or 128 (192 with tma "
             "tiles: three consumer warpgroups)";
@@ -69,7 +69,7 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   tiling.keySplits = keySplits;
   // A warpgroup (4 warps) per 64 query rows.
   if (warpgroup)
-    tiling.warps = blockM / 16;
+    tiling.setWarpgroupRows(blockM);
   return tiling;
 }
 
@@ -305,6 +305,23 @@ std::optional<std::string> whyNoKeySplits(const AttentionProblem &problem,
   return std::nullopt;
 }
 
+std::optional<std::string> whyNoThreeConsumers(const AttentionProblem &problem,
+                                               const AttentionTiling &tiling) {
+  if (tiling.blockM != kThreeConsumerRows)
+    return std::nullopt;
+  // 160 registers a thread: the scores and output of wider heads do not
+  // fit.
+  if (std::max(problem.d, problem.dv) > 64)
+    return "192 query rows (three consumer warpgroups) take head "
+           "dimensions of 64 or less; this attention's are " +
+           std::to_string(problem.d) + " and " + std::to_string(problem.dv);
+  // Split keys are for decode steps' single query tiles of 64 rows.
+  if (tiling.keySplits > 1)
+    return std::string("192 query rows take no key split (/kS splits the "
+                       "keys of decode steps' query tiles of 64 rows)");
+  return std::nullopt;
+}
+
 int64_t countAttentionPieces(const AttentionProblem &problem) {
   return problem.q.pieces.size() + problem.k.pieces.size() +
          problem.v.pieces.size();
@@ -434,22 +451,24 @@ static double attentionRowTime(const AttentionProblem &problem,
   // Measured on the H200 (docs/benchmarks.md): 192-row tiles at head dim
   // 64 took 0.90-0.91 of the time per row of 128-row tiles at 16k tokens.
   constexpr double kThreeConsumerRowCost = 0.9;
-  const double rowCost = tiling.blockM == 192 ? kThreeConsumerRowCost : 1.0;
-  const int64_t tilesM = llvm::divideCeil(problem.sq, tiling.blockM);
-  const int64_t keyTiles = llvm::divideCeil(problem.sk, tiling.blockN);
+  const double rowCost =
+      tiling.blockM == kThreeConsumerRows ? kThreeConsumerRowCost : 1.0;
   if (!problem.causal) {
     const int64_t resident =
         target.smCount *
         std::max<int64_t>(1, residentAttentionBlocks(problem, tiling, target));
-    const int64_t waves = llvm::divideCeil(
-        problem.batch * problem.heads * tilesM, std::max<int64_t>(1, resident));
-    return rowCost * waves * tiling.blockM * keyTiles;
+    const int64_t waves =
+        llvm::divideCeil(problem.batch * problem.heads *
+                             llvm::divideCeil(problem.sq, tiling.blockM),
+                         std::max<int64_t>(1, resident));
+    return rowCost * waves * tiling.blockM *
+           llvm::divideCeil(problem.sk, tiling.blockN);
   }
-  double work = 0;
-  for (int64_t m = 0; m < tilesM; ++m)
-    work += std::min<int64_t>(
-        keyTiles, llvm::divideCeil((m + 1) * tiling.blockM, tiling.blockN));
-  return rowCost * work * tiling.blockM * problem.batch * problem.heads;
+  return rowCost *
+         fuse::AttentionOp::computedKeyTiles(problem.sq, problem.sk,
+                                             /*causal=*/true, tiling.blockM,
+                                             tiling.blockN) *
+         tiling.blockM * problem.batch * problem.heads;
 }
 
 /// Whether three consumer warpgroups (192 query rows) beat two at head
@@ -462,8 +481,7 @@ static bool prefersThreeConsumers(const AttentionProblem &problem,
   if (std::max(problem.d, problem.dv) > 64 || two.blockM != 128)
     return false;
   AttentionTiling three = two;
-  three.blockM = 192;
-  three.warps = 12;
+  three.setWarpgroupRows(kThreeConsumerRows);
   chooseStages(problem, two);
   chooseStages(problem, three);
   return attentionRowTime(problem, three, target) <
@@ -493,16 +511,12 @@ static AttentionTiling chooseTiles(const AttentionProblem &problem,
     tiling.tma = useTma && !whyNoTmaAttention(problem, 128);
     tiling.blockN =
         tiling.tma || std::max(problem.d, problem.dv) > 64 ? 128 : 64;
-    if (problem.sq <= 64)
-      tiling.blockM = 64;
-    tiling.warps = tiling.blockM / 16;
+    tiling.setWarpgroupRows(problem.sq <= 64 ? 64 : 128);
     if (std::optional<AttentionTiling> split =
             splitKeysTiling(problem, tiling, target))
       return *split;
-    if (tiling.tma && prefersThreeConsumers(problem, tiling, target)) {
-      tiling.blockM = 192;
-      tiling.warps = 12;
-    }
+    if (tiling.tma && prefersThreeConsumers(problem, tiling, target))
+      tiling.setWarpgroupRows(kThreeConsumerRows);
     if (tiling.tma)
       chooseStages(problem, tiling);
     return tiling;

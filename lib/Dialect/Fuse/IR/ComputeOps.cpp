@@ -198,6 +198,27 @@ int64_t AttentionOp::getVisiblePairs() {
   return full * (full + 1) / 2 + (sq - full) * sk;
 }
 
+int64_t AttentionOp::computedKeyTiles(int64_t sq, int64_t sk, bool causal,
+                                      int64_t rowsPerTile,
+                                      int64_t keysPerTile) {
+  const int64_t keyTiles = llvm::divideCeil(sk, keysPerTile);
+  const int64_t queryTiles = llvm::divideCeil(sq, rowsPerTile);
+  if (!causal)
+    return queryTiles * keyTiles;
+  int64_t tiles = 0;
+  for (int64_t m = 0; m < queryTiles; ++m)
+    tiles += std::min<int64_t>(
+        keyTiles, llvm::divideCeil((m + 1) * rowsPerTile, keysPerTile));
+  return tiles;
+}
+
+int64_t AttentionOp::getComputedKeyTiles(int64_t rowsPerTile,
+                                         int64_t keysPerTile) {
+  return computedKeyTiles(getQ().getType().getDimSize(2),
+                          getK().getType().getDimSize(2), getCausal(),
+                          rowsPerTile, keysPerTile);
+}
+
 int64_t AttentionOp::getFlops() {
   RankedTensorType q = getQ().getType(), v = getV().getType();
   const int64_t heads = q.getDimSize(0) * q.getDimSize(1);

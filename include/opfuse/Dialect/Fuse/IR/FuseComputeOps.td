@@ -83,6 +83,15 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure, Fuse_ComputeBound,
   let extraClassDeclaration = [{
     /// (query, key) pairs of one head that are not hidden by `causal`.
     int64_t getVisiblePairs();
+    /// Key tiles of `keysPerTile` keys that a kernel tiling one head's
+    /// queries by `rowsPerTile` computes, summed over its query tiles:
+    /// every key tile, or under `causal` those up to each query tile's
+    /// last row (the diagonal tiles whole).
+    int64_t getComputedKeyTiles(int64_t rowsPerTile, int64_t keysPerTile);
+    /// The same for `sq` queries and `sk` keys (a kernel's tiling choice,
+    /// which may know the shape only).
+    static int64_t computedKeyTiles(int64_t sq, int64_t sk, bool causal,
+                                    int64_t rowsPerTile, int64_t keysPerTile);
   }];
 }
 
