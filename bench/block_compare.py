@@ -20,7 +20,11 @@ of the block can be compared while opfuse's attention is unfused.
     python3 bench/block_compare.py [--opt-fuse build/bin/opt-fuse]
         [--blocks gpt_prefill ...] [--iters 50] [--check]
         [--modes torch.compile max-autotune-no-cg reduce-overhead]
-        [--opfuse-also=--early-launch=false]
+        [--opfuse-also=--early-launch=false] [--build LABEL=OPT_FUSE ...]
+
+`--build` times several opt-fuse builds (an A/B of two builds) in the same
+run as the peers, one set of opfuse rows each, labelled; each binary runs
+with its own libopfuse (build_env.py).
 """
 import argparse
 import json
@@ -30,6 +34,7 @@ import sys
 import tempfile
 
 import torch
+from build_env import env_for
 from blocks import ATTENTION, BLOCKS, render, torch_block, torch_inputs
 from compare import MODES, ROOT, count_kernels, time_cuda
 from memory_compare import opfuse_plan, torch_peak_extra
@@ -37,14 +42,15 @@ from memory_compare import opfuse_plan, torch_peak_extra
 def run_opfuse(opt_fuse, path, warmup, iters, check, flags=()):
     command = [opt_fuse, path, "--bench", "--emit=report-json",
                "--warmup", str(warmup), "--iters", str(iters), *flags]
-    done = subprocess.run(command, capture_output=True, text=True)
+    env = env_for(opt_fuse)
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
     report = json.loads(done.stdout)
     verdict = ""
     if check:
         done = subprocess.run([opt_fuse, path, "--check", *flags],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, env=env)
         verdict = "PASS" if done.returncode == 0 else f"FAIL (exit {done.returncode})"
     return report, verdict
 
@@ -64,14 +70,18 @@ def measure(name, builder, path, args, rows):
         kernels = count_kernels(call, inputs) if label != "reduce-overhead" else None
         peak = torch_peak_extra(call, inputs)
         rows.append((name, label, p50, p99, kernels, peak, None, ""))
-    for variant in [""] + args.opfuse_also:
+    builds = [tuple(spec.split("=", 1)) for spec in args.build] or \
+        [("", args.opt_fuse)]
+    for (build, opt_fuse), variant in [(b, v) for b in builds
+                                       for v in [""] + args.opfuse_also]:
         flags = variant.split()
-        suffix = f" {variant}" if variant else ""
-        report, verdict = run_opfuse(args.opt_fuse, path, args.warmup,
+        suffix = (f" [{build}]" if build else "") + \
+            (f" {variant}" if variant else "")
+        report, verdict = run_opfuse(opt_fuse, path, args.warmup,
                                      args.iters, args.check, flags)
         memory = report["memory"]
         measured = report["measured"]
-        planned = opfuse_plan(args.opt_fuse, path, "--plan-outputs",
+        planned = opfuse_plan(opt_fuse, path, "--plan-outputs",
                               *flags)["arena_bytes"]
         peak = memory["arena_bytes"] + memory["output_bytes"]
         # The plan's steps launched one by one, and replayed as one CUDA
@@ -102,6 +112,10 @@ def main():
                         help="also run opt-fuse with these flags (one row "
                         "each, beside the default run; repeatable), e.g. "
                         "--opfuse-also=--early-launch=false")
+    parser.add_argument("--build", action="append", default=[],
+                        metavar="LABEL=OPT_FUSE",
+                        help="time this opt-fuse build (repeatable; "
+                        "default: --opt-fuse alone, unlabelled)")
     args = parser.parse_args()
     torch.manual_seed(0)
     # cuDNN picks its fastest convolution algorithms (the bottleneck's

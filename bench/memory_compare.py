@@ -20,6 +20,7 @@ import os
 import subprocess
 
 import torch
+from build_env import env_for
 from torch_graphs import GRAPHS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,7 +41,7 @@ def torch_peak_extra(fn, inputs):
 def opfuse_plan(opt_fuse, model, *extra):
     done = subprocess.run([opt_fuse, os.path.join(ROOT, model),
                            "--emit=report-json", *extra], capture_output=True,
-                          text=True, check=True)
+                          text=True, check=True, env=env_for(opt_fuse))
     memory = json.loads(done.stdout)["memory"]
     return memory
 
