@@ -18,7 +18,7 @@ business (--check against the f64 reference).
     python3 bench/attention_compare.py [--iters 30] [--dims 64 128]
         [--seqs 512 1024 ...] [--set tuning|heldout|both]
         [--tilings auto 128x64 ...] [--build LABEL=OPT_FUSE ...]
-        [--json rows.json]
+        [--no-peers] [--json rows.json]
 
 `--build` times several opt-fuse binaries (an A/B of two builds) in the
 same run as the peers; without it, `--opt-fuse` alone.
@@ -149,6 +149,9 @@ def main():
     parser.add_argument("--build", action="append", default=[],
                         metavar="LABEL=OPT_FUSE",
                         help="time this opt-fuse too (repeatable)")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="time opfuse alone (an A/B of tilings or "
+                        "builds; no torch column, no speed-up note)")
     args = parser.parse_args()
     builds = [tuple(spec.split("=", 1)) for spec in args.build] or \
         [("opfuse", args.opt_fuse)]
@@ -179,7 +182,7 @@ def main():
         # Fresh compiled functions per shape: past dynamo's cache limit a
         # recompiling function falls back to eager.
         torch._dynamo.reset()
-        for label, fn in systems():
+        for label, fn in ([] if args.no_peers else systems()):
             try:
                 fn(q, k, v, causal)
                 p50, p99 = time_cuda(lambda: fn(q, k, v, causal),

@@ -94,7 +94,8 @@
 // registers down to 24 and the consumers' up to 160, boxes of 192 query
 // rows, and the turn of warpgroup wg on named barrier 1 + (wg + 2) % 3
 // (each passes it on at 1 + wg). Auto takes them for a long sequence at
-// head dim 64.
+// head dim 64, and at 4096 keys without a causal mask persistent blocks
+// (one an SM).
 // RUN: opfuse-opt %S/Inputs/attention-block-order.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128" | FileCheck %s --check-prefix=WG3
 // RUN: opfuse-opt %S/Inputs/attention-long-d64.mlir -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WG3-AUTO
 // WG3: fuse.block = array<i64: 512, 1, 1>, {{.*}}box = [64, 192, 1, 1]>
@@ -109,7 +110,37 @@
 // WG3-NEXT: %[[ID:.*]] = arith.addi %[[ONE]], %[[TURN]]
 // WG3-NEXT: llvm.mlir.constant(256 : i32)
 // WG3-NEXT: nvvm.barrier id = %[[ID]]
-// WG3-AUTO: fuse.block = array<i64: 512, 1, 1>, {{.*}}fuse.grid = array<i64: 1408, 1, 1>
+// WG3-AUTO: fuse.block = array<i64: 512, 1, 1>, {{.*}}fuse.grid = array<i64: 132, 1, 1>
+// Persistent blocks: one an SM, each looping over query tiles grid-stride
+// and carrying the K/V rings' position and the Q barriers' phase; the
+// producer waits for Q's empty barrier (after the 16 of the rings) before
+// copying the next Q tile, warpgroup 0 asks for the turn after the first
+// tile. Tilings of one consumer warpgroup do not persist.
+// RUN: opfuse-opt %S/Inputs/attention-long-d64.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128/persistent" | FileCheck %s --check-prefix=PERSIST
+// PERSIST: fuse.block = array<i64: 512, 1, 1>, {{.*}}fuse.grid = array<i64: 132, 1, 1>, {{.*}}fuse.shared_bytes = 155792
+// PERSIST-LABEL: gpu.func @long_d64_k0(
+// PERSIST-COUNT-18: nvvm.mbarrier.init
+// PERSIST: nvvm.setmaxregister  decrease 24
+// PERSIST: llvm.mlir.constant(1408 : i32)
+// PERSIST: gpu.grid_dim  x
+// PERSIST: scf.for {{.*}} iter_args(%{{.*}} = %{{[0-9]+}}, %[[COUNT:arg[0-9]+]] = %{{[0-9]+}}) -> (i32, i32)
+// PERSIST-NEXT: llvm.mlir.constant(155784 : i32)
+// PERSIST: %[[PARITY:.*]] = arith.remui %[[COUNT]]
+// PERSIST-NEXT: llvm.mlir.constant(1 : i32)
+// PERSIST-NEXT: %[[FREE:.*]] = arith.xori %[[PARITY]]
+// PERSIST: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[FREE]]
+// PERSIST: nvvm.mbarrier.arrive.expect_tx
+// PERSIST: scf.yield %{{.*}}, %{{.*}} : i32, i32
+// PERSIST: nvvm.setmaxregister  increase 160
+// PERSIST: scf.for {{.*}} iter_args(%[[BASE:arg[0-9]+]] = %{{[0-9]+}}, %[[CCOUNT:arg[0-9]+]] = %{{[0-9]+}}) -> (i32, i32)
+// PERSIST-NEXT: llvm.mlir.constant(155648 : i32)
+// PERSIST: %[[PHASE:.*]] = arith.remui %[[CCOUNT]]
+// PERSIST: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PHASE]]
+// PERSIST: arith.addi %[[BASE]]
+// PERSIST: %[[LATER:.*]] = arith.cmpi ne, %[[CCOUNT]]
+// PERSIST-NEXT: arith.ori %{{.*}}, %[[LATER]] : i1
+// RUN: not opfuse-opt %S/Inputs/attention-long-d64.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:64x128/persistent" 2>&1 | FileCheck %s --check-prefix=PERSIST-64
+// PERSIST-64: attention-long-d64.mlir:4:8: error: attention-tiling: persistent blocks take 128 or 192 query rows (two or three consumer warpgroups, one block an SM)
 // 192 query rows (three consumer warpgroups) take head dims up to 64.
 // RUN: not opfuse-opt %S/Inputs/attention-d128.mlir -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=tma:192x128" 2>&1 | FileCheck %s --check-prefix=WIDE-192
 // WIDE-192: attention-d128.mlir:3:8: error: attention-tiling: 192 query rows (three consumer warpgroups) take head dimensions of 64 or less; this attention's are 128 and 128

@@ -23,7 +23,7 @@
 // RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=big" 2>&1 | FileCheck %s --check-prefix=ATTN-TEXT
 // RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=attention-tiling=wgmma:128x32" 2>&1 | FileCheck %s --check-prefix=ATTN-WGMMA
 // ATTN-WGMMA: error: convert-fuse-to-gpu: attention-tiling: 'wgmma:128x32': wgmma and tma tiles take BN 64 or 128
-// ATTN-TEXT: error: convert-fuse-to-gpu: attention-tiling: 'big': expected auto or [wgmma:|tma:]BMxBN[/kS] (e.g. 128x64)
+// ATTN-TEXT: error: convert-fuse-to-gpu: attention-tiling: 'big': expected auto or [wgmma:|tma:]BMxBN[/kS|/persistent] (e.g. 128x64)
 
 // Within range, a block size changes the loop kernel's launch (1024
 // vectors, one a thread: a kernel this small is not unrolled).

@@ -129,6 +129,41 @@ TEST_F(CostModelTest, FewRowsComputeTheirTilesPadding) {
   EXPECT_DOUBLE_EQ(f32, 8 * f32Unpadded);
 }
 
+TEST_F(CostModelTest, PersistentAttentionBlocksPayHalfTheBlockTerm) {
+  // 64 x 4 query tiles of 128 rows on a target of 132 SMs: without a
+  // causal mask and at 512 keys the blocks persist and each pays half the
+  // per-block term; under a causal mask a block each pays all of it.
+  auto equivalent = [&](bool causal) {
+    std::string source =
+        (llvm::Twine("func.func @f(%q: tensor<4x16x512x64xbf16>, %k: "
+                     "tensor<4x16x512x64xbf16>, %v: tensor<4x16x512x64xbf16>) "
+                     "-> tensor<4x16x512x64xbf16> {\n"
+                     "  %0 = fuse.attention %q, %k, %v scale = 1.25e-01 ") +
+         (causal ? "causal " : "") +
+         ": (tensor<4x16x512x64xbf16>, tensor<4x16x512x64xbf16>, "
+         "tensor<4x16x512x64xbf16>) -> tensor<4x16x512x64xbf16>\n"
+         "  return %0 : tensor<4x16x512x64xbf16>\n}")
+            .str();
+    GpuTarget hopper = roundTarget();
+    hopper.chip = "sm_90";
+    hopper.smCount = 132;
+    CostModel sm90{hopper};
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    auto attention = cast<AttentionOp>(&func.getBody().front().front());
+    return attention.getFlops() / sm90.flopsCeiling(attention) * 100e12;
+  };
+  const double scores = 64.0 * 512 * 512, blocks = 64 * 4;
+  EXPECT_NEAR(equivalent(false),
+              0.545 * scores * 256 + 215.3 * scores + 0.5 * 12640324.0 * blocks,
+              1.0);
+  // Causal: the diagonal's tiles are computed whole (10 of 16 per head).
+  const double causalScores = 64.0 * 10 * 128 * 128;
+  EXPECT_NEAR(equivalent(true),
+              0.545 * causalScores * 256 + 215.3 * causalScores +
+                  12640324.0 * blocks,
+              1.0);
+}
+
 TEST_F(CostModelTest, AttentionKernelTimeOnSm90AndShareElsewhere) {
   // bf16, B x H = 1 x 2, 256 queries and keys, head dims 64: 131072
   // visible scores, 131072 x (2 x 64 + 2 x 64 + 5) FLOPs. On sm_90 the

@@ -2,8 +2,9 @@
 //
 // --attention-tiling's syntax, when auto splits a query tile's keys among
 // blocks (decode steps whose few query tiles leave SMs idle), the launch
-// and workspace such a split kernel asks the runtime for, and how many
-// heads' query tiles run together (the block order's sections).
+// and workspace such a split kernel asks the runtime for, how many
+// heads' query tiles run together (the block order's sections), and when
+// blocks persist over several query tiles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -231,6 +232,48 @@ TEST_F(AttentionTilingTest, HeadDim64TakesThreeConsumersWhereTheyPay) {
   EXPECT_EQ(rows(8, 16, 2048, 64, true), 128);
   // Head dim 128 keeps two consumer warpgroups.
   EXPECT_EQ(rows(1, 16, 16384, 128, false), 128);
+}
+
+TEST_F(AttentionTilingTest, PersistentBlocksOnlyWhereTheTilesOutnumberTheSms) {
+  std::string error;
+  std::optional<AttentionTiling> t =
+      parseAttentionTiling("tma:192x128/persistent", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_TRUE(t->persistent);
+  EXPECT_EQ(t->keySplits, 1);
+  for (const char *bad : {"wgmma:128x128/persistent", "128x64/persistent"}) {
+    error.clear();
+    EXPECT_FALSE(parseAttentionTiling(bad, error)) << bad;
+    EXPECT_NE(error.find("only tma tiles persist"), std::string::npos) << error;
+  }
+  auto blocks = [&](int64_t b, int64_t h, int64_t s, int64_t d,
+                    const char *tiling) {
+    AttentionProblem p = problem(b, h, h, s, s, d);
+    return chooseAttentionTiling(p, tiling, /*useTma=*/true, h200())
+        .persistentBlocks;
+  };
+  // 1408 query tiles of 192 rows: one block an SM.
+  EXPECT_EQ(blocks(4, 16, 4096, 64, "tma:192x128/persistent"), 132);
+  EXPECT_EQ(blocks(4, 16, 4096, 128, "tma:128x128/persistent"), 132);
+  // Not asked for, or fewer query tiles than SMs: a block each.
+  EXPECT_EQ(blocks(4, 16, 4096, 64, "tma:192x128"), 0);
+  EXPECT_EQ(blocks(1, 8, 1024, 64, "tma:128x128/persistent"), 0);
+  // One consumer warpgroup does not hold an SM alone.
+  AttentionProblem p = problem(4, 16, 16, 4096, 4096, 64);
+  AttentionTiling one =
+      chooseAttentionTiling(p, "tma:64x128/persistent", true, h200());
+  EXPECT_EQ(one.persistentBlocks, 0);
+  ASSERT_TRUE(whyNoPersistence(p, one));
+  EXPECT_NE(whyNoPersistence(p, one)->find("128 or 192 query rows"),
+            std::string::npos);
+  // The launch: as many blocks as SMs, and the Q tile's empty barrier.
+  AttentionTiling persistent =
+      chooseAttentionTiling(p, "tma:192x128/persistent", true, h200());
+  AttentionTiling plain = chooseAttentionTiling(p, "tma:192x128", true, h200());
+  EXPECT_EQ(attentionLaunch(p, persistent).grid, 132);
+  EXPECT_EQ(attentionLaunch(p, plain).grid, 1408);
+  EXPECT_EQ(attentionSharedBytes(p, persistent),
+            attentionSharedBytes(p, plain) + 8);
 }
 
 } // namespace

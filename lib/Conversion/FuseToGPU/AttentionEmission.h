@@ -32,7 +32,9 @@ namespace opfuse::attention {
 /// `keySplits` > 1 the keys of each query tile are
 /// split among that many blocks, whose partial outputs the last to finish
 /// combines (flash-decoding: a decode step's few query tiles would leave
-/// most SMs idle).
+/// most SMs idle). With `persistentBlocks` (TMA-fed tilings) the grid is
+/// that many blocks, each taking query tiles in turn (grid-stride), so a
+/// block's next Q and K/V tiles load while it finishes the last one.
 /// The most blocks one query tile's keys are split among.
 constexpr int64_t kMaxKeySplits = 64;
 
@@ -50,6 +52,11 @@ struct AttentionTiling {
   /// Within a section the longest rows (the last query tiles, under a
   /// causal mask) come first.
   int64_t headsPerSection = 1;
+  /// Whether blocks persist over several query tiles (TMA-fed tilings
+  /// without key splits), and then how many blocks the grid has (0 where
+  /// the query tiles are fewer than the GPU's resident blocks: one each).
+  bool persistent = false;
+  int64_t persistentBlocks = 0;
   int64_t rowsPerWarp() const { return blockM / warps; }
   /// The warpgroups that compute (wgmma tilings).
   int64_t consumers() const { return warps / 4; }
@@ -64,7 +71,8 @@ struct AttentionTiling {
 /// "auto", "BMxBN" (mma.sync: BM 64 or 128 with 4 warps, BN 32, 64 or
 /// 128), "wgmma:BMxBN" (BM 64 or 128, a warpgroup per 64 rows; BN 64 or
 /// 128) or "tma:BMxBN" (the same fed by a TMA producer warpgroup), each
-/// optionally with "/kS" (the keys split among S blocks, 1 to 64): the
+/// optionally with "/kS" (the keys split among S blocks, 1 to 64) or, for
+/// tma tiles, "/persistent" (blocks that loop over query tiles): the
 /// tiling, or nothing with the reason in `error`.
 std::optional<AttentionTiling> parseAttentionTiling(llvm::StringRef text,
                                                     std::string &error);
@@ -143,6 +151,12 @@ std::optional<std::string> whyNoKeySplits(const AttentionProblem &problem,
 std::optional<std::string> whyNoThreeConsumers(const AttentionProblem &problem,
                                                const AttentionTiling &tiling);
 
+/// Why `tiling`'s persistent blocks cannot run `problem`, or nothing when
+/// they can or are not asked for (two or three consumer warpgroups, no
+/// key split).
+std::optional<std::string> whyNoPersistence(const AttentionProblem &problem,
+                                            const AttentionTiling &tiling);
+
 /// The pieces of q, k and v together: the tensor maps of a TMA-fed kernel.
 int64_t countAttentionPieces(const AttentionProblem &problem);
 
@@ -160,9 +174,9 @@ int64_t attentionSharedBytes(const AttentionProblem &problem,
                              const AttentionTiling &tiling);
 
 /// The kernel's launch: one block per BM query rows of each (batch, head)
-/// and split of the keys; a split kernel's workspace holds each block's
-/// partial output rows (f32, only the rows that exist) and their running
-/// maxima and sums, with one counter per query tile.
+/// and split of the keys, or a persistent tiling's blocks; a split kernel's
+/// workspace holds each block's partial output rows (f32, only the rows that
+/// exist) and their running maxima and sums, with one counter per query tile.
 LaunchConfig attentionLaunch(const AttentionProblem &problem,
                              const AttentionTiling &tiling);
 

@@ -43,6 +43,8 @@ planAttention(GroupOp group, const EmitContext &context) {
     return problem->op.emitError("attention-tiling: ") << *why;
   if (std::optional<std::string> why = whyNoKeySplits(*problem, tiling))
     return problem->op.emitError("attention-tiling: ") << *why;
+  if (std::optional<std::string> why = whyNoPersistence(*problem, tiling))
+    return problem->op.emitError("attention-tiling: ") << *why;
   return std::pair{*problem, tiling};
 }
 

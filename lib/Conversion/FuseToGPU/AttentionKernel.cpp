@@ -512,14 +512,20 @@ void AttentionKernel::emitPreamble(Value threadId, Value laneId,
   matrixHigh = gb.divu(matrix, 2);
   rowInMatrix = gb.remu(lane, 8);
 
+  blockId = gb.toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  // With split keys, a query tile's splits are neighbours in the grid.
+  if (!t.persistentBlocks)
+    placeQueryTile(t.keySplits > 1 ? gb.divu(blockId, t.keySplits)
+                                   : Value(blockId));
+}
+
+void AttentionKernel::placeQueryTile(Value tile) {
+  queryTile = tile;
   // Section by section of t.headsPerSection (batch, head) pairs (their K
   // and V stay in the L2 while their blocks run), the longest rows (the
   // last query tiles, under a causal mask) first within a section.
   const int64_t tilesM = llvm::divideCeil(p.sq, t.blockM);
   const int64_t section = t.headsPerSection;
-  blockId = gb.toI32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  // With split keys, a query tile's splits are neighbours in the grid.
-  queryTile = t.keySplits > 1 ? gb.divu(blockId, t.keySplits) : Value(blockId);
   Value within = gb.remu(queryTile, section * tilesM);
   bh = gb.add(gb.mul(gb.divu(queryTile, section * tilesM), gb.i32(section)),
               gb.remu(within, section));
@@ -549,6 +555,42 @@ void AttentionKernel::emitPreamble(Value threadId, Value laneId,
     firstTile = gb.divu(gb.mul(split, all), t.keySplits);
     keyTiles = gb.divu(gb.mul(gb.add(split, gb.i32(1)), all), t.keySplits);
   }
+}
+
+LogicalResult
+AttentionKernel::forEachQueryTile(function_ref<LogicalResult()> body) {
+  if (!t.persistentBlocks)
+    return body();
+  // Query tiles blockIdx, blockIdx + gridDim, ...: the grid's order, so
+  // the blocks at work at once still take neighbouring tiles.
+  const int64_t tiles = p.batch * p.heads * llvm::divideCeil(p.sq, t.blockM);
+  Value grid = gb.toI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  auto toIndex = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  };
+  auto loop =
+      scf::ForOp::create(b, loc, toIndex(blockId), toIndex(gb.i32(tiles)),
+                         toIndex(grid), ValueRange{gb.i32(0), gb.i32(0)});
+  OpBuilder::InsertionGuard guard(b);
+  Block *loopBody = loop.getBody();
+  if (!loopBody->empty())
+    loopBody->getTerminator()->erase();
+  b.setInsertionPointToStart(loopBody);
+  Value tile = gb.toI32(loop.getInductionVar());
+  ringBase = loopBody->getArgument(1);
+  Value count = loopBody->getArgument(2);
+  placeQueryTile(tile);
+  qPhase = gb.remu(count, 2);
+  earlierQueryTiles = gb.ne(count, gb.i32(0));
+  moreQueryTiles = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         gb.add(tile, grid), gb.i32(tiles));
+  if (failed(body()))
+    return failure();
+  // The ring positions this tile's key tiles took.
+  Value used = arith::SubIOp::create(b, loc, keyTiles, firstTile);
+  scf::YieldOp::create(
+      b, loc, ValueRange{gb.add(ringBase, used), gb.add(count, gb.i32(1))});
+  return success();
 }
 
 /// `values` combined pairwise (a tree: a dependency chain of log2 n
@@ -778,7 +820,17 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
     kernel.workspace = entry.getArgument(firstExtra + maps);
     kernel.counters = entry.getArgument(firstExtra + maps + 1);
   }
-  gemm::MainLoop loop;
+  // The output of the query tile in flight through the epilogue.
+  auto storeOutput = [&](SmallVector<Value> acc) {
+    gemm::MainLoop loop;
+    loop.acc = std::move(acc);
+    loop.current.tileM = kernel.mStart;
+    loop.current.tileN = gb.i32(0);
+    loop.current.batch = kernel.bh;
+    loop.current.batchIndices =
+        kb.decompose(gb.toIndexType(kernel.bh), output.batchShape);
+    return gemm::emitGemmEpilogue(epilogue, loop, context.options.vectorStores);
+  };
   if (t.tma) {
     kernel.initBarriers();
     // Roles on a warp index ptxas sees as uniform (a shuffle from lane 0):
@@ -816,22 +868,20 @@ LogicalResult emitAttentionKernel(GroupOp group, AttentionProblem &problem,
       SmallVector<Value> mapArguments;
       for (int64_t i = 0; i < maps; ++i)
         mapArguments.push_back(entry.getArgument(firstExtra + i));
-      kernel.emitProducer(mapArguments);
+      (void)kernel.forEachQueryTile([&] {
+        kernel.emitProducer(mapArguments);
+        return success();
+      });
     }
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     setMaxRegisters(three ? kConsumerRegistersOfFour
                           : GemmBuilder::kConsumerRegisters,
                     NVVM::SetMaxRegisterAction::increase);
-    loop.acc = kernel.emitConsumer(gb.divu(uniformWarp, 4));
-  } else {
-    loop.acc = kernel.emitMainLoop();
+    Value warpgroup = gb.divu(uniformWarp, 4);
+    return kernel.forEachQueryTile(
+        [&] { return storeOutput(kernel.emitConsumer(warpgroup)); });
   }
-  loop.current.tileM = kernel.mStart;
-  loop.current.tileN = gb.i32(0);
-  loop.current.batch = kernel.bh;
-  loop.current.batchIndices =
-      kb.decompose(gb.toIndexType(kernel.bh), output.batchShape);
-  return gemm::emitGemmEpilogue(epilogue, loop, context.options.vectorStores);
+  return storeOutput(kernel.emitMainLoop());
 }
 
 } // namespace opfuse::attention

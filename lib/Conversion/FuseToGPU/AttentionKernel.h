@@ -38,9 +38,16 @@ public:
                   KernelBuilder &kb, GemmBuilder &gb, mlir::Block &entry,
                   Value smem);
 
-  /// The block's place in the problem and the key tiles it visits, from
-  /// the epilogue preamble's `thread`, `lane` and `warpRow`.
+  /// The thread's place in the block, from the epilogue preamble's
+  /// `thread`, `lane` and `warpRow`, and unless the blocks persist the
+  /// block's query tile (placeQueryTile).
   void emitPreamble(Value thread, Value lane, Value warpRow);
+
+  /// Runs `body` for each query tile of the block, placed: once, or with
+  /// persistent blocks in a loop over the block's tiles (grid-stride)
+  /// that carries the K/V rings' position and the Q barrier's phase.
+  mlir::LogicalResult
+  forEachQueryTile(llvm::function_ref<mlir::LogicalResult()> body);
 
   /// The main loop of the cp.async form; returns the output accumulators,
   /// normalised, in the m16n8 order of the GEMM epilogue. With split keys
@@ -239,11 +246,16 @@ private:
   /// heads: `head` and the batch, where the map has them.
   SmallVector<Value> outerCoordinates(int64_t heads, Value head);
   /// Where key tile `tile` falls in the K and V rings: its place among the
-  /// block's tiles (a split starts at firstTile), whose first use of each
+  /// block's tiles (a split starts at firstTile; a persistent block's
+  /// earlier query tiles used ringBase positions), whose first use of each
   /// slot completes a fresh mbarrier's phase 0.
   Value ringPosition(Value tile) {
-    return arith::SubIOp::create(b, loc, tile, firstTile);
+    Value position = arith::SubIOp::create(b, loc, tile, firstTile);
+    return ringBase ? gb.add(ringBase, position) : position;
   }
+  /// The query tile `tile` (i32, in the grid's order): its (batch, head),
+  /// first row and key tiles.
+  void placeQueryTile(Value tile);
   /// A barrier of the threads that compute (with TMA, not the producer
   /// warpgroup, which has left).
   void syncComputeThreads();
@@ -272,6 +284,11 @@ private:
   /// The block's index, and with split keys its query tile's (the
   /// counter's) index.
   Value blockId, queryTile;
+  /// A persistent block's query tile in flight: the ring positions its
+  /// predecessors used, the parity of its Q barriers' phase, and whether
+  /// the block ran query tiles before it and has more after it (null: a
+  /// block of one query tile).
+  Value ringBase, qPhase, earlierQueryTiles, moreQueryTiles;
 };
 
 } // namespace opfuse::attention

@@ -30,7 +30,13 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   const bool warpgroup = tma || rest.consume_front("wgmma:");
   auto [shape, splitPart] = rest.split('/');
   int64_t keySplits = 1;
-  if (!splitPart.empty() || rest.ends_with("/")) {
+  const bool persistent = splitPart == "persistent";
+  if (persistent && !tma) {
+    error = "'" + text.str() +
+            "': only tma tiles persist (e.g. tma:192x128/persistent)";
+    return std::nullopt;
+  }
+  if (!persistent && (!splitPart.empty() || rest.ends_with("/"))) {
     if (!splitPart.consume_front("k") ||
         splitPart.getAsInteger(10, keySplits) || keySplits < 1 ||
         keySplits > kMaxKeySplits) {
@@ -44,7 +50,8 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   int64_t blockM = 0, blockN = 0;
   if (m.getAsInteger(10, blockM) || n.getAsInteger(10, blockN)) {
     error = "'" + text.str() +
-            "': expected auto or [wgmma:|tma:]BMxBN[/kS] (e.g. 128x64)";
+            "': expected auto or [wgmma:|tma:]BMxBN[/kS|/persistent] (e.g. "
+            "128x64)";
     return std::nullopt;
   }
   if (blockM != 64 && blockM != 128 && !(tma && blockM == kThreeConsumerRows)) {
@@ -67,6 +74,7 @@ std::optional<AttentionTiling> parseAttentionTiling(StringRef text,
   tiling.warpgroup = warpgroup;
   tiling.tma = tma;
   tiling.keySplits = keySplits;
+  tiling.persistent = persistent;
   // A warpgroup (4 warps) per 64 query rows.
   if (warpgroup)
     tiling.setWarpgroupRows(blockM);
@@ -322,6 +330,20 @@ std::optional<std::string> whyNoThreeConsumers(const AttentionProblem &problem,
   return std::nullopt;
 }
 
+std::optional<std::string> whyNoPersistence(const AttentionProblem &problem,
+                                            const AttentionTiling &tiling) {
+  if (!tiling.persistent)
+    return std::nullopt;
+  // One block an SM is what makes a grid of as many blocks as SMs run at
+  // once: the register file given to two or three consumers ensures it.
+  if (tiling.consumers() < 2)
+    return std::string("persistent blocks take 128 or 192 query rows (two "
+                       "or three consumer warpgroups, one block an SM)");
+  if (tiling.keySplits > 1)
+    return std::string("persistent blocks take no key split");
+  return std::nullopt;
+}
+
 int64_t countAttentionPieces(const AttentionProblem &problem) {
   return problem.q.pieces.size() + problem.k.pieces.size() +
          problem.v.pieces.size();
@@ -517,6 +539,8 @@ static AttentionTiling chooseTiles(const AttentionProblem &problem,
       return *split;
     if (tiling.tma && prefersThreeConsumers(problem, tiling, target))
       tiling.setWarpgroupRows(kThreeConsumerRows);
+    tiling.persistent = tiling.tma && tiling.consumers() >= 2 &&
+                        persistentAttentionPays(problem.sk, problem.causal);
     if (tiling.tma)
       chooseStages(problem, tiling);
     return tiling;
@@ -536,6 +560,14 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
                                       const GpuTarget &target) {
   AttentionTiling tiling = chooseTiles(problem, option, useTma, target);
   tiling.headsPerSection = chooseHeadsPerSection(problem, target);
+  // A persistent grid of one block an SM (two or three consumer
+  // warpgroups take the whole register file: setmaxnreg), only where the
+  // query tiles outnumber the SMs; fewer run one block each anyway.
+  const int64_t queryTiles = problem.batch * problem.heads *
+                             llvm::divideCeil(problem.sq, tiling.blockM);
+  if (tiling.persistent && !whyNoPersistence(problem, tiling) &&
+      target.smCount > 0 && queryTiles > target.smCount)
+    tiling.persistentBlocks = target.smCount;
   return tiling;
 }
 
@@ -548,7 +580,7 @@ int64_t attentionSharedBytes(const AttentionProblem &problem,
   if (tiling.tma)
     return tiling.blockM * problem.d * bytes +
            tiling.stages * tiling.blockN * (problem.d + problem.dv) * bytes +
-           8 * (1 + 4 * tiling.stages);
+           8 * (1 + 4 * tiling.stages + (tiling.persistentBlocks ? 1 : 0));
   return tiling.blockM * problem.d * bytes +
          2 * tiling.blockN * (problem.d + problem.dv) * bytes +
          (tiling.warpgroup ? tiling.blockM * tiling.blockN * bytes : 0);
@@ -560,7 +592,8 @@ LaunchConfig attentionLaunch(const AttentionProblem &problem,
   config.block = tiling.threads();
   const int64_t queryTiles = problem.batch * problem.heads *
                              llvm::divideCeil(problem.sq, tiling.blockM);
-  config.grid = queryTiles * tiling.keySplits;
+  config.grid = tiling.persistentBlocks ? tiling.persistentBlocks
+                                        : queryTiles * tiling.keySplits;
   config.sharedBytes = attentionSharedBytes(problem, tiling);
   if (tiling.tma)
     config.tensorMaps = attentionTensorMaps(problem, tiling);

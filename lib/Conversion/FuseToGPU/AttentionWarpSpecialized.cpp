@@ -20,6 +20,12 @@
 // the product with V (written out as PTX: MLIR's wgmma op reads A from
 // shared memory only).
 //
+// Persistent blocks take query tiles in turn: the rings' positions and
+// the turn go on from one tile to the next, and Q has an empty barrier
+// too, released once each warpgroup's last S = Q Kᵀ is done, so the
+// producer copies the next Q tile (and its first K tiles) while the
+// consumers finish the softmax, the last P V and the epilogue.
+//
 // As in the GEMM, no branch on the thread index surrounds a wgmma (ptxas
 // would serialise them): the roles are decided on a warp index shuffled
 // from lane 0.
@@ -37,11 +43,13 @@ using namespace mlir;
 namespace opfuse::attention {
 
 namespace {
-enum BarrierKind : int64_t { QFull, KFull, VFull, KEmpty, VEmpty };
+enum BarrierKind : int64_t { QFull, KFull, VFull, KEmpty, VEmpty, QEmpty };
 } // namespace
 
 Value AttentionKernel::barrier(int64_t kind, Value stage) {
-  const int64_t first = kind == QFull ? 0 : 1 + (kind - 1) * t.stages;
+  const int64_t first = kind == QFull    ? 0
+                        : kind == QEmpty ? 1 + 4 * t.stages
+                                         : 1 + (kind - 1) * t.stages;
   return gb.sharedPointer(smem, gb.add(gb.i32(barriersOffset() + 8 * first),
                                        gb.mul(stage, gb.i32(8))));
 }
@@ -59,6 +67,8 @@ void AttentionKernel::initBarriers() {
     // A full barrier completes on its one arrive.expect_tx and the bytes;
     // an empty one on every consumer thread's arrival.
     init(QFull, 0, 1);
+    if (t.persistentBlocks)
+      init(QEmpty, 0, 128 * t.consumers());
     for (int64_t s = 0; s < t.stages; ++s) {
       init(KFull, s, 1);
       init(VFull, s, 1);
@@ -109,6 +119,13 @@ void AttentionKernel::emitProducer(ArrayRef<Value> maps) {
                                            /*relaxed=*/false, Value());
   };
   Value qFull = barrier(QFull, gb.i32(0));
+  if (qPhase)
+    // The previous query tile's Q is free (a fresh barrier's phase
+    // "before 0" counts as complete for the first).
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, barrier(QEmpty, gb.i32(0)),
+        arith::XOrIOp::create(b, loc, qPhase, gb.i32(1)),
+        gb.i32(gemm::kTryWaitTicks));
   expect(qFull, qBytes);
   SmallVector<Value> q = {Value(), mStart};
   llvm::append_range(q, outerCoordinates(p.heads, headIndex));
@@ -220,28 +237,49 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
         gb.mul(gb.remu(ringPosition(tile), t.stages), gb.i32(vBytes)));
   };
   Value lastTile = arith::SubIOp::create(b, loc, keyTiles, gb.i32(1));
-  // The last warpgroup passes no turn after its last step: warpgroup 0
-  // waits for none then.
+  // The last warpgroup passes no turn after its last step (of a persistent
+  // block's last query tile): warpgroup 0 waits for none then.
   auto passesAfter = [&](Value tile) {
-    return arith::OrIOp::create(b, loc,
-                                gb.ne(warpgroup, gb.i32(t.consumers() - 1)),
-                                gb.ne(tile, lastTile));
+    Value passes = arith::OrIOp::create(
+        b, loc, gb.ne(warpgroup, gb.i32(t.consumers() - 1)),
+        gb.ne(tile, lastTile));
+    if (moreQueryTiles)
+      passes = arith::OrIOp::create(b, loc, passes, moreQueryTiles);
+    return passes;
+  };
+  // A persistent block's Q is free for the next query tile once the last
+  // S = Q Kᵀ has completed.
+  auto releaseQueryAfter = [&](Value tile) {
+    if (!t.persistentBlocks)
+      return;
+    OpBuilder::InsertionGuard guard(b);
+    auto last = scf::IfOp::create(b, loc, gb.eq(tile, lastTile),
+                                  /*withElse=*/false);
+    b.setInsertionPointToStart(&last.getThenRegion().front());
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), barrier(QEmpty, gb.i32(0)), Value(),
+        NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
   };
   const int64_t rows = mTiles * 2;
   Value minusInfinity = f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> maxima(rows, minusInfinity), sums(rows, f32(0.0));
 
-  // Step 0: S_0 alone (warpgroup 0 takes the first turn unasked).
+  // Step 0: S_0 alone (warpgroup 0 takes a block's first turn unasked).
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(QFull, gb.i32(0)),
-                                        gb.i32(0), gb.i32(gemm::kTryWaitTicks));
+                                        qPhase ? qPhase : gb.i32(0),
+                                        gb.i32(gemm::kTryWaitTicks));
   Value first = firstTile;
   waitFor(KFull, first);
-  waitForTurn(warpgroup, gb.ne(warpgroup, gb.i32(0)));
+  Value asksTurn = gb.ne(warpgroup, gb.i32(0));
+  if (earlierQueryTiles)
+    asksTurn = arith::OrIOp::create(b, loc, asksTurn, earlierQueryTiles);
+  waitForTurn(warpgroup, asksTurn);
   Value scores = issueScores(kTile(first), /*wait=*/false);
   passTurn(warpgroup, passesAfter(first));
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> s = fencedFields(scores);
   release(KEmpty, first);
+  releaseQueryAfter(first);
   logits(s, first);
   onlineSoftmax(s, maxima, sums);
   SmallVector<Value> words = packProbabilities(s);
@@ -275,6 +313,7 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     SmallVector<Value> step = fencedFields(stepScores);
     release(KEmpty, tile);
+    releaseQueryAfter(tile);
     logits(step, tile);
     SmallVector<Value> corrections = onlineSoftmax(step, stepMaxima, stepSums);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
@@ -289,7 +328,8 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
     scf::YieldOp::create(b, loc, yielded);
   }
   ValueRange results = loop.getResults();
-  // The last P V; its slot needs no release.
+  // The last P V; its slot is released only where the ring goes on (a
+  // persistent block's next query tile).
   waitFor(VFull, lastTile);
   SmallVector<Value> lastWords(results.slice(p.dv / 2, wordCount));
   Value output = issueAccumulateFromRegisters(
@@ -298,6 +338,8 @@ SmallVector<Value> AttentionKernel::emitConsumer(Value warpgroup) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> o = fencedFields(output);
   keepAlive(lastWords);
+  if (t.persistentBlocks)
+    release(VEmpty, lastTile);
   if (t.keySplits > 1)
     return combineKeySplits(o, results.slice(p.dv / 2 + wordCount, rows),
                             results.take_back(rows));

@@ -33,6 +33,19 @@ std::optional<std::string> whyNoAttentionKernel(mlir::RankedTensorType q,
                                                 mlir::RankedTensorType k,
                                                 mlir::RankedTensorType v);
 
+/// Whether the TMA-fed kernel's blocks should persist, each taking query
+/// tiles in turn so that one tile's fill and drain overlap the next (the
+/// tiling's choice, and the cost model's per-block term): without a causal
+/// mask, whose tiles of unequal rows a fixed turn order leaves unbalanced,
+/// and for at most kMaxPersistentAttentionKeys keys, where a tile's fill
+/// and drain weigh most. On the H200 (docs/benchmarks.md) persistence was
+/// 2-11% faster at 1k-4k keys, level to 4% slower at 16k, and 9-35%
+/// slower under a causal mask.
+constexpr int64_t kMaxPersistentAttentionKeys = 4096;
+constexpr bool persistentAttentionPays(int64_t sk, bool causal) {
+  return !causal && sk <= kMaxPersistentAttentionKeys;
+}
+
 } // namespace opfuse::fuse
 
 #endif // OPFUSE_DIALECT_FUSE_IR_ATTENTIONKERNEL_H
