@@ -167,7 +167,8 @@ def main():
         cases += [(c, True) for c in tuning_cases(args.dims, args.seqs,
                                                   causals)]
     if args.set in ("heldout", "both"):
-        cases += [(c, False) for c in HELDOUT if c[4] in args.dims]
+        cases += [(c, False) for c in HELDOUT
+                  if c[4] in args.dims and c[5] in causals]
     for case, tuning in cases:
         printed = len(rows)
         b, h, kvh, s, d, causal, dtype = case
