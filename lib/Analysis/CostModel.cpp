@@ -118,7 +118,8 @@ double CostModel::flopsCeiling(Operation *op) const {
           attentionTma && sq > 64 && target_.smCount > 0 &&
           heads * tilesM > target_.smCount &&
           persistentAttentionPays(attention.getK().getType().getDimSize(2),
-                                  attention.getCausal());
+                                  attention.getCausal(),
+                                  attention.getMask() != nullptr);
       const double blocks =
           heads * tilesM * (persistent ? kAttentionPersistentBlockShare : 1.0);
       auto work = [&](double scores, double blocks) {

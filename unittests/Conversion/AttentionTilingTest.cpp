@@ -266,6 +266,15 @@ TEST_F(AttentionTilingTest, PersistentBlocksOnlyWhereTheTilesOutnumberTheSms) {
   ASSERT_TRUE(whyNoPersistence(p, one));
   EXPECT_NE(whyNoPersistence(p, one)->find("128 or 192 query rows"),
             std::string::npos);
+  // Auto: without a causal or additive mask, up to 4096 keys.
+  EXPECT_EQ(autoTiling(p).persistentBlocks, 132);
+  AttentionProblem masked = p;
+  masked.maskInput = 3;
+  EXPECT_EQ(autoTiling(masked).persistentBlocks, 0);
+  AttentionProblem causal = p;
+  causal.causal = true;
+  EXPECT_EQ(autoTiling(causal).persistentBlocks, 0);
+  EXPECT_EQ(autoTiling(problem(1, 16, 16, 8192, 8192, 64)).persistentBlocks, 0);
   // The launch: as many blocks as SMs, and the Q tile's empty barrier.
   AttentionTiling persistent =
       chooseAttentionTiling(p, "tma:192x128/persistent", true, h200());

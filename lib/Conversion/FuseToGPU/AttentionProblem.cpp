@@ -540,7 +540,8 @@ static AttentionTiling chooseTiles(const AttentionProblem &problem,
     if (tiling.tma && prefersThreeConsumers(problem, tiling, target))
       tiling.setWarpgroupRows(kThreeConsumerRows);
     tiling.persistent = tiling.tma && tiling.consumers() >= 2 &&
-                        persistentAttentionPays(problem.sk, problem.causal);
+                        persistentAttentionPays(problem.sk, problem.causal,
+                                                problem.maskInput.has_value());
     if (tiling.tma)
       chooseStages(problem, tiling);
     return tiling;

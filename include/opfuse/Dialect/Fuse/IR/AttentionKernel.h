@@ -37,13 +37,14 @@ std::optional<std::string> whyNoAttentionKernel(mlir::RankedTensorType q,
 /// tiles in turn so that one tile's fill and drain overlap the next (the
 /// tiling's choice, and the cost model's per-block term): without a causal
 /// mask, whose tiles of unequal rows a fixed turn order leaves unbalanced,
-/// and for at most kMaxPersistentAttentionKeys keys, where a tile's fill
-/// and drain weigh most. On the H200 (docs/benchmarks.md) persistence was
-/// 2-11% faster at 1k-4k keys, level to 4% slower at 16k, and 9-35%
-/// slower under a causal mask.
+/// without an additive mask, and for at most kMaxPersistentAttentionKeys
+/// keys, where a tile's fill and drain weigh most. On the H200
+/// (docs/benchmarks.md, 2026-12-04) persistence was 2-15% faster at 512 to
+/// 4k keys, level to 4% slower at 16k, 9-35% slower under a causal mask,
+/// and 8-12% slower with an additive mask at head dim 128 (level at 64).
 constexpr int64_t kMaxPersistentAttentionKeys = 4096;
-constexpr bool persistentAttentionPays(int64_t sk, bool causal) {
-  return !causal && sk <= kMaxPersistentAttentionKeys;
+constexpr bool persistentAttentionPays(int64_t sk, bool causal, bool masked) {
+  return !causal && !masked && sk <= kMaxPersistentAttentionKeys;
 }
 
 } // namespace opfuse::fuse
