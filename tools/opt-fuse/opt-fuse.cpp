@@ -147,7 +147,8 @@ cl::opt<std::string> compileTo(
     cl::value_desc("stage"), cl::cat(category));
 cl::opt<std::string> attentionTiling(
     "attention-tiling",
-    cl::desc("Tiles of the fused attention kernel: [wgmma:|tma:]BMxBN[/kS] "
+    cl::desc("Tiles of the fused attention kernel: "
+             "[wgmma:|tma:]BMxBN[/kS|/persistent] "
              "= query rows per block (64 or 128; 192 with tma: at head "
              "dims up to 64) x keys per step (32, 64 or "
              "128); mma.sync with 4 warps, or with wgmma: (sm_90, head dims "
@@ -156,12 +157,15 @@ cl::opt<std::string> attentionTiling(
              "compute warpgroups taking turns; /kS splits each query "
              "tile's keys among S blocks (1-64; tma: needs no causal mask "
              "and a key tile a split), the last "
-             "to finish combining them; auto (default) takes tma where it "
+             "to finish combining them; /persistent (tma: with BM 128 or "
+             "192) launches one block an SM, each taking query tiles in "
+             "turn; auto (default) takes tma where it "
              "can (128 keys per step; 192 rows at head dim 64 where the "
-             "tiles fill the GPU), wgmma under --no-tma, mma.sync "
-             "elsewhere, and splits the keys of decode steps (64 queries "
-             "or fewer, fewer query tiles than SMs)"),
-    cl::value_desc("[wgmma:|tma:]BMxBN[/kS]"), cl::init("auto"),
+             "tiles fill the GPU; persistent blocks without a causal or "
+             "additive mask up to 4096 keys), wgmma under --no-tma, "
+             "mma.sync elsewhere, and splits the keys of decode steps (64 "
+             "queries or fewer, fewer query tiles than SMs)"),
+    cl::value_desc("[wgmma:|tma:]BMxBN[/kS|/persistent]"), cl::init("auto"),
     cl::cat(category));
 cl::opt<std::string> matmulTiling(
     "matmul-tiling",

@@ -138,8 +138,9 @@ struct FusePipelineOptions
   Option<std::string> attentionTiling{
       *this, "attention-tiling",
       llvm::cl::desc("Tiles of the fused attention kernel as "
-                     "[wgmma:|tma:]BMxBN (query rows per block x keys per "
-                     "step), or auto"),
+                     "[wgmma:|tma:]BMxBN[/kS|/persistent] (query rows per "
+                     "block x keys per step, a key split, persistent "
+                     "blocks), or auto"),
       llvm::cl::init("auto")};
   Option<bool> allowTF32{
       *this, "allow-tf32",

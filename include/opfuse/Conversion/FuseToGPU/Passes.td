@@ -68,7 +68,8 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     Option<"attentionTiling", "attention-tiling", "std::string",
            /*default=*/"\"auto\"",
            "Tiles of the fused attention kernel as "
-           "[wgmma:|tma:]BMxBN[/kS]: query rows per block (64 or 128; "
+           "[wgmma:|tma:]BMxBN[/kS|/persistent]: query rows per block (64 "
+           "or 128; "
            "192 with tma: at head dims up to 64, three consumer "
            "warpgroups) and "
            "keys per step (32, 64 or 128), on mma.sync with 4 warps or, "
@@ -78,7 +79,10 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "taking turns (ping-pong); /kS splits each query tile's keys "
            "among S blocks (1 to 64; tma: needs no causal mask and a key "
            "tile a split), the last to finish "
-           "combining their partial rows; auto takes tma where the "
+           "combining their partial rows; /persistent (tma: with 128 or "
+           "192 rows) launches one block an SM, each taking query tiles "
+           "in turn (grid-stride), where the query tiles outnumber the "
+           "SMs; auto takes tma where the "
            "operands' tensor maps exist and tma is on (128 rows, 64 for 64 "
            "queries or fewer, 192 at head dims up to 64 where fewer waves "
            "or diagonal tiles do not cost more than their faster rows "
@@ -88,7 +92,8 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "tiles are fewer than the SMs splits the keys, on tma where it "
            "can without a causal mask, else on the cp.async form (wgmma "
            "with 64 keys, or mma.sync): as many splits as resident blocks "
-           "allow, two key tiles or more each">,
+           "allow, two key tiles or more each; tma blocks persist without "
+           "a causal or additive mask up to 4096 keys">,
     Option<"useTma", "tma", "bool", /*default=*/"true",
            "Copy the operands of warpgroup-MMA GEMMs and of auto-tiled "
            "attention kernels with TMA (one thread, tensor maps the host "
