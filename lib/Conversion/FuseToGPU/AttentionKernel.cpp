@@ -572,10 +572,7 @@ AttentionKernel::forEachQueryTile(function_ref<LogicalResult()> body) {
       scf::ForOp::create(b, loc, toIndex(blockId), toIndex(gb.i32(tiles)),
                          toIndex(grid), ValueRange{gb.i32(0), gb.i32(0)});
   OpBuilder::InsertionGuard guard(b);
-  Block *loopBody = loop.getBody();
-  if (!loopBody->empty())
-    loopBody->getTerminator()->erase();
-  b.setInsertionPointToStart(loopBody);
+  Block *loopBody = openLoopBody(b, loop);
   Value tile = gb.toI32(loop.getInductionVar());
   ringBase = loopBody->getArgument(1);
   Value count = loopBody->getArgument(2);
@@ -690,10 +687,7 @@ scf::ForOp AttentionKernel::openKeyLoop(Value first, ValueRange init,
       b, loc, arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first),
       arith::IndexCastUIOp::create(b, loc, b.getIndexType(), keyTiles),
       arith::ConstantIndexOp::create(b, loc, 1), init);
-  Block *body = loop.getBody();
-  if (!body->empty())
-    body->getTerminator()->erase();
-  b.setInsertionPointToStart(body);
+  Block *body = openLoopBody(b, loop);
   tile = gb.toI32(loop.getInductionVar());
   carried = body->getArguments().drop_front();
   return loop;

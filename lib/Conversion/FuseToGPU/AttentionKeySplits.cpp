@@ -129,10 +129,7 @@ SmallVector<Value> AttentionKernel::sumKeySplits(int64_t outputs) {
                          arith::ConstantIndexOp::create(b, loc, t.keySplits),
                          arith::ConstantIndexOp::create(b, loc, 1), init);
   OpBuilder::InsertionGuard guard(b);
-  Block *body = loop.getBody();
-  if (!body->empty())
-    body->getTerminator()->erase();
-  b.setInsertionPointToStart(body);
+  Block *body = openLoopBody(b, loop);
   Value block = gb.add(gb.mul(queryTile, gb.i32(t.keySplits)),
                        gb.toI32(loop.getInductionVar()));
   SmallVector<Value> next(body->getArguments().drop_front());

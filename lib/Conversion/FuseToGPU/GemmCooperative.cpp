@@ -52,10 +52,7 @@ SmallVector<Value> emitWarpgroupLoop(GemmBuilder &gb, const MatmulTiling &t,
   auto loop = scf::ForOp::create(b, loc, lower, upper, step, ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *body = loop.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    b.setInsertionPointToStart(body);
+    Block *body = openLoopBody(b, loop);
     Value slice = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
                                                loop.getInductionVar());
     Value ring = gb.add(ringBase, slice);

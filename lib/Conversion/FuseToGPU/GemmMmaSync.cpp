@@ -217,10 +217,7 @@ MainLoop emitMmaSyncMainLoop(GemmKernelEmission &k, bool allowTF32) {
   auto loop = scf::ForOp::create(b, loc, lower, upper, step, init);
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *loopBody = loop.getBody();
-    if (!loopBody->empty())
-      loopBody->getTerminator()->erase();
-    b.setInsertionPointToStart(loopBody);
+    Block *loopBody = openLoopBody(b, loop);
     Value slice = toI32(loop.getInductionVar());
     // The prologue's other inputs (a norm's scale) load while the slice
     // is awaited: on a skinny GEMM each is an L2 round trip a slice.

@@ -193,10 +193,7 @@ FailureOr<Value> StatisticsPass::accumulateInLoop(Operation *statistic,
   auto loop = scf::ForOp::create(b, loc, toIndex(0), toIndex(steps),
                                  toIndex(group), ValueRange{identity});
   OpBuilder::InsertionGuard guard(b);
-  Block *loopBody = loop.getBody();
-  if (!loopBody->empty())
-    loopBody->getTerminator()->erase();
-  b.setInsertionPointToStart(loopBody);
+  openLoopBody(b, loop);
   Value base = gb.toI32(loop.getInductionVar());
   Value sum = loop.getRegionIterArgs().front();
   for (int64_t step = 0; step < group; ++step) {

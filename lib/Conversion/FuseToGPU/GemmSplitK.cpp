@@ -77,10 +77,7 @@ void emitSplitKReduction(GemmKernelEmission &k, MainLoop &loop, Value workspace,
                          arith::ConstantIndexOp::create(b, loc, 1), init);
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *body = sum.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    b.setInsertionPointToStart(body);
+    Block *body = openLoopBody(b, sum);
     Value s = arith::IndexCastUIOp::create(b, loc, i64, sum.getInductionVar());
     SmallVector<Value> next;
     for (int64_t i = 0; i < accumulators; ++i) {

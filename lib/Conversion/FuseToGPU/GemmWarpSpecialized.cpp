@@ -101,10 +101,7 @@ SmallVector<Value> emitConsumerLoop(GemmBuilder &gb, const MatmulTiling &t,
                          SmallVector<Value>(rowBlocks, zero));
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *body = loop.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    b.setInsertionPointToStart(body);
+    Block *body = openLoopBody(b, loop);
     Value slice = gb.toI32(loop.getInductionVar());
     Value ring = gb.add(ringBase, slice);
     waitForTmaSlice(gb, t, smem, fullOffset, ring);

@@ -13,6 +13,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 namespace opfuse {
@@ -67,6 +68,17 @@ mlir::Value splatScalar(mlir::OpBuilder &b, fuse::ConstantOp constant);
 
 /// Row-major element strides of `shape`.
 llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
+
+/// Leaves `b` at the start of `loop`'s body, its terminator removed
+/// (scf::ForOp::create adds a yield only without carried values), for a
+/// body that yields its own; returns the body.
+inline mlir::Block *openLoopBody(mlir::OpBuilder &b, mlir::scf::ForOp loop) {
+  mlir::Block *body = loop.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase();
+  b.setInsertionPointToStart(body);
+  return body;
+}
 
 /// Builds a kernel body; owns the builder state of one gpu.func.
 class KernelBuilder {

@@ -296,10 +296,7 @@ FailureOr<SmallVector<Value>> RowKernelEmitter::forEachPosition(
   auto loop = scf::ForOp::create(b, loc, kb.constant(0), kb.constant(steps),
                                  kb.constant(1), carried);
   OpBuilder::InsertionGuard insertion(b);
-  // Without carried values the builder has added the yield already.
-  if (!loop.getBody()->empty())
-    loop.getBody()->getTerminator()->erase();
-  b.setInsertionPointToStart(loop.getBody());
+  openLoopBody(b, loop);
   Value first = arith::AddIOp::create(
       b, loc, laneInRow,
       arith::MulIOp::create(b, loc, loop.getInductionVar(),
