@@ -107,18 +107,18 @@ double CostModel::flopsCeiling(Operation *op) const {
       const int64_t sq = q.getDimSize(2);
       const int64_t rows = sq <= 64 ? sq : kAttentionTileRows;
       const int64_t tilesM = llvm::divideCeil(sq, rows);
-      const int64_t keyTiles = llvm::divideCeil(
-          attention.getK().getType().getDimSize(2), kAttentionTileKeys);
+      const int64_t sk = attention.getK().getType().getDimSize(2);
+      const int64_t keyTiles = llvm::divideCeil(sk, kAttentionTileKeys);
       const double scores =
           heads * attention.getComputedKeyTiles(rows, kAttentionTileKeys) *
           rows * kAttentionTileKeys;
       // Blocks persist (the tiling's rule) where they pay and the query
-      // tiles outnumber the SMs.
+      // tiles outnumber the SMs (counted in the model's 128-row tiles: 192-row
+      // ones fall below the SMs only for grids near one wave).
       const bool persistent =
           attentionTma && sq > 64 && target_.smCount > 0 &&
           heads * tilesM > target_.smCount &&
-          persistentAttentionPays(attention.getK().getType().getDimSize(2),
-                                  attention.getCausal(),
+          persistentAttentionPays(sk, attention.getCausal(),
                                   attention.getMask() != nullptr);
       const double blocks =
           heads * tilesM * (persistent ? kAttentionPersistentBlockShare : 1.0);

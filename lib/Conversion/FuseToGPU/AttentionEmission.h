@@ -152,8 +152,7 @@ std::optional<std::string> whyNoThreeConsumers(const AttentionProblem &problem,
                                                const AttentionTiling &tiling);
 
 /// Why `tiling`'s persistent blocks cannot run `problem`, or nothing when
-/// they can or are not asked for (two or three consumer warpgroups, no
-/// key split).
+/// they can or are not asked for (two or three consumer warpgroups).
 std::optional<std::string> whyNoPersistence(const AttentionProblem &problem,
                                             const AttentionTiling &tiling);
 
@@ -179,6 +178,10 @@ int64_t attentionSharedBytes(const AttentionProblem &problem,
 /// exist) and their running maxima and sums, with one counter per query tile.
 LaunchConfig attentionLaunch(const AttentionProblem &problem,
                              const AttentionTiling &tiling);
+
+/// Query tiles of `tiling` over every (batch, head): BM rows each.
+int64_t countQueryTiles(const AttentionProblem &problem,
+                        const AttentionTiling &tiling);
 
 /// Query rows a split kernel's block stores in the workspace: BM, or all
 /// of them when the sequence is shorter.

@@ -563,7 +563,7 @@ AttentionKernel::forEachQueryTile(function_ref<LogicalResult()> body) {
     return body();
   // Query tiles blockIdx, blockIdx + gridDim, ...: the grid's order, so
   // the blocks at work at once still take neighbouring tiles.
-  const int64_t tiles = p.batch * p.heads * llvm::divideCeil(p.sq, t.blockM);
+  const int64_t tiles = countQueryTiles(p, t);
   Value grid = gb.toI32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   auto toIndex = [&](Value v) {
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);

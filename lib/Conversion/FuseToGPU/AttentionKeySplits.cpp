@@ -50,8 +50,7 @@ Value AttentionKernel::splitElement(Value block, Value row, int64_t column) {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
   const int64_t rowsPerBlock = splitRowsPerBlock(p, t);
-  const int64_t blocks =
-      p.batch * p.heads * llvm::divideCeil(p.sq, t.blockM) * t.keySplits;
+  const int64_t blocks = countQueryTiles(p, t) * t.keySplits;
   Value slot = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, wide(block), constant64(rowsPerBlock)),

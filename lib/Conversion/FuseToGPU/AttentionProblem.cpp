@@ -339,8 +339,8 @@ std::optional<std::string> whyNoPersistence(const AttentionProblem &problem,
   if (tiling.consumers() < 2)
     return std::string("persistent blocks take 128 or 192 query rows (two "
                        "or three consumer warpgroups, one block an SM)");
-  if (tiling.keySplits > 1)
-    return std::string("persistent blocks take no key split");
+  // No key split: "/persistent" and "/kS" are alternatives of the tiling's
+  // syntax, and auto splits only decode steps, before it asks to persist.
   return std::nullopt;
 }
 
@@ -416,8 +416,7 @@ static int64_t residentAttentionBlocks(const AttentionProblem &problem,
 static std::optional<AttentionTiling>
 splitKeysTiling(const AttentionProblem &problem, AttentionTiling tiling,
                 const GpuTarget &target) {
-  const int64_t queryTiles = problem.batch * problem.heads *
-                             llvm::divideCeil(problem.sq, tiling.blockM);
+  const int64_t queryTiles = countQueryTiles(problem, tiling);
   if (target.smCount <= 0 || problem.sq > 64 || queryTiles >= target.smCount)
     return std::nullopt;
   if (tiling.tma && !problem.causal) {
@@ -479,10 +478,8 @@ static double attentionRowTime(const AttentionProblem &problem,
     const int64_t resident =
         target.smCount *
         std::max<int64_t>(1, residentAttentionBlocks(problem, tiling, target));
-    const int64_t waves =
-        llvm::divideCeil(problem.batch * problem.heads *
-                             llvm::divideCeil(problem.sq, tiling.blockM),
-                         std::max<int64_t>(1, resident));
+    const int64_t waves = llvm::divideCeil(countQueryTiles(problem, tiling),
+                                           std::max<int64_t>(1, resident));
     return rowCost * waves * tiling.blockM *
            llvm::divideCeil(problem.sk, tiling.blockN);
   }
@@ -564,10 +561,8 @@ AttentionTiling chooseAttentionTiling(const AttentionProblem &problem,
   // A persistent grid of one block an SM (two or three consumer
   // warpgroups take the whole register file: setmaxnreg), only where the
   // query tiles outnumber the SMs; fewer run one block each anyway.
-  const int64_t queryTiles = problem.batch * problem.heads *
-                             llvm::divideCeil(problem.sq, tiling.blockM);
   if (tiling.persistent && !whyNoPersistence(problem, tiling) &&
-      target.smCount > 0 && queryTiles > target.smCount)
+      target.smCount > 0 && countQueryTiles(problem, tiling) > target.smCount)
     tiling.persistentBlocks = target.smCount;
   return tiling;
 }
@@ -591,8 +586,7 @@ LaunchConfig attentionLaunch(const AttentionProblem &problem,
                              const AttentionTiling &tiling) {
   LaunchConfig config;
   config.block = tiling.threads();
-  const int64_t queryTiles = problem.batch * problem.heads *
-                             llvm::divideCeil(problem.sq, tiling.blockM);
+  const int64_t queryTiles = countQueryTiles(problem, tiling);
   config.grid = tiling.persistentBlocks ? tiling.persistentBlocks
                                         : queryTiles * tiling.keySplits;
   config.sharedBytes = attentionSharedBytes(problem, tiling);
@@ -607,6 +601,12 @@ LaunchConfig attentionLaunch(const AttentionProblem &problem,
         config.grid * splitRowsPerBlock(problem, tiling) * (problem.dv + 2) * 4;
   }
   return config;
+}
+
+int64_t countQueryTiles(const AttentionProblem &problem,
+                        const AttentionTiling &tiling) {
+  return problem.batch * problem.heads *
+         llvm::divideCeil(problem.sq, tiling.blockM);
 }
 
 int64_t splitRowsPerBlock(const AttentionProblem &problem,
