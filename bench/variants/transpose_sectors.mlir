@@ -10,7 +10,8 @@
 //   h_4099x3001_bf16  bf16, odd on both sides
 //   h_batched_f32     8 x 999 x 257 f32, the last two axes swapped
 //   h_scale_exp_f32   3001 x 2049 f32, exp(x^T * 0.5): an epilogue
-//   h_f64_3001x1999   f64 (32 x 32 tiles, 4-element sectors)
+//   h_i64_3001x1999   i64 (32 x 32 tiles, 4-element sectors; f64, first
+//                     written here, is not a fuse element type)
 //   h_decode_f16      77 x 4099 f16, decode-size
 //   h_bias_f32        3001 x 2049 f32, x^T + y (the epilogue reads an
 //                     input: a control, the change leaves it as it was)
@@ -43,9 +44,9 @@ func.func @h_scale_exp_f32(%x: tensor<2049x3001xf32>) -> tensor<3001x2049xf32> {
   %e = fuse.exp %s : tensor<3001x2049xf32>
   return %e : tensor<3001x2049xf32>
 }
-func.func @h_f64_3001x1999(%x: tensor<3001x1999xf64>) -> tensor<1999x3001xf64> {
-  %t = fuse.transpose %x permutation = [1, 0] : tensor<3001x1999xf64> -> tensor<1999x3001xf64>
-  return %t : tensor<1999x3001xf64>
+func.func @h_i64_3001x1999(%x: tensor<3001x1999xi64>) -> tensor<1999x3001xi64> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<3001x1999xi64> -> tensor<1999x3001xi64>
+  return %t : tensor<1999x3001xi64>
 }
 func.func @h_decode_f16(%x: tensor<77x4099xf16>) -> tensor<4099x77xf16> {
   %t = fuse.transpose %x permutation = [1, 0] : tensor<77x4099xf16> -> tensor<4099x77xf16>
