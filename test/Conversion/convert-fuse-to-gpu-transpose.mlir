@@ -5,6 +5,7 @@
 // the H200 (docs/benchmarks.md) that took a 5001 x 3003 f32 transpose, whose
 // output rows do not start on sectors, from 61.6% to 68.3% of copy.
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s "-fuse-set-target=target=%S/../GPU/Inputs/h200-four-sms.json" -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=FOUR-SMS
 
 // 200 input rows (4 tiles of 64, the output's innermost dimension) by 100
 // columns (2 tiles): block b takes across tile b % 4, inner tile b / 4.
@@ -20,4 +21,69 @@
 func.func @transpose(%x: tensor<200x100xf32>) -> tensor<100x200xf32> {
   %0 = fuse.transpose %x permutation = [1, 0] : tensor<200x100xf32> -> tensor<100x200xf32>
   return %0 : tensor<100x200xf32>
+}
+
+// Output rows of 5050 f32 do not start on 32-byte sectors: the tile is
+// skewed. It holds a sector's worth (8) of rows more, 80 tiles go across
+// where straight ones take 79, and each slot reads the tile from the
+// row where its output row's sector-aligned segment starts: 8 minus the
+// row start's residue modulo 8.
+// CHECK-LABEL: gpu.func @skewed_k0
+// CHECK-SAME: workgroup(%{{.*}} : memref<72x65xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[TILES:.*]] = arith.constant 80 : i32
+// CHECK-NEXT: arith.remui %{{.*}}, %[[TILES]] : i32
+// CHECK: gpu.barrier
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %c5050_i32{{.*}} : i32
+// CHECK: %[[LAG:.*]] = arith.remui %{{.*}}, %c8_i32{{.*}} : i32
+// CHECK-NEXT: %[[SHIFT:.*]] = arith.subi %c8_i32{{.*}}, %[[LAG]] : i32
+// CHECK-NEXT: arith.addi %{{.*}}, %[[SHIFT]] : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @skewed(%x: tensor<5050x3003xf32>) -> tensor<3003x5050xf32> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<5050x3003xf32> -> tensor<3003x5050xf32>
+  return %0 : tensor<3003x5050xf32>
+}
+
+// 2-byte outputs, rows shorter than four tiles, grids of fewer than four
+// tiles an SM, and epilogues that read an input at the output's index keep
+// straight tiles (64 rows) and scalar stores on such rows (the second
+// run: a target of 4 SMs, where the grid rule alone would allow skewing).
+// CHECK-LABEL: gpu.func @straight_bf16_k0
+// FOUR-SMS-LABEL: gpu.func @straight_bf16_k0
+// FOUR-SMS-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: vector<
+// CHECK: gpu.return
+func.func @straight_bf16(%x: tensor<314x131xbf16>) -> tensor<131x314xbf16> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<314x131xbf16> -> tensor<131x314xbf16>
+  return %0 : tensor<131x314xbf16>
+}
+// CHECK-LABEL: gpu.func @straight_reads_input_k0
+// FOUR-SMS-LABEL: gpu.func @straight_reads_input_k0
+// FOUR-SMS-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: vector<
+// CHECK: gpu.return
+func.func @straight_reads_input(%x: tensor<314x131xf32>, %y: tensor<131x314xf32>) -> tensor<131x314xf32> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<314x131xf32> -> tensor<131x314xf32>
+  %1 = fuse.add %0, %y : (tensor<131x314xf32>, tensor<131x314xf32>) -> tensor<131x314xf32>
+  return %1 : tensor<131x314xf32>
+}
+// 18 tiles: straight on the H200's 132 SMs, skewed on a target of 4.
+// CHECK-LABEL: gpu.func @small_grid_k0
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// FOUR-SMS-LABEL: gpu.func @small_grid_k0
+// FOUR-SMS-SAME: workgroup(%{{.*}} : memref<72x65xf32, #gpu.address_space<workgroup>>)
+func.func @small_grid(%x: tensor<314x131xf32>) -> tensor<131x314xf32> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<314x131xf32> -> tensor<131x314xf32>
+  return %0 : tensor<131x314xf32>
+}
+// CHECK-LABEL: gpu.func @straight_short_k0
+// FOUR-SMS-LABEL: gpu.func @straight_short_k0
+// FOUR-SMS-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: vector<
+// CHECK: gpu.return
+func.func @straight_short(%x: tensor<250x131xf32>) -> tensor<131x250xf32> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<250x131xf32> -> tensor<131x250xf32>
+  return %0 : tensor<131x250xf32>
 }

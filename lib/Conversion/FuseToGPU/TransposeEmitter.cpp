@@ -14,6 +14,15 @@
 // dimensions, consecutive blocks neighbouring tiles of the output's rows;
 // partial tiles at the edges are guarded.
 //
+// Where the output's rows do not start on 32-byte sectors (a row of 5001
+// f32, say), straight tiles would write each row segment with scalars and
+// share its first and last sectors with the neighbouring blocks. There the
+// tiles are skewed instead (outputs of 4- and 8-byte elements; 2-byte ones
+// were no faster): each output row's segments start on a sector,
+// the tile holds a sector's worth of rows more, and the segments are stored
+// as 16-byte vectors (lane by lane only where a vector crosses the row's
+// ends).
+//
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
@@ -33,6 +42,10 @@ namespace opfuse {
 namespace {
 
 constexpr int64_t kThreads = 256;
+/// The shortest output rows, in tiles, that skewed tiles are used for.
+constexpr int64_t kSkewMinTiles = 4;
+/// The smallest grid, in tiles an SM, that skewed tiles are used for.
+constexpr int64_t kSkewMinTilesPerSm = 4;
 
 /// A group that is one transpose moving the innermost dimension, with the
 /// ops its operand is computed from (the prologue) and the ops computed
@@ -49,13 +62,18 @@ struct TransposeShape {
   /// Lanes of the vectors read (along the input's innermost dimension) and
   /// written (along the output's).
   int64_t vecIn = 1, vecOut = 1;
+  /// Elements of a 32-byte sector of the output when its row segments are
+  /// skewed onto sectors, 0 when the tiles are straight.
+  int64_t skew = 0;
 
   RankedTensorType input() const { return transpose.getInput().getType(); }
   int64_t tilesInner() const {
     return llvm::divideCeil(input().getDimSize(inner), tile);
   }
+  /// Skewed segments start up to skew - 1 elements before their tile.
   int64_t tilesAcross() const {
-    return llvm::divideCeil(input().getDimSize(across), tile);
+    return llvm::divideCeil(
+        input().getDimSize(across) + std::max<int64_t>(skew - 1, 0), tile);
   }
   int64_t batch() const {
     int64_t count = 1;
@@ -74,13 +92,56 @@ int64_t widestBytes(ArrayRef<Type> types) {
   return widest;
 }
 
+/// Elements of a 32-byte sector of the output, when the output's rows are
+/// to be written in skewed, sector-aligned segments: its rows do not start
+/// on sectors and are at least kSkewMinTiles tiles long, the grid has at
+/// least kSkewMinTilesPerSm tiles for each of `smCount` SMs, every output
+/// (`stored`) has one element width of 4 or 8 bytes, and the epilogue reads
+/// nothing but the tile (an input read at a skewed index could not be read as
+/// aligned vectors). 0 otherwise.
+int64_t sectorSkew(const TransposeShape &shape, ArrayRef<Type> stored,
+                   bool epilogueReadsInputs, int64_t smCount) {
+  if (epilogueReadsInputs || stored.empty())
+    return 0;
+  const int64_t bytes = widestBytes(stored);
+  for (Type type : stored)
+    if (widestBytes({type}) != bytes)
+      return 0;
+  // 2-byte outputs stay straight: skewed, a bf16 4099 x 3001 transpose ran
+  // 1.6% slower and an f16 77 x 4099 one 13% (their input rows are read
+  // element by element either way; H200, docs/benchmarks.md).
+  if (bytes != 4 && bytes != 8)
+    return 0;
+  const int64_t sector = 32 / bytes;
+  const int64_t rowLength = shape.input().getDimSize(shape.across);
+  if (rowLength % sector == 0 || shape.tile % sector != 0)
+    return 0;
+  // Short rows stay straight too: each has two segments that cross its
+  // ends, stored lane by lane, and a sector's worth of tile rows more to
+  // read. Rows of 33 and 129 f32 ran 16% and 4.5% slower skewed, rows of
+  // 999 and more level or faster; four tiles is the line between.
+  if (rowLength < kSkewMinTiles * shape.tile)
+    return 0;
+  // Small grids stay straight: a skewed tile reads a sector's worth of rows
+  // more, which costs where one block's latency sets the time. Grids of 611
+  // tiles and more were never slower skewed (to 23% faster), smaller ones
+  // 8.8% slower to 6.5% faster.
+  TransposeShape skewed = shape;
+  skewed.skew = sector;
+  if (skewed.batch() * skewed.tilesInner() * skewed.tilesAcross() <
+      kSkewMinTilesPerSm * smCount)
+    return 0;
+  return sector;
+}
+
 /// The transpose group `ops` (with `outputs` used outside) forms, if it is
 /// one this emitter runs: exactly one transpose, moving the innermost
 /// dimension, of floats or 32/64-bit integers; every other op elementwise
 /// or a splat constant; prologue values used only by the prologue and the
 /// transpose; outputs of the transpose's result shape.
 std::optional<TransposeShape> analyzeTranspose(ArrayRef<Operation *> ops,
-                                               ArrayRef<Value> outputs) {
+                                               ArrayRef<Value> outputs,
+                                               int64_t smCount) {
   TransposeOp transpose;
   for (Operation *op : ops) {
     if (auto t = dyn_cast<TransposeOp>(op)) {
@@ -142,29 +203,37 @@ std::optional<TransposeShape> analyzeTranspose(ArrayRef<Operation *> ops,
   shape.tile = bytes <= 4 ? 64 : 32;
   // Vectors of 16 bytes of the widest value read in each phase.
   SmallVector<Type> read = {input}, written = {result};
+  bool epilogueReadsInputs = false;
   for (Operation *op : ops)
     for (Value operand : op->getOperands())
-      if (!operand.getDefiningOp() || !members.count(operand.getDefiningOp()))
-        (prologue.contains(op) || op == transpose ? read : written)
-            .push_back(operand.getType());
+      if (!operand.getDefiningOp() || !members.count(operand.getDefiningOp())) {
+        const bool prologueSide = prologue.contains(op) || op == transpose;
+        (prologueSide ? read : written).push_back(operand.getType());
+        epilogueReadsInputs |= !prologueSide;
+      }
   for (Value output : outputs)
     written.push_back(output.getType());
   shape.vecIn = std::min<int64_t>(16 / widestBytes(read), shape.tile);
   shape.vecOut = std::min<int64_t>(16 / widestBytes(written), shape.tile);
   if (input.getDimSize(shape.inner) % shape.vecIn != 0)
     shape.vecIn = 1;
-  if (input.getDimSize(shape.across) % shape.vecOut != 0)
+  shape.skew =
+      sectorSkew(shape, llvm::to_vector(ValueRange(outputs).getTypes()),
+                 epilogueReadsInputs, smCount);
+  if (!shape.skew && input.getDimSize(shape.across) % shape.vecOut != 0)
     shape.vecOut = 1;
   return shape;
 }
 
-std::optional<TransposeShape> analyzeGroup(GroupOp group) {
+std::optional<TransposeShape> analyzeGroup(GroupOp group,
+                                           const GpuTarget &target) {
   Block &body = group.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   return analyzeTranspose(ops,
-                          llvm::to_vector(body.getTerminator()->getOperands()));
+                          llvm::to_vector(body.getTerminator()->getOperands()),
+                          target.smCount);
 }
 
 /// The epilogue's evaluator: the transposed value comes from the tile.
@@ -201,13 +270,14 @@ public:
   EmitterMatch match(ArrayRef<Operation *> ops,
                      ArrayRef<Value> outputs) const override {
     // Any other group with data movement is the view emitter's.
-    return analyzeTranspose(ops, outputs) ? EmitterMatch::accept()
-                                          : EmitterMatch::notMine();
+    return analyzeTranspose(ops, outputs, /*smCount=*/0)
+               ? EmitterMatch::accept()
+               : EmitterMatch::notMine();
   }
 
   FailureOr<LaunchConfig> configure(GroupOp group,
                                     const EmitContext &context) const override {
-    std::optional<TransposeShape> shape = analyzeGroup(group);
+    std::optional<TransposeShape> shape = analyzeGroup(group, context.target);
     if (!shape)
       return group.emitError("internal error: not a transpose kernel");
     return context.options.launchFor(
@@ -234,10 +304,15 @@ public:
   LogicalResult emitStores();
 
 private:
-  /// A slot of a phase: its row and column in the tile, and whether it lies
-  /// in the tensor (null when unguarded and every slot is used).
+  /// A slot of a phase: its row and column among the phase's slots, the
+  /// tile element of its first lane (tileAcross, tileInner), its input
+  /// index, and whether it lies in the tensor (null when unguarded and
+  /// every slot is used). In phase 2 of a skewed tile, `lanesInside` says
+  /// whether every lane lies in the output row (null where the tile is
+  /// interior).
   struct Slot {
-    Value row, column, across, inner, valid;
+    Value row, column, tileAcross, tileInner, across, inner, valid;
+    Value lanesInside;
   };
 
   Value add(Value x, Value y) {
@@ -257,10 +332,18 @@ private:
   /// Runs `phase(guard)` unguarded where every tile is whole, else in both
   /// branches of `interior`.
   LogicalResult split(function_ref<LogicalResult(bool)> phase);
-  SmallVector<Slot> slotsOf(int64_t vectorsPerRow, bool transposed, bool guard);
+  SmallVector<Slot> slotsOf(int64_t rows, int64_t vectorsPerRow,
+                            bool transposed, bool guard);
+  /// The output's index at `across` on the slot's output row.
+  Index outputIndex(const Slot &slot, IndexDim across);
+  /// Moves a phase-2 slot of a skewed tile onto its row's sector grid.
+  void skewSlot(ViewKernel &out, Slot &slot, bool guard);
   FailureOr<GroupEvaluator::Lanes> readInput(ViewKernel &in, const Slot &slot);
   void toTile(const Slot &slot, ArrayRef<Value> lanes);
-  LogicalResult writeOutput(ViewKernel &out, const Slot &slot);
+  /// Evaluates the epilogue at the slot and stores its lanes: as vectors,
+  /// or lane by lane, each lane only where it lies in its output row.
+  LogicalResult writeOutput(ViewKernel &out, const Slot &slot, bool byLane);
+  LogicalResult writeSlot(ViewKernel &out, const Slot &slot);
 
   GroupOp group;
   const TransposeShape &s;
@@ -270,7 +353,9 @@ private:
   Location loc;
   RankedTensorType input, output;
   const int64_t t;
-  Value tile, thread, acrossBase, innerBase, interior;
+  /// acrossOrigin: the input's across index of the tile's row 0 (a sector
+  /// before acrossBase where the tile is skewed).
+  Value tile, thread, acrossBase, acrossOrigin, innerBase, interior;
   SmallVector<Value> batchIndex;
   bool wholeTiles = false;
 };
@@ -283,7 +368,7 @@ TransposeKernel::TransposeKernel(GroupOp group, const TransposeShape &s,
       input(s.input()), output(s.transpose.getType()), t(s.tile) {
   Type tileType = getComputeType(input.getElementType());
   tile = func.addWorkgroupAttribution(
-      MemRefType::get({t, t + 1}, tileType, AffineMap(),
+      MemRefType::get({t + s.skew, t + 1}, tileType, AffineMap(),
                       gpu::AddressSpaceAttr::get(b.getContext(),
                                                  gpu::AddressSpace::Workgroup)),
       loc);
@@ -300,17 +385,31 @@ TransposeKernel::TransposeKernel(GroupOp group, const TransposeShape &s,
   if (!batchShape.empty())
     batchIndex = kb.decompose(coordinates[0], batchShape);
   acrossBase = arith::MulIOp::create(b, loc, coordinates[2], kb.constant(t));
+  // Below zero on the first skewed tile: the index arithmetic wraps, and
+  // the unsigned bound checks reject those rows.
+  acrossOrigin =
+      s.skew ? arith::SubIOp::create(b, loc, acrossBase, kb.constant(s.skew))
+                   .getResult()
+             : acrossBase;
   innerBase = arith::MulIOp::create(b, loc, coordinates[1], kb.constant(t));
 
   // A tile wholly inside the tensor needs no guards, and its slots' loads
   // are all issued before any is used; tiles on an edge guard each slot.
-  wholeTiles =
-      input.getDimSize(s.across) % t == 0 && input.getDimSize(s.inner) % t == 0;
-  if (!wholeTiles)
+  // A skewed tile reaches a sector before its base, so the first one of
+  // each row is never whole.
+  wholeTiles = !s.skew && input.getDimSize(s.across) % t == 0 &&
+               input.getDimSize(s.inner) % t == 0;
+  if (!wholeTiles) {
     interior = arith::AndIOp::create(
         b, loc,
         below(add(acrossBase, kb.constant(t - 1)), input.getDimSize(s.across)),
         below(add(innerBase, kb.constant(t - 1)), input.getDimSize(s.inner)));
+    if (s.skew)
+      interior = arith::AndIOp::create(
+          b, loc, interior,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                coordinates[2], kb.constant(0)));
+  }
 }
 
 LogicalResult TransposeKernel::guarded(Value condition,
@@ -334,9 +433,10 @@ LogicalResult TransposeKernel::split(function_ref<LogicalResult(bool)> phase) {
 }
 
 SmallVector<TransposeKernel::Slot>
-TransposeKernel::slotsOf(int64_t vectorsPerRow, bool transposed, bool guard) {
+TransposeKernel::slotsOf(int64_t rows, int64_t vectorsPerRow, bool transposed,
+                         bool guard) {
   SmallVector<Slot> slots;
-  const int64_t count = t * vectorsPerRow;
+  const int64_t count = rows * vectorsPerRow;
   for (int64_t first = 0; first < count; first += kThreads) {
     Slot slot;
     Value id = add(thread, kb.constant(first));
@@ -345,9 +445,15 @@ TransposeKernel::slotsOf(int64_t vectorsPerRow, bool transposed, bool guard) {
         b, loc, arith::RemUIOp::create(b, loc, id, kb.constant(vectorsPerRow)),
         kb.constant(t / vectorsPerRow));
     // Phase 1 walks rows across and columns inner; phase 2 the reverse.
-    slot.across = add(acrossBase, transposed ? slot.column : slot.row);
-    slot.inner = add(innerBase, transposed ? slot.row : slot.column);
-    if (guard)
+    slot.tileAcross = transposed ? slot.column : slot.row;
+    slot.tileInner = transposed ? slot.row : slot.column;
+    slot.across = add(transposed ? acrossBase : acrossOrigin, slot.tileAcross);
+    slot.inner = add(innerBase, slot.tileInner);
+    // A skewed segment's lanes are checked against its row when stored
+    // (skewSlot), not against the straight tile's columns.
+    if (guard && transposed && s.skew)
+      slot.valid = below(slot.inner, input.getDimSize(s.inner));
+    else if (guard)
       slot.valid = arith::AndIOp::create(
           b, loc, below(slot.across, input.getDimSize(s.across)),
           below(slot.inner, input.getDimSize(s.inner)));
@@ -382,14 +488,14 @@ void TransposeKernel::toTile(const Slot &slot, ArrayRef<Value> lanes) {
   for (auto [lane, value] : llvm::enumerate(lanes))
     memref::StoreOp::create(
         b, loc, value, tile,
-        ValueRange{index(slot.row),
-                   index(add(slot.column, kb.constant(lane)))});
+        ValueRange{index(slot.tileAcross),
+                   index(add(slot.tileInner, kb.constant(lane)))});
 }
 
 LogicalResult TransposeKernel::emitLoads() {
   ViewKernel in(group, b, kb, func, s.vecIn);
   return split([&](bool guard) -> LogicalResult {
-    SmallVector<Slot> slots = slotsOf(t / s.vecIn, false, guard);
+    SmallVector<Slot> slots = slotsOf(t + s.skew, t / s.vecIn, false, guard);
     SmallVector<std::pair<Slot, GroupEvaluator::Lanes>> loaded;
     for (const Slot &slot : slots) {
       if (slot.valid) {
@@ -414,13 +520,13 @@ LogicalResult TransposeKernel::emitLoads() {
   });
 }
 
-LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot) {
+Index TransposeKernel::outputIndex(const Slot &slot, IndexDim across) {
   // Output dimension i is input dimension perm[i].
   Index at;
   at.shape.assign(output.getShape().begin(), output.getShape().end());
   for (int64_t p : s.transpose.getPermutation()) {
     if (p == s.across)
-      at.dims.push_back({slot.across, s.vecOut > 1 ? 1 : 0, s.vecOut, 0});
+      at.dims.push_back(across);
     else if (p == s.inner)
       at.dims.push_back({slot.inner, 0, 1, 0});
     else
@@ -428,13 +534,39 @@ LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot) {
           {batchIndex[llvm::find(s.batchDims, p) - s.batchDims.begin()], 0, 1,
            0});
   }
+  return at;
+}
+
+void TransposeKernel::skewSlot(ViewKernel &out, Slot &slot, bool guard) {
+  // The row's segments start `lag` elements before their tiles' bases, on
+  // the sector its element at the base falls in (tiles are whole sectors
+  // wide, so the lag is the row's). The tile holds the segment `lag` rows
+  // into the skew's margin.
+  Value rowStart = out.linearize(outputIndex(slot, out.constantDim(0))).value;
+  Value lag = arith::RemUIOp::create(b, loc, rowStart, kb.constant(s.skew));
+  Value shift = arith::SubIOp::create(b, loc, kb.constant(s.skew), lag);
+  slot.tileAcross = add(slot.tileAcross, shift);
+  slot.across = add(acrossOrigin, slot.tileAcross);
+  if (!guard)
+    return;
+  const int64_t extent = input.getDimSize(s.across);
+  slot.lanesInside = arith::AndIOp::create(
+      b, loc, below(slot.across, extent),
+      below(add(slot.across, kb.constant(s.vecOut - 1)), extent));
+}
+
+LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot,
+                                           bool byLane) {
+  Index at = outputIndex(
+      slot, s.skew ? IndexDim{slot.across, s.vecOut > 1 ? 1 : 0, 1, 0}
+                   : IndexDim{slot.across, s.vecOut > 1 ? 1 : 0, s.vecOut, 0});
   auto readTile = [&]() {
     GroupEvaluator::Lanes lanes;
     for (int64_t lane = 0; lane < s.vecOut; ++lane)
       lanes.push_back(memref::LoadOp::create(
           b, loc, tile,
-          ValueRange{index(add(slot.column, kb.constant(lane))),
-                     index(slot.row)}));
+          ValueRange{index(add(slot.tileAcross, kb.constant(lane))),
+                     index(slot.tileInner)}));
     return lanes;
   };
   GroupEvaluator::Memo memo;
@@ -448,20 +580,49 @@ LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot) {
     FailureOr<GroupEvaluator::Lanes> lanes = evaluator.evaluate(value, context);
     if (failed(lanes))
       return failure();
-    kb.store(func.getArgument(numInputs + position),
-             cast<RankedTensorType>(value.getType()).getElementType(),
-             offset.value, *lanes);
+    Value pointer = func.getArgument(numInputs + position);
+    Type element = cast<RankedTensorType>(value.getType()).getElementType();
+    if (!byLane) {
+      kb.store(pointer, element, offset.value, *lanes);
+      continue;
+    }
+    for (auto [lane, laneValue] : llvm::enumerate(*lanes)) {
+      Value inside = below(add(slot.across, kb.constant(lane)),
+                           input.getDimSize(s.across));
+      if (failed(guarded(inside, [&]() -> LogicalResult {
+            kb.store(pointer, element, add(offset.value, kb.constant(lane)),
+                     {laneValue});
+            return success();
+          })))
+        return failure();
+    }
   }
   return success();
+}
+
+LogicalResult TransposeKernel::writeSlot(ViewKernel &out, const Slot &slot) {
+  if (!slot.lanesInside)
+    return writeOutput(out, slot, /*byLane=*/false);
+  // A vector wholly in its row is stored whole; one crossing the row's
+  // start or end lane by lane.
+  auto branch = scf::IfOp::create(b, loc, slot.lanesInside, /*withElse=*/true);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  if (failed(writeOutput(out, slot, /*byLane=*/false)))
+    return failure();
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  return writeOutput(out, slot, /*byLane=*/true);
 }
 
 LogicalResult TransposeKernel::emitStores() {
   ViewKernel out(group, b, kb, func, s.vecOut);
   return split([&](bool guard) -> LogicalResult {
-    for (const Slot &slot : slotsOf(t / s.vecOut, true, guard)) {
-      if (failed(slot.valid ? guarded(slot.valid,
-                                      [&] { return writeOutput(out, slot); })
-                            : writeOutput(out, slot)))
+    for (Slot slot : slotsOf(t, t / s.vecOut, true, guard)) {
+      if (s.skew)
+        skewSlot(out, slot, guard);
+      if (failed(slot.valid
+                     ? guarded(slot.valid, [&] { return writeSlot(out, slot); })
+                     : writeSlot(out, slot)))
         return failure();
     }
     return success();
@@ -471,7 +632,7 @@ LogicalResult TransposeKernel::emitStores() {
 LogicalResult TransposeEmitter::emit(GroupOp group, const LaunchConfig &config,
                                      gpu::GPUModuleOp module, StringRef name,
                                      const EmitContext &context) const {
-  std::optional<TransposeShape> analyzed = analyzeGroup(group);
+  std::optional<TransposeShape> analyzed = analyzeGroup(group, context.target);
   if (!analyzed)
     return group.emitError("internal error: not a transpose kernel");
   int64_t largest = getNumElements(analyzed->transpose.getType());

@@ -118,3 +118,51 @@ func.func @key_into_cache(%qkv: tensor<3x1x450xbf16>, %cache: tensor<3x3x77x50xb
   %c = fuse.concat %cache, %t axis = 2 : (tensor<3x3x77x50xbf16>, tensor<3x3x1x50xbf16>) -> tensor<3x3x78x50xbf16>
   return %c : tensor<3x3x78x50xbf16>
 }
+
+// Transposes whose output rows do not start on 32-byte sectors: tiles of
+// 4- and 8-byte outputs are skewed so each row's segments start on one
+// (TransposeEmitter.cpp) where they are at least four tiles long and the
+// grid has four tiles an SM (these run on a target of 4 SMs). 314 f32
+// output columns: six tiles across where straight ones take five, the
+// first and last segments of each row stored lane by lane.
+func.func @transpose_skew_f32(%x: tensor<314x131xf32>) -> tensor<131x314xf32> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<314x131xf32> -> tensor<131x314xf32>
+  return %t : tensor<131x314xf32>
+}
+
+// Batched, with a prologue reading a bias, an epilogue of constants only,
+// and two outputs: each batch's rows start at another lag.
+func.func @transpose_skew_batched(%x: tensor<3x261x70xf32>, %b: tensor<70xf32>) -> (tensor<3x70x261xf32>, tensor<3x70x261xf32>) {
+  %a = fuse.add %x, %b : (tensor<3x261x70xf32>, tensor<70xf32>) -> tensor<3x261x70xf32>
+  %t = fuse.transpose %a permutation = [0, 2, 1] : tensor<3x261x70xf32> -> tensor<3x70x261xf32>
+  %c = fuse.constant dense<0.25> : tensor<f32>
+  %s = fuse.mul %t, %c : (tensor<3x70x261xf32>, tensor<f32>) -> tensor<3x70x261xf32>
+  %e = fuse.exp %s : tensor<3x70x261xf32>
+  return %t, %e : tensor<3x70x261xf32>, tensor<3x70x261xf32>
+}
+
+// i64: 32 x 32 tiles and sectors of four elements.
+func.func @transpose_skew_i64(%x: tensor<133x100xi64>) -> tensor<100x133xi64> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<133x100xi64> -> tensor<100x133xi64>
+  return %t : tensor<100x133xi64>
+}
+
+// An f16 tile stored as f32: sectors of eight elements, vectors of four.
+func.func @transpose_skew_cast(%x: tensor<262x200xf16>) -> tensor<200x262xf32> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<262x200xf16> -> tensor<200x262xf16>
+  %h = fuse.cast %t : tensor<200x262xf16> to tensor<200x262xf32>
+  return %h : tensor<200x262xf32>
+}
+
+// Rows shorter than a sector (straight: too short to skew).
+func.func @transpose_skew_tiny(%x: tensor<5x3xf32>) -> tensor<3x5xf32> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<5x3xf32> -> tensor<3x5xf32>
+  return %t : tensor<3x5xf32>
+}
+
+// 2-byte outputs stay straight: ragged bf16 rows, two outputs.
+func.func @transpose_ragged_bf16(%x: tensor<3x77x45xbf16>) -> (tensor<3x45x77xbf16>, tensor<3x45x77xbf16>) {
+  %t = fuse.transpose %x permutation = [0, 2, 1] : tensor<3x77x45xbf16> -> tensor<3x45x77xbf16>
+  %e = fuse.exp %t : tensor<3x45x77xbf16>
+  return %t, %e : tensor<3x45x77xbf16>, tensor<3x45x77xbf16>
+}
