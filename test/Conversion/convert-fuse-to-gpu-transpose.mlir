@@ -87,3 +87,21 @@ func.func @straight_short(%x: tensor<250x131xf32>) -> tensor<131x250xf32> {
   %0 = fuse.transpose %x permutation = [1, 0] : tensor<250x131xf32> -> tensor<131x250xf32>
   return %0 : tensor<131x250xf32>
 }
+
+// Rows that are whole 16-byte vectors on both sides, and a 4-byte tile:
+// each thread loads four rows of a 4 x 4 block and stores its four
+// columns as vectors into an unpadded tile, 16-byte groups swizzled by the
+// row's block; phase two reads the output's vectors whole.
+// CHECK-LABEL: gpu.func @blocked_k0
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-COUNT-4: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %{{.*}}, %c2_i32{{.*}} : i32
+// CHECK: %[[BLOCK:.*]] = arith.andi %{{.*}}, %c7_i32{{.*}} : i32
+// CHECK-NEXT: %[[GROUP:.*]] = arith.xori %[[SHIFTED]], %[[BLOCK]] : i32
+// CHECK-NEXT: arith.shli %[[GROUP]], %c2_i32{{.*}} : i32
+// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+func.func @blocked(%x: tensor<256x128xf32>) -> tensor<128x256xf32> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<256x128xf32> -> tensor<128x256xf32>
+  return %0 : tensor<128x256xf32>
+}

@@ -23,6 +23,12 @@
 // as 16-byte vectors (lane by lane only where a vector crosses the row's
 // ends).
 //
+// Where the rows are whole 16-byte vectors on both sides and the tile holds
+// 4-byte values, each thread instead loads four input rows of a 4 x 4
+// block and stores the block's columns as vectors into an unpadded tile
+// whose 16-byte groups are XOR-swizzled by the row's block: both phases
+// then move vectors through shared memory, conflict-free.
+//
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Conversion/FuseToGPU/KernelEmitter.h"
@@ -31,8 +37,10 @@
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -65,6 +73,10 @@ struct TransposeShape {
   /// Elements of a 32-byte sector of the output when its row segments are
   /// skewed onto sectors, 0 when the tiles are straight.
   int64_t skew = 0;
+  /// Whether each thread transposes 4 x 4 blocks in registers, so both
+  /// phases move 16-byte vectors through shared memory (tile rows are then
+  /// the output's, swizzled instead of padded).
+  bool blocked = false;
 
   RankedTensorType input() const { return transpose.getInput().getType(); }
   int64_t tilesInner() const {
@@ -222,6 +234,12 @@ std::optional<TransposeShape> analyzeTranspose(ArrayRef<Operation *> ops,
                  epilogueReadsInputs, smCount);
   if (!shape.skew && input.getDimSize(shape.across) % shape.vecOut != 0)
     shape.vecOut = 1;
+  // A padded tile costs four 4-byte shared-memory stores and four loads for
+  // each 16 bytes moved, and the MIO queue bounded the kernel (ncu, H200:
+  // docs/benchmarks.md); 4 x 4 blocks cost one 16-byte store and one load.
+  shape.blocked = !shape.skew && shape.tile == 64 && shape.vecIn == 4 &&
+                  shape.vecOut == 4 &&
+                  getElementByteSize(getComputeType(element)) == 4;
   return shape;
 }
 
@@ -304,6 +322,17 @@ public:
   LogicalResult emitStores();
 
 private:
+  /// Phase 1 of a blocked tile: each thread loads four rows of one 4 x 4
+  /// block and stores its four columns as vectors.
+  LogicalResult emitBlockLoads();
+  /// The tile column of a blocked tile's 4-element group starting at
+  /// (tile row `innerLocal`, `acrossLocal`): 16-byte groups XOR-swizzled by
+  /// the row's block, so that neither phase's vectors share banks.
+  Value blockColumn(Value innerLocal, Value acrossLocal);
+  /// `body`'s lanes where `condition` holds, zeros elsewhere.
+  FailureOr<GroupEvaluator::Lanes>
+  loadIf(Value condition,
+         function_ref<FailureOr<GroupEvaluator::Lanes>()> body);
   /// A slot of a phase: its row and column among the phase's slots, the
   /// tile element of its first lane (tileAcross, tileInner), its input
   /// index, and whether it lies in the tensor (null when unguarded and
@@ -367,11 +396,21 @@ TransposeKernel::TransposeKernel(GroupOp group, const TransposeShape &s,
     : group(group), s(s), func(func), b(b), kb(kb), loc(group.getLoc()),
       input(s.input()), output(s.transpose.getType()), t(s.tile) {
   Type tileType = getComputeType(input.getElementType());
+  SmallVector<int64_t, 2> tileShape = {t + s.skew, t + 1};
+  if (s.blocked)
+    tileShape = {t, t};
   tile = func.addWorkgroupAttribution(
-      MemRefType::get({t + s.skew, t + 1}, tileType, AffineMap(),
+      MemRefType::get(tileShape, tileType, AffineMap(),
                       gpu::AddressSpaceAttr::get(b.getContext(),
                                                  gpu::AddressSpace::Workgroup)),
       loc);
+  if (s.blocked) {
+    func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
+    // No register bound: held to 32 (eight blocks an SM, .minnctapersm 8)
+    // the block's sixteen loaded words spill, and 5000 x 3000 f32 ran at
+    // 84.0% of copy against 87.6% with ptxas's 41 registers (six blocks).
+  }
 
   // The block's tile: (batch, tile inner, tile across), across fastest:
   // consecutive blocks write neighbouring segments of the output's rows.
@@ -492,7 +531,86 @@ void TransposeKernel::toTile(const Slot &slot, ArrayRef<Value> lanes) {
                    index(add(slot.tileInner, kb.constant(lane)))});
 }
 
+Value TransposeKernel::blockColumn(Value innerLocal, Value acrossLocal) {
+  Value two = kb.constant(2);
+  Value rowBlock = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, innerLocal, two), kb.constant(7));
+  Value group = arith::XOrIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, acrossLocal, two), rowBlock);
+  return arith::ShLIOp::create(b, loc, group, two);
+}
+
+FailureOr<GroupEvaluator::Lanes>
+TransposeKernel::loadIf(Value condition,
+                        function_ref<FailureOr<GroupEvaluator::Lanes>()> body) {
+  Type laneType = cast<MemRefType>(tile.getType()).getElementType();
+  SmallVector<Type> types(4, laneType);
+  auto branch = scf::IfOp::create(b, loc, types, condition, /*withElse=*/true);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  FailureOr<GroupEvaluator::Lanes> lanes = body();
+  if (failed(lanes))
+    return failure();
+  scf::YieldOp::create(b, loc, *lanes);
+  b.setInsertionPointToStart(branch.elseBlock());
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(laneType));
+  scf::YieldOp::create(b, loc, SmallVector<Value>(4, zero));
+  return GroupEvaluator::Lanes(branch.getResults().begin(),
+                               branch.getResults().end());
+}
+
+LogicalResult TransposeKernel::emitBlockLoads() {
+  ViewKernel in(group, b, kb, func, /*vec=*/4);
+  const int64_t blocksPerRow = t / 4;
+  return split([&](bool guard) -> LogicalResult {
+    for (int64_t first = 0; first < blocksPerRow * blocksPerRow;
+         first += kThreads) {
+      Value id = add(thread, kb.constant(first));
+      Value four = kb.constant(4);
+      Value acrossLocal = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, id, kb.constant(blocksPerRow)),
+          four);
+      Value innerLocal = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, id, kb.constant(blocksPerRow)),
+          four);
+      // The block's four input rows, all loaded before any is stored.
+      SmallVector<GroupEvaluator::Lanes> rows;
+      for (int64_t k = 0; k < 4; ++k) {
+        Slot slot;
+        slot.across = add(acrossOrigin, add(acrossLocal, kb.constant(k)));
+        slot.inner = add(innerBase, innerLocal);
+        FailureOr<GroupEvaluator::Lanes> lanes =
+            guard ? loadIf(arith::AndIOp::create(
+                               b, loc,
+                               below(slot.across, input.getDimSize(s.across)),
+                               below(slot.inner, input.getDimSize(s.inner))),
+                           [&] { return readInput(in, slot); })
+                  : readInput(in, slot);
+        if (failed(lanes))
+          return failure();
+        rows.push_back(std::move(*lanes));
+      }
+      // Column m of the block is the tile's row innerLocal + m.
+      Type laneType = cast<MemRefType>(tile.getType()).getElementType();
+      auto vectorType = VectorType::get({4}, laneType);
+      for (int64_t m = 0; m < 4; ++m) {
+        Value column = vector::FromElementsOp::create(
+            b, loc, vectorType,
+            ValueRange{rows[0][m], rows[1][m], rows[2][m], rows[3][m]});
+        Value row = add(innerLocal, kb.constant(m));
+        vector::StoreOp::create(
+            b, loc, column, tile,
+            ValueRange{index(row), index(blockColumn(row, acrossLocal))},
+            /*nontemporal=*/false, llvm::MaybeAlign(16));
+      }
+    }
+    return success();
+  });
+}
+
 LogicalResult TransposeKernel::emitLoads() {
+  if (s.blocked)
+    return emitBlockLoads();
   ViewKernel in(group, b, kb, func, s.vecIn);
   return split([&](bool guard) -> LogicalResult {
     SmallVector<Slot> slots = slotsOf(t + s.skew, t / s.vecIn, false, guard);
@@ -562,6 +680,17 @@ LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot,
                    : IndexDim{slot.across, s.vecOut > 1 ? 1 : 0, s.vecOut, 0});
   auto readTile = [&]() {
     GroupEvaluator::Lanes lanes;
+    if (s.blocked) {
+      Type laneType = cast<MemRefType>(tile.getType()).getElementType();
+      Value vector = vector::LoadOp::create(
+          b, loc, VectorType::get({4}, laneType), tile,
+          ValueRange{index(slot.tileInner),
+                     index(blockColumn(slot.tileInner, slot.tileAcross))},
+          /*nontemporal=*/false, llvm::MaybeAlign(16));
+      for (int64_t lane = 0; lane < 4; ++lane)
+        lanes.push_back(vector::ExtractOp::create(b, loc, vector, lane));
+      return lanes;
+    }
     for (int64_t lane = 0; lane < s.vecOut; ++lane)
       lanes.push_back(memref::LoadOp::create(
           b, loc, tile,

@@ -166,3 +166,19 @@ func.func @transpose_ragged_bf16(%x: tensor<3x77x45xbf16>) -> (tensor<3x45x77xbf
   %e = fuse.exp %t : tensor<3x45x77xbf16>
   return %t, %e : tensor<3x45x77xbf16>, tensor<3x45x77xbf16>
 }
+
+// 4 x 4 blocks transposed in registers (rows whole vectors on both sides,
+// a 4-byte tile): batched, a prologue reading a bias, an epilogue, two
+// outputs, partial tiles on both edges.
+func.func @transpose_blocked_f32(%x: tensor<3x132x200xf32>, %b: tensor<200xf32>) -> (tensor<3x200x132xf32>, tensor<3x200x132xf32>) {
+  %a = fuse.add %x, %b : (tensor<3x132x200xf32>, tensor<200xf32>) -> tensor<3x132x200xf32>
+  %t = fuse.transpose %a permutation = [0, 2, 1] : tensor<3x132x200xf32> -> tensor<3x200x132xf32>
+  %r = fuse.relu %t : tensor<3x200x132xf32>
+  return %t, %r : tensor<3x200x132xf32>, tensor<3x200x132xf32>
+}
+
+// i32, a single partial tile each way.
+func.func @transpose_blocked_i32(%x: tensor<100x68xi32>) -> tensor<68x100xi32> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<100x68xi32> -> tensor<68x100xi32>
+  return %t : tensor<68x100xi32>
+}

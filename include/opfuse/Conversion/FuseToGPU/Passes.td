@@ -144,7 +144,7 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::NVVM::NVVMDialect"
+    "::mlir::NVVM::NVVMDialect", "::mlir::vector::VectorDialect"
   ];
 }
 
