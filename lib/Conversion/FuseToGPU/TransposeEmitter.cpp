@@ -130,14 +130,13 @@ private:
   FailureOr<GroupEvaluator::Lanes>
   loadIf(Value condition,
          function_ref<FailureOr<GroupEvaluator::Lanes>()> body);
-  /// A slot of a phase: its row and column among the phase's slots, the
-  /// tile element of its first lane (tileAcross, tileInner), its input
-  /// index, and whether it lies in the tensor (null when unguarded and
-  /// every slot is used). In phase 2 of a skewed tile, `lanesInside` says
-  /// whether every lane lies in the output row (null where the tile is
-  /// interior).
+  /// A slot of a phase: the tile element of its first lane (tileAcross,
+  /// tileInner), its input index, and whether it lies in the tensor (null
+  /// when unguarded and every slot is used). In phase 2 of a skewed tile,
+  /// `lanesInside` says whether every lane lies in the output row (null where
+  /// the tile is interior).
   struct Slot {
-    Value row, column, tileAcross, tileInner, across, inner, valid;
+    Value tileAcross, tileInner, across, inner, valid;
     Value lanesInside;
   };
 
@@ -152,6 +151,12 @@ private:
   Value index(Value v) {
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v)
         .getResult();
+  }
+  /// Whether the slot's input index lies in the tensor.
+  Value inTensor(const Slot &slot) {
+    return arith::AndIOp::create(b, loc,
+                                 below(slot.across, input.getDimSize(s.across)),
+                                 below(slot.inner, input.getDimSize(s.inner)));
   }
   /// Runs `body` under `condition`.
   LogicalResult guarded(Value condition, function_ref<LogicalResult()> body);
@@ -179,6 +184,8 @@ private:
   Location loc;
   RankedTensorType input, output;
   const int64_t t;
+  /// The tile's element type: the input's compute type.
+  Type tileElement;
   /// acrossOrigin: the input's across index of the tile's row 0 (a sector
   /// before acrossBase where the tile is skewed).
   Value tile, thread, acrossBase, acrossOrigin, innerBase, interior;
@@ -192,12 +199,12 @@ TransposeKernel::TransposeKernel(GroupOp group, const TransposeShape &s,
                                  KernelBuilder &kb)
     : group(group), s(s), func(func), b(b), kb(kb), loc(group.getLoc()),
       input(s.input()), output(s.transpose.getType()), t(s.tile) {
-  Type tileType = getComputeType(input.getElementType());
+  tileElement = getComputeType(input.getElementType());
   SmallVector<int64_t, 2> tileShape = {t + s.skew, t + 1};
   if (s.blocked)
     tileShape = {t, t};
   tile = func.addWorkgroupAttribution(
-      MemRefType::get(tileShape, tileType, AffineMap(),
+      MemRefType::get(tileShape, tileElement, AffineMap(),
                       gpu::AddressSpaceAttr::get(b.getContext(),
                                                  gpu::AddressSpace::Workgroup)),
       loc);
@@ -276,13 +283,13 @@ TransposeKernel::slotsOf(int64_t rows, int64_t vectorsPerRow, bool transposed,
   for (int64_t first = 0; first < count; first += kThreads) {
     Slot slot;
     Value id = add(thread, kb.constant(first));
-    slot.row = arith::DivUIOp::create(b, loc, id, kb.constant(vectorsPerRow));
-    slot.column = arith::MulIOp::create(
+    Value row = arith::DivUIOp::create(b, loc, id, kb.constant(vectorsPerRow));
+    Value column = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, id, kb.constant(vectorsPerRow)),
         kb.constant(t / vectorsPerRow));
     // Phase 1 walks rows across and columns inner; phase 2 the reverse.
-    slot.tileAcross = transposed ? slot.column : slot.row;
-    slot.tileInner = transposed ? slot.row : slot.column;
+    slot.tileAcross = transposed ? column : row;
+    slot.tileInner = transposed ? row : column;
     slot.across = add(transposed ? acrossBase : acrossOrigin, slot.tileAcross);
     slot.inner = add(innerBase, slot.tileInner);
     // A skewed segment's lanes are checked against its row when stored
@@ -290,9 +297,7 @@ TransposeKernel::slotsOf(int64_t rows, int64_t vectorsPerRow, bool transposed,
     if (guard && transposed && s.skew)
       slot.valid = below(slot.inner, input.getDimSize(s.inner));
     else if (guard)
-      slot.valid = arith::AndIOp::create(
-          b, loc, below(slot.across, input.getDimSize(s.across)),
-          below(slot.inner, input.getDimSize(s.inner)));
+      slot.valid = inTensor(slot);
     if (first + kThreads > count) {
       Value used = below(id, count);
       slot.valid =
@@ -340,8 +345,7 @@ Value TransposeKernel::blockColumn(Value innerLocal, Value acrossLocal) {
 FailureOr<GroupEvaluator::Lanes>
 TransposeKernel::loadIf(Value condition,
                         function_ref<FailureOr<GroupEvaluator::Lanes>()> body) {
-  Type laneType = cast<MemRefType>(tile.getType()).getElementType();
-  SmallVector<Type> types(4, laneType);
+  SmallVector<Type> types(4, tileElement);
   auto branch = scf::IfOp::create(b, loc, types, condition, /*withElse=*/true);
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(branch.thenBlock());
@@ -350,7 +354,7 @@ TransposeKernel::loadIf(Value condition,
     return failure();
   scf::YieldOp::create(b, loc, *lanes);
   b.setInsertionPointToStart(branch.elseBlock());
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(laneType));
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(tileElement));
   scf::YieldOp::create(b, loc, SmallVector<Value>(4, zero));
   return GroupEvaluator::Lanes(branch.getResults().begin(),
                                branch.getResults().end());
@@ -377,19 +381,14 @@ LogicalResult TransposeKernel::emitBlockLoads() {
         slot.across = add(acrossOrigin, add(acrossLocal, kb.constant(k)));
         slot.inner = add(innerBase, innerLocal);
         FailureOr<GroupEvaluator::Lanes> lanes =
-            guard ? loadIf(arith::AndIOp::create(
-                               b, loc,
-                               below(slot.across, input.getDimSize(s.across)),
-                               below(slot.inner, input.getDimSize(s.inner))),
-                           [&] { return readInput(in, slot); })
+            guard ? loadIf(inTensor(slot), [&] { return readInput(in, slot); })
                   : readInput(in, slot);
         if (failed(lanes))
           return failure();
         rows.push_back(std::move(*lanes));
       }
       // Column m of the block is the tile's row innerLocal + m.
-      Type laneType = cast<MemRefType>(tile.getType()).getElementType();
-      auto vectorType = VectorType::get({4}, laneType);
+      auto vectorType = VectorType::get({4}, tileElement);
       for (int64_t m = 0; m < 4; ++m) {
         Value column = vector::FromElementsOp::create(
             b, loc, vectorType,
@@ -478,9 +477,8 @@ LogicalResult TransposeKernel::writeOutput(ViewKernel &out, const Slot &slot,
   auto readTile = [&]() {
     GroupEvaluator::Lanes lanes;
     if (s.blocked) {
-      Type laneType = cast<MemRefType>(tile.getType()).getElementType();
       Value vector = vector::LoadOp::create(
-          b, loc, VectorType::get({4}, laneType), tile,
+          b, loc, VectorType::get({4}, tileElement), tile,
           ValueRange{index(slot.tileInner),
                      index(blockColumn(slot.tileInner, slot.tileAcross))},
           /*nontemporal=*/false, llvm::MaybeAlign(16));
