@@ -105,3 +105,19 @@ func.func @blocked(%x: tensor<256x128xf32>) -> tensor<128x256xf32> {
   %0 = fuse.transpose %x permutation = [1, 0] : tensor<256x128xf32> -> tensor<128x256xf32>
   return %0 : tensor<128x256xf32>
 }
+
+// bf16 rows of whole 4-element vectors move as 4 x 4 blocks too, through
+// the same f32 tile: 8-byte vectors of bf16 in global memory, 16-byte ones
+// of f32 in shared memory (a padded tile costs eight 4-byte stores and
+// eight loads for each 16 bytes of bf16).
+// CHECK-LABEL: gpu.func @blocked_bf16_k0
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<4xbf16>
+// CHECK-COUNT-4: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr<1>
+func.func @blocked_bf16(%x: tensor<256x128xbf16>) -> tensor<128x256xbf16> {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<256x128xbf16> -> tensor<128x256xbf16>
+  return %0 : tensor<128x256xbf16>
+}

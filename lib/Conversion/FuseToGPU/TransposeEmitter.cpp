@@ -23,11 +23,12 @@
 // as 16-byte vectors (lane by lane only where a vector crosses the row's
 // ends).
 //
-// Where the rows are whole 16-byte vectors on both sides and the tile holds
-// 4-byte values, each thread instead loads four input rows of a 4 x 4
-// block and stores the block's columns as vectors into an unpadded tile
-// whose 16-byte groups are XOR-swizzled by the row's block: both phases
-// then move vectors through shared memory, conflict-free.
+// Where the rows are whole 4-element vectors on both sides, no value is
+// wider than 4 bytes and the tile holds 4-byte values (f32 for bf16 and
+// f16 too), each thread instead loads four input rows of a 4 x 4 block and
+// stores the block's columns as vectors into an unpadded tile whose
+// 16-byte groups are XOR-swizzled by the row's block: both phases then
+// move vectors through shared memory, conflict-free.
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,7 +7,8 @@
 // whole vectors. Two layouts replace the padded tile where they measured
 // faster on the H200 (docs/benchmarks.md): skewed tiles where the output's
 // rows do not start on 32-byte sectors, and 4 x 4 register blocks where
-// both phases' rows are whole vectors of a 4-byte tile.
+// both phases' rows are whole 4-element vectors of values of at most 4
+// bytes (a 4-byte tile).
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,13 +173,18 @@ std::optional<TransposeShape> analyzeTranspose(ArrayRef<Operation *> ops,
                  epilogueReadsInputs, smCount);
   if (!shape.skew && input.getDimSize(shape.across) % shape.vecOut != 0)
     shape.vecOut = 1;
-  // A padded tile costs four 4-byte shared-memory stores and four loads for
-  // each 16 bytes moved (ncu: warps waiting on the MIO queue); 4 x 4 blocks
-  // cost one 16-byte store and one load, 1-4% faster (H200,
-  // docs/benchmarks.md).
-  shape.blocked = !shape.skew && shape.tile == 64 && shape.vecIn == 4 &&
-                  shape.vecOut == 4 &&
+  // A padded tile costs a 4-byte shared-memory store and a load for each
+  // element moved (ncu: warps waiting on the MIO queue); 4 x 4 blocks cost
+  // one 16-byte store and one load for four, 1-4% faster for f32 (H200,
+  // docs/benchmarks.md). Narrower values move as 4-lane vectors too (8
+  // bytes of bf16): their tile holds f32 all the same.
+  const int64_t widestMoved = std::max(widestBytes(read), widestBytes(written));
+  shape.blocked = !shape.skew && shape.tile == 64 && widestMoved <= 4 &&
+                  input.getDimSize(shape.inner) % 4 == 0 &&
+                  input.getDimSize(shape.across) % 4 == 0 &&
                   getElementByteSize(getComputeType(element)) == 4;
+  if (shape.blocked)
+    shape.vecIn = shape.vecOut = 4;
   return shape;
 }
 

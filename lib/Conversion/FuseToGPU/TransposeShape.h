@@ -40,7 +40,7 @@ struct TransposeShape {
   int64_t skew = 0;
   /// Whether each thread transposes 4 x 4 blocks in registers, so both
   /// phases move 16-byte vectors through shared memory (tile rows are then
-  /// the output's, swizzled instead of padded).
+  /// the output's, swizzled instead of padded); vecIn and vecOut are 4.
   bool blocked = false;
 
   mlir::RankedTensorType input() const {

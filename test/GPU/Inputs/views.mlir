@@ -177,6 +177,15 @@ func.func @transpose_blocked_f32(%x: tensor<3x132x200xf32>, %b: tensor<200xf32>)
   return %t, %r : tensor<3x200x132xf32>, tensor<3x200x132xf32>
 }
 
+// f16 blocks (8-byte vectors of a 4-byte tile): a broadcast bias before,
+// gelu after, partial tiles on both edges (rows of 204 and 132).
+func.func @transpose_blocked_f16(%x: tensor<2x132x204xf16>, %b: tensor<204xf16>) -> tensor<2x204x132xf16> {
+  %a = fuse.add %x, %b : (tensor<2x132x204xf16>, tensor<204xf16>) -> tensor<2x132x204xf16>
+  %t = fuse.transpose %a permutation = [0, 2, 1] : tensor<2x132x204xf16> -> tensor<2x204x132xf16>
+  %g = fuse.gelu %t approximate = none : tensor<2x204x132xf16>
+  return %g : tensor<2x204x132xf16>
+}
+
 // i32, a single partial tile each way.
 func.func @transpose_blocked_i32(%x: tensor<100x68xi32>) -> tensor<68x100xi32> {
   %t = fuse.transpose %x permutation = [1, 0] : tensor<100x68xi32> -> tensor<68x100xi32>
