@@ -222,6 +222,20 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                     "with --emit or --function\n";
     return ExitUsage;
   }
+  if (options.devices &&
+      !(options.check || options.bench || options.checkFusion)) {
+    llvm::errs() << "opt-fuse: error: --devices runs the function on "
+                    "several devices: it needs --check, --bench or "
+                    "--check-fusion\n";
+    return ExitUsage;
+  }
+  if (options.devices &&
+      (!options.inputFiles.empty() || !options.saveOutputsDir.empty())) {
+    llvm::errs() << "opt-fuse: error: --inputs and --save-outputs take one "
+                    "device's tensors: they cannot be combined with "
+                    "--devices\n";
+    return ExitUsage;
+  }
   if ((!options.inputFiles.empty() || !options.saveOutputsDir.empty()) &&
       !options.bench && !options.check) {
     llvm::errs() << "opt-fuse: error: --inputs and --save-outputs apply to "

@@ -10,6 +10,7 @@
 
 #include "GpuRun.h"
 #include "ReferenceCost.h"
+#include "Sharding.h"
 
 #include "opfuse/Analysis/InputRanges.h"
 #include "opfuse/Driver/Driver.h"
@@ -55,12 +56,29 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
     spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     specs.push_back(std::move(spec));
   }
-  SmallVector<reference::Tensor> arguments =
-      toReferenceTensors(before, generateInputs(specs, options.seed));
+  // An SPMD run (--devices): the seeded global tensors, cut into each
+  // device's arguments.
+  const int64_t devices = std::max(options.devices, 1);
+  if (options.devices && failed(checkCollectivesSpan(before, devices)))
+    return ExitUsage;
+  SmallVector<SmallVector<reference::Tensor>> arguments;
+  if (options.devices) {
+    for (const std::vector<HostBuffer> &shards : shardInputs(
+             before,
+             generateInputs(globalSpecs(before, specs, devices), options.seed),
+             devices))
+      arguments.push_back(toReferenceTensors(before, shards));
+  } else {
+    arguments.push_back(
+        toReferenceTensors(before, generateInputs(specs, options.seed)));
+  }
 
   // Both runs on the host; say so up front when that takes long.
-  ReferenceWork work = referenceWork(before);
-  work += referenceWork(after);
+  ReferenceWork work;
+  for (int64_t device = 0; device < devices; ++device) {
+    work += referenceWork(before);
+    work += referenceWork(after);
+  }
   std::string cost = describeReferenceCost(
       work, /*gpuMatmuls=*/false,
       llvm::hardware_concurrency().compute_thread_count());
@@ -75,29 +93,44 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
   reference::Options unfusedRun, fusedRun;
   unfusedRun.progress = progress("unfused");
   fusedRun.progress = progress("fused");
-  FailureOr<SmallVector<reference::Tensor>> unfusedOut =
-      reference::interpret(before, arguments, unfusedRun);
+  auto run = [&](func::FuncOp func, const reference::Options &how)
+      -> FailureOr<SmallVector<SmallVector<reference::Tensor>>> {
+    if (options.devices)
+      return reference::interpretSpmd(func, arguments, how);
+    FailureOr<SmallVector<reference::Tensor>> results =
+        reference::interpret(func, arguments.front(), how);
+    if (failed(results))
+      return failure();
+    return SmallVector<SmallVector<reference::Tensor>>{std::move(*results)};
+  };
+  FailureOr<SmallVector<SmallVector<reference::Tensor>>> unfusedOut =
+      run(before, unfusedRun);
   if (failed(unfusedOut))
     return ExitUnsupported;
-  FailureOr<SmallVector<reference::Tensor>> fusedOut =
-      reference::interpret(after, arguments, fusedRun);
+  FailureOr<SmallVector<SmallVector<reference::Tensor>>> fusedOut =
+      run(after, fusedRun);
   if (failed(fusedOut))
     return ExitUnsupported;
 
   bool same = true;
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(*unfusedOut, *fusedOut))) {
-    auto &[a, b] = pair;
-    int64_t differ = 0;
-    for (int64_t i = 0; i < a.size(); ++i)
-      if (std::memcmp(&a.data[i], &b.data[i], sizeof(double)) != 0 &&
-          !(std::isnan(a.data[i]) && std::isnan(b.data[i])))
-        ++differ;
-    same &= differ == 0;
-    llvm::outs() << llvm::formatv(
-        "fusion check: output #{0} ({1} elements): {2}\n", index, a.size(),
-        differ == 0 ? std::string("identical before and after fusion")
-                    : llvm::formatv("{0} elements differ", differ).str());
+  for (int64_t device = 0; device < devices; ++device) {
+    std::string where =
+        options.devices ? llvm::formatv("device {0} ", device).str() : "";
+    for (auto [index, pair] : llvm::enumerate(
+             llvm::zip((*unfusedOut)[device], (*fusedOut)[device]))) {
+      auto &[a, b] = pair;
+      int64_t differ = 0;
+      for (int64_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a.data[i], &b.data[i], sizeof(double)) != 0 &&
+            !(std::isnan(a.data[i]) && std::isnan(b.data[i])))
+          ++differ;
+      same &= differ == 0;
+      llvm::outs() << llvm::formatv(
+          "fusion check: {0}output #{1} ({2} elements): {3}\n", where, index,
+          a.size(),
+          differ == 0 ? std::string("identical before and after fusion")
+                      : llvm::formatv("{0} elements differ", differ).str());
+    }
   }
   return same ? ExitSuccess : ExitCheckFailed;
 }

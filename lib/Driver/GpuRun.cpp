@@ -14,6 +14,7 @@
 #include "CheckTolerance.h"
 #include "GpuReference.h"
 #include "ReferenceCost.h"
+#include "Sharding.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Pipeline/Pipeline.h"
@@ -345,10 +346,28 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   func::FuncOp model = *original.getOps<func::FuncOp>().begin();
   if (int code = loadInputFiles(options, plan, inputs); code != ExitSuccess)
     return code;
+  // --devices: every collective must span the run's devices; one device
+  // runs below (NCCL with a communicator of one rank), several are not
+  // built on the GPU yet (--check-fusion runs them on the CPU).
+  if (options.devices && failed(checkCollectivesSpan(model, options.devices)))
+    return ExitUsage;
   int exitCode = ExitSuccess;
   cuda::Driver *driver = openDriver(exitCode);
   if (!driver)
     return exitCode;
+  if (options.devices > 1) {
+    if (driver->deviceCount() < options.devices) {
+      llvm::errs() << "opt-fuse: error: --devices=" << options.devices
+                   << ", and this machine has " << driver->deviceCount()
+                   << " GPU(s)\n";
+      return ExitNoCollectives;
+    }
+    llvm::errs() << "opt-fuse: error: runs on several GPUs (--devices="
+                 << options.devices
+                 << ") are not built yet; --check-fusion --devices="
+                 << options.devices << " runs the devices on the CPU\n";
+    return ExitUnsupported;
+  }
   BenchOptions bench;
   bench.warmup = options.warmup;
   bench.iterations = options.bench ? options.iterations : 0;

@@ -305,6 +305,16 @@ cl::opt<std::string> ncclPath(
              "library path, then the NVIDIA wheels of the Python "
              "installations found, where PyTorch ships NCCL)"),
     cl::value_desc("path"), cl::cat(category));
+cl::opt<int> devices(
+    "devices",
+    cl::desc("With --check-fusion, --check or --bench: run the function "
+             "SPMD on N devices (GPUs 0 to N-1), one run per device on its "
+             "slice of each argument marked {fuse.shard = AXIS} (the global "
+             "tensor is N times as long along AXIS; unmarked arguments are "
+             "replicated); every collective must span N devices. --check "
+             "compares each device's outputs with the reference run of all "
+             "N devices"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing (10)"),
                     cl::init(10), cl::cat(category));
 cl::opt<int> iterations("iters", cl::desc("Timed runs (100)"), cl::init(100),
@@ -432,6 +442,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "opt-fuse: error: --autotune-candidates must be 1 to 16\n";
     return opfuse::ExitUsage;
   }
+  if (devices.getNumOccurrences() && (devices < 1 || devices > 64)) {
+    llvm::errs() << "opt-fuse: error: --devices must be 1 to 64\n";
+    return opfuse::ExitUsage;
+  }
   if (warmup < 0 || iterations < 1) {
     llvm::errs() << "opt-fuse: error: --warmup must be >= 0 and --iters >= 1\n";
     return opfuse::ExitUsage;
@@ -478,6 +492,7 @@ int main(int argc, char **argv) {
   options.iterations = iterations;
   options.cudaGraph = cudaGraph;
   options.ncclPath = ncclPath;
+  options.devices = devices;
   options.json = json;
   options.seed = seed;
   options.testInternalError = testInternalError;

@@ -369,6 +369,75 @@ TEST_F(InterpreterTest, CollectivesActAsOneDeviceOfIdenticalData) {
   expectNear(out[2], {1, 2});
 }
 
+TEST_F(InterpreterTest, SpmdCollectivesCombineTheDevices) {
+  auto func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>, tensor<1x2xf32>) {
+      %0 = fuse.all_reduce sum, %x devices = 2 : tensor<2x2xf32>
+      %1 = fuse.all_reduce max, %x devices = 2 : tensor<2x2xf32>
+      %2 = fuse.all_gather %x axis = 1 devices = 2 : tensor<2x2xf32> -> tensor<2x4xf32>
+      %3 = fuse.reduce_scatter sum, %x axis = 0 devices = 2 : tensor<2x2xf32> -> tensor<1x2xf32>
+      return %0, %1, %2, %3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>, tensor<1x2xf32>
+    })");
+  ASSERT_TRUE(func);
+  // Device 0 holds [[1, 2], [3, 4]], device 1 [[10, -20], [30, -40]].
+  SmallVector<SmallVector<Tensor>> devices = {
+      arguments(func, {{1, 2, 3, 4}}), arguments(func, {{10, -20, 30, -40}})};
+  FailureOr<SmallVector<SmallVector<Tensor>>> results =
+      reference::interpretSpmd(func, devices);
+  ASSERT_TRUE(succeeded(results));
+  ASSERT_EQ(results->size(), 2u);
+  for (int device = 0; device < 2; ++device) {
+    const SmallVector<Tensor> &out = (*results)[device];
+    ASSERT_EQ(out.size(), 4u);
+    expectNear(out[0].data, {11, -18, 33, -36});
+    expectNear(out[1].data, {10, 2, 30, 4});
+    // Concatenated along the columns, device 0's first in each row.
+    expectNear(out[2].data, {1, 2, 10, -20, 3, 4, 30, -40});
+  }
+  // The sum [[11, -18], [33, -36]] split by rows: device d keeps row d.
+  expectNear((*results)[0][3].data, {11, -18});
+  expectNear((*results)[1][3].data, {33, -36});
+}
+
+TEST_F(InterpreterTest, SpmdElementwiseRunsEachDeviceOnItsOwnData) {
+  auto func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+      %0 = fuse.mul %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      %1 = fuse.all_reduce sum, %0 devices = 3 : tensor<3xf32>
+      %2 = fuse.add %1, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      return %2 : tensor<3xf32>
+    })");
+  ASSERT_TRUE(func);
+  SmallVector<SmallVector<Tensor>> devices = {arguments(func, {{1, 2, 3}}),
+                                              arguments(func, {{0, 1, 0}}),
+                                              arguments(func, {{2, 0, 1}})};
+  FailureOr<SmallVector<SmallVector<Tensor>>> results =
+      reference::interpretSpmd(func, devices);
+  ASSERT_TRUE(succeeded(results));
+  // Sum of squares [5, 5, 10], plus each device's own x.
+  expectNear((*results)[0][0].data, {6, 7, 13});
+  expectNear((*results)[1][0].data, {5, 6, 10});
+  expectNear((*results)[2][0].data, {7, 5, 11});
+}
+
+TEST_F(InterpreterTest, SpmdCollectiveOfOtherDevicesIsAnError) {
+  auto func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = fuse.all_reduce sum, %x devices = 4 : tensor<2xf32>
+      return %0 : tensor<2xf32>
+    })");
+  ASSERT_TRUE(func);
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  SmallVector<SmallVector<Tensor>> devices = {arguments(func, {{1, 2}}),
+                                              arguments(func, {{3, 4}})};
+  EXPECT_TRUE(failed(reference::interpretSpmd(func, devices)));
+  EXPECT_EQ(message, "this collective spans 4 devices; the SPMD run has 2");
+}
+
 TEST_F(InterpreterTest, GroupsEvaluateTheirBody) {
   auto out = run(R"(
     func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {

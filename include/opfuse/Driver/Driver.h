@@ -105,6 +105,12 @@ struct DriverOptions {
   /// --nccl: libnccl.so.2 for plans with collective steps; empty: search
   /// the library path and PyTorch's NVIDIA wheels.
   std::string ncclPath;
+  /// --devices: run the function SPMD on this many devices, each on its
+  /// slice of the arguments marked fuse.shard (the others replicated), the
+  /// collectives combining them. 0 (not given): one device, and collectives
+  /// of more devices run as on one device of identical data (CPU checks) or
+  /// are refused (GPU runs).
+  int devices = 0;
   bool json = false;
   uint64_t seed = 1;
   /// Measure the GPU and write a target file instead of compiling.

@@ -7,7 +7,8 @@
 // instead: inside a fuse.group, f16 and bf16 results stay in f32 until the
 // group yields them. Collectives run as on one device of n holding
 // identical data: all_reduce is the identity, all_gather tiles its input n
-// times, reduce_scatter keeps the first shard. No GPU involved.
+// times, reduce_scatter keeps the first shard; interpretSpmd runs n devices
+// of their own data instead. No GPU involved.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,17 @@ double roundTo(mlir::Type elementType, double value);
 mlir::FailureOr<llvm::SmallVector<Tensor>>
 interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> arguments,
           const Options &options = {});
+
+/// Runs `func` as an SPMD program on arguments.size() devices, device d on
+/// arguments[d], rank by rank in lockstep: each collective combines every
+/// device's input (all_reduce sums or takes the maximum, all_gather
+/// concatenates along its axis in device order, reduce_scatter sums and
+/// keeps device d's shard), and each must span exactly that many devices.
+/// Returns each device's results.
+mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<Tensor>>>
+interpretSpmd(mlir::func::FuncOp func,
+              llvm::ArrayRef<llvm::SmallVector<Tensor>> arguments,
+              const Options &options = {});
 
 } // namespace opfuse::reference
 

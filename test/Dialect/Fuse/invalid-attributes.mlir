@@ -268,3 +268,33 @@ func.func @early_launch_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
 // expected-error @below {{the kernel latency must be positive and finite}}
 module attributes {fuse.target = #fuse.target<name = "t", description = "", chip = "sm_90", source = "", sm_count = 132, l2_bytes = 62914560, shared_memory_per_sm_bytes = 233472, hbm_bandwidth = 4.8e+12, l2_bandwidth = 1.2e+13, link_bandwidth = 4.5e+11, fp32_flops = 6.7e+13, tf32_tensor_flops = 4.9e+14, fp16_tensor_flops = 9.9e+14, launch_overhead = 2.0e-06, memory_efficiency = 0.9, compute_efficiency = 0.9, tensor_efficiency = 0.8, kernel_latency = 0.0>} {
 }
+
+// -----
+
+// fuse.shard marks a function argument's sharded axis (--devices).
+// expected-error @below {{'fuse.shard' of argument 0 is axis 2, not an axis of its type 'tensor<4x8xf32>'}}
+func.func @shard_axis_out_of_range(%x: tensor<4x8xf32> {fuse.shard = 2 : i64}) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// expected-error @below {{'fuse.shard' of argument 1 must be an i64 axis, e.g. {fuse.shard = 1}}}
+func.func @shard_not_an_axis(%x: tensor<4xf32>, %y: tensor<4xf32> {fuse.shard = "rows"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @shard_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.shard' belongs on a function argument}}
+  %0 = fuse.relu %x {fuse.shard = 0 : i64} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+// expected-error @below {{unknown argument attribute 'fuse.shards' of the fuse dialect}}
+func.func @misspelt_shard(%x: tensor<4xf32> {fuse.shards = 0 : i64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}

@@ -23,3 +23,10 @@ func.func @collectives(%x: tensor<64x512xbf16>) {
 // KEEP-COUNT-2: fuse.all_reduce
 // KEEP: fuse.all_gather
 // KEEP: fuse.reduce_scatter
+
+// An SPMD function's sharded arguments keep their axis.
+// CHECK-LABEL: func.func @sharded
+// CHECK-SAME: %{{.*}}: tensor<32x12xbf16> {fuse.shard = 1 : i64}, %{{.*}}: tensor<12xbf16>)
+func.func @sharded(%w: tensor<32x12xbf16> {fuse.shard = 1 : i64}, %b: tensor<12xbf16>) {
+  return
+}

@@ -4,8 +4,10 @@
 // partial [64, 32] product that an all_reduce sums before the bias and
 // residual. 11008 / 8 = 12 hidden columns per device.
 func.func @allreduce_mlp(%x: tensor<64x32xbf16>,
-                         %w1: tensor<32x12xbf16>, %b1: tensor<12xbf16>,
-                         %w2: tensor<12x32xbf16>, %b2: tensor<32xbf16>) -> tensor<64x32xbf16> {
+                         %w1: tensor<32x12xbf16> {fuse.shard = 1 : i64},
+                         %b1: tensor<12xbf16> {fuse.shard = 0 : i64},
+                         %w2: tensor<12x32xbf16> {fuse.shard = 0 : i64},
+                         %b2: tensor<32xbf16>) -> tensor<64x32xbf16> {
   %0 = fuse.matmul %x, %w1 : (tensor<64x32xbf16>, tensor<32x12xbf16>) -> tensor<64x12xbf16>
   %1 = fuse.add %0, %b1 : (tensor<64x12xbf16>, tensor<12xbf16>) -> tensor<64x12xbf16>
   %2 = fuse.gelu %1 approximate = tanh : tensor<64x12xbf16>

@@ -423,6 +423,42 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
       return failure();
     return onlyOn(isa<GroupOp>(op), "a fuse.group");
   }
+  if (name == getShardAttrHelper().getName())
+    return op->emitError() << "'" << name.getValue()
+                           << "' belongs on a function argument";
   return op->emitError() << "unknown attribute '" << name.getValue()
                          << "' of the fuse dialect";
+}
+
+LogicalResult FuseDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  StringAttr name = attribute.getName();
+  if (name == getNameAttrHelper().getName()) {
+    if (!isa<StringAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name.getValue() << "' of argument "
+                             << argIndex << " must be a string";
+    return success();
+  }
+  if (name != getShardAttrHelper().getName())
+    return op->emitError() << "unknown argument attribute '" << name.getValue()
+                           << "' of the fuse dialect";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0)
+    return op->emitError() << "'" << name.getValue()
+                           << "' belongs on a function argument";
+  auto axis = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!axis || !axis.getType().isInteger(64))
+    return op->emitError() << "'" << name.getValue() << "' of argument "
+                           << argIndex
+                           << " must be an i64 axis, e.g. {fuse.shard = 1}";
+  auto tensor =
+      dyn_cast<RankedTensorType>(function.getArgumentTypes()[argIndex]);
+  if (!tensor || axis.getInt() < 0 || axis.getInt() >= tensor.getRank())
+    return op->emitError() << "'" << name.getValue() << "' of argument "
+                           << argIndex << " is axis " << axis.getInt()
+                           << ", not an axis of its type "
+                           << function.getArgumentTypes()[argIndex];
+  return success();
 }

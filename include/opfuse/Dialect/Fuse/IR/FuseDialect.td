@@ -52,6 +52,7 @@ def Fuse_Dialect : Dialect {
     void registerAttributes();
   }];
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 
   // The attributes passes exchange, each verified where it is set
   // (verifyOperationAttribute): no pass spells their names. The typed ones
@@ -87,7 +88,14 @@ def Fuse_Dialect : Dialect {
     // On a group whose kernel is an identical earlier group's
     // (fuse-dedup-kernels): the name its launch step keeps, while
     // `kernel` names the function it launches.
-    "::mlir::StringAttr":$step_name
+    "::mlir::StringAttr":$step_name,
+    // On a function argument: the axis along which the devices of an SPMD
+    // run (--devices N) each hold one slice of the global tensor; an
+    // argument without it is replicated (every device holds all of it).
+    "::mlir::IntegerAttr":$shard,
+    // On a function argument or result: its name in the graph it was
+    // imported from (an ONNX input or output name).
+    "::mlir::StringAttr":$name
   );
 }
 
