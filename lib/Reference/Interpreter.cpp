@@ -111,19 +111,24 @@ struct Broadcaster {
   }
 };
 
+/// The op of `block` that uses each value last: tensors of real models are
+/// large, so each is dropped after it.
+DenseMap<Value, Operation *> lastUses(Block &block) {
+  DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : block)
+    for (Value operand : op.getOperands())
+      lastUse[operand] = &op;
+  return lastUse;
+}
+
 class Interpreter {
 public:
   explicit Interpreter(const Options &options, bool insideGroup = false)
       : options(options), insideGroup(insideGroup) {}
 
   FailureOr<SmallVector<Tensor>> run(Block &block, ArrayRef<Tensor> args) {
-    for (auto [arg, value] : llvm::zip(block.getArguments(), args))
-      values[arg] = value;
-    // Tensors of real models are large: drop each after its last use.
-    DenseMap<Value, Operation *> lastUse;
-    for (Operation &op : block)
-      for (Value operand : op.getOperands())
-        lastUse[operand] = &op;
+    bind(block, args);
+    DenseMap<Value, Operation *> lastUse = lastUses(block);
     const int64_t total = block.getOperations().size() - 1;
     int64_t done = 0;
     for (Operation &op : block) {
@@ -965,10 +970,7 @@ interpretSpmd(func::FuncOp func, ArrayRef<SmallVector<Tensor>> arguments,
     ranks.push_back(std::make_unique<Interpreter>(rankOptions));
     ranks.back()->bind(block, arguments[device]);
   }
-  DenseMap<Value, Operation *> lastUse;
-  for (Operation &op : block)
-    for (Value operand : op.getOperands())
-      lastUse[operand] = &op;
+  DenseMap<Value, Operation *> lastUse = lastUses(block);
   const int64_t total = block.getOperations().size() - 1;
   int64_t done = 0;
   for (Operation &op : block) {
