@@ -108,9 +108,18 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
       computeErrorScales(func, arguments, scaleRun);
   if (failed(scales))
     return std::nullopt;
+  return compareOutputs(func, *kernelResults, *scales, outputs, tf32, strict);
+}
+
+} // namespace
+
+std::vector<OutputCheck>
+compareOutputs(func::FuncOp func, ArrayRef<reference::Tensor> kernelResults,
+               ArrayRef<std::optional<std::vector<double>>> scales,
+               const std::vector<HostBuffer> &outputs, bool tf32, bool strict) {
   std::vector<OutputCheck> checks;
   for (auto [index, output] : llvm::enumerate(outputs)) {
-    const reference::Tensor &ref = (*kernelResults)[index];
+    const reference::Tensor &ref = kernelResults[index];
     Type precision = computedPrecision(func, index);
     std::optional<DType> through;
     const bool viaTF32 = tf32 && throughF32Contraction(func, index);
@@ -138,7 +147,7 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
     // cancellation is judged by the magnitude of what cancelled. Where E
     // is not finite (an operand at a pole: log 0, 1/0) any finite
     // difference is rounding; NaN and infinities must still agree.
-    const std::optional<std::vector<double>> &scale = (*scales)[index];
+    const std::optional<std::vector<double>> &scale = scales[index];
     // Strict mode rounds every op as the model does: a narrow result may
     // differ only where an f32 difference underneath (a libdevice
     // function, a sum's order) crosses a rounding boundary.
@@ -208,8 +217,6 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
   }
   return checks;
 }
-
-} // namespace
 
 SmallVector<reference::Tensor>
 toReferenceTensors(func::FuncOp func, const std::vector<HostBuffer> &buffers) {
@@ -346,28 +353,16 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   func::FuncOp model = *original.getOps<func::FuncOp>().begin();
   if (int code = loadInputFiles(options, plan, inputs); code != ExitSuccess)
     return code;
-  // --devices: every collective must span the run's devices; one device
-  // runs below (NCCL with a communicator of one rank), several are not
-  // built on the GPU yet (--check-fusion runs them on the CPU).
+  // --devices: every collective must span the run's devices.
   if (options.devices && failed(checkCollectivesSpan(model, options.devices)))
     return ExitUsage;
   int exitCode = ExitSuccess;
   cuda::Driver *driver = openDriver(exitCode);
   if (!driver)
     return exitCode;
-  if (options.devices > 1) {
-    if (driver->deviceCount() < options.devices) {
-      llvm::errs() << "opt-fuse: error: --devices=" << options.devices
-                   << ", and this machine has " << driver->deviceCount()
-                   << " GPU(s)\n";
-      return ExitNoCollectives;
-    }
-    llvm::errs() << "opt-fuse: error: runs on several GPUs (--devices="
-                 << options.devices
-                 << ") are not built yet; --check-fusion --devices="
-                 << options.devices << " runs the devices on the CPU\n";
-    return ExitUnsupported;
-  }
+  if (options.devices)
+    return runSpmdOnGpu(options, model, *fused.getOps<func::FuncOp>().begin(),
+                        ptx, plan, *driver, measured);
   BenchOptions bench;
   bench.warmup = options.warmup;
   bench.iterations = options.bench ? options.iterations : 0;

@@ -24,6 +24,25 @@ toReferenceTensors(mlir::func::FuncOp func,
 /// (the model after the fusion passes) at kernel precision, with error
 /// scales from `original`. With `measured`, the benchmark goes there (for
 /// the report) instead of being printed.
+/// Compares one run's `outputs` with the reference's results of the
+/// kernels (`kernelResults`), each element measured against the model's
+/// rounding scale there (`scales`, computeErrorScales), with per-dtype
+/// tolerances (docs/numerics.md).
+std::vector<OutputCheck>
+compareOutputs(mlir::func::FuncOp func,
+               llvm::ArrayRef<reference::Tensor> kernelResults,
+               llvm::ArrayRef<std::optional<std::vector<double>>> scales,
+               const std::vector<HostBuffer> &outputs, bool tf32, bool strict);
+
+/// --bench and --check with --devices=N: the plan runs SPMD, one thread a
+/// GPU (0 to N-1), each on its slice of the sharded arguments, NCCL's
+/// communicator over all N; --check compares every device's outputs with
+/// the reference run of all N devices. `driver` is GPU 0's.
+int runSpmdOnGpu(const DriverOptions &options, mlir::func::FuncOp model,
+                 mlir::func::FuncOp kernels, const std::string &ptx,
+                 const LaunchPlan &plan, cuda::Driver &driver,
+                 MeasuredRun *measured);
+
 int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
              mlir::ModuleOp fused, const std::string &ptx,
              const LaunchPlan &plan, MeasuredRun *measured);

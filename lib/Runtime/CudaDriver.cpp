@@ -105,7 +105,7 @@ llvm::Error Driver::check(CUresult result, const char *call) {
                                      " (" + text + ")");
 }
 
-llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
+llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
   std::unique_ptr<Driver> driver(new Driver());
   driver->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!driver->library)
@@ -160,8 +160,12 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open() {
     return llvm::make_error<UnavailableError>("no GPU: the CUDA driver sees "
                                               "no device");
   driver->devices = count;
+  if (ordinal >= count)
+    return llvm::make_error<UnavailableError>(
+        "no GPU " + std::to_string(ordinal) + ": the CUDA driver sees " +
+        std::to_string(count));
   if (llvm::Error error =
-          driver->check(a.cuDeviceGet(&driver->device, 0), "cuDeviceGet"))
+          driver->check(a.cuDeviceGet(&driver->device, ordinal), "cuDeviceGet"))
     return std::move(error);
   char name[256] = {0};
   a.cuDeviceGetName(name, sizeof(name) - 1, driver->device);
@@ -409,6 +413,10 @@ llvm::Expected<float> Driver::elapsed(CUevent start, CUevent end) {
           check(api->cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime"))
     return std::move(error);
   return ms;
+}
+
+llvm::Error Driver::makeCurrent() {
+  return check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
 llvm::Error Driver::synchronize() {

@@ -298,6 +298,16 @@ namespace {
 llvm::Expected<std::unique_ptr<Nccl>>
 openCollectives(cuda::Driver &driver, const LaunchPlan &plan,
                 const BenchOptions &options) {
+  if (options.communicator) {
+    // An SPMD run's: every collective spans all of its devices.
+    for (const PlanCollective &collective : plan.collectives)
+      if (collective.devices != options.communicator->ranks())
+        return llvm::make_error<UnsupportedPlanError>(
+            "the plan's " + collectiveName(collective.kind).str() + " spans " +
+            std::to_string(collective.devices) + " devices, and the run has " +
+            std::to_string(options.communicator->ranks()));
+    return nullptr;
+  }
   for (const PlanCollective &collective : plan.collectives) {
     if (collective.devices == 1)
       continue;
@@ -341,10 +351,11 @@ captureGraph(cuda::Driver &driver, llvm::function_ref<llvm::Error()> runSteps) {
 llvm::Expected<BenchResult>
 runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
         const std::vector<HostBuffer> &inputs, const BenchOptions &options) {
-  llvm::Expected<std::unique_ptr<Nccl>> nccl =
+  llvm::Expected<std::unique_ptr<Nccl>> ownNccl =
       openCollectives(driver, plan, options);
-  if (!nccl)
-    return nccl.takeError();
+  if (!ownNccl)
+    return ownNccl.takeError();
+  Nccl *nccl = options.communicator ? options.communicator : ownNccl->get();
   BenchResult result;
   result.device = driver.deviceName();
   llvm::Expected<cuda::CUmodule> loaded = driver.loadModule(ptx);
@@ -408,8 +419,9 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
                                    plan.buffers[memset.buffer].bytes());
       } else if (step.kind == StepKind::Collective) {
         const PlanCollective &collective = plan.collectives[step.index];
-        error = (*nccl)->run(collective, plan, pointers[collective.input],
-                             pointers[collective.output], driver.getStream());
+        error = nccl->run(collective, plan, pointers[collective.input],
+                          pointers[collective.output], driver.getStream(),
+                          options.rank);
       }
       if (error)
         return error;
@@ -417,6 +429,12 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
     }
     return llvm::Error::success();
   };
+
+  // An SPMD run's devices start their steps together or not at all.
+  if (options.setupDone && !options.setupDone(true))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "another device of the run failed before "
+                                   "its first step");
 
   // The steps as one CUDA graph: captured once, replayed per run.
   GraphExec graph{driver, nullptr};

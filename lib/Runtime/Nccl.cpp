@@ -133,7 +133,7 @@ std::string Nccl::version() const {
 
 llvm::Error Nccl::run(const PlanCollective &collective, const LaunchPlan &plan,
                       cuda::CUdeviceptr input, cuda::CUdeviceptr output,
-                      cuda::CUstream stream) {
+                      cuda::CUstream stream, int rank) {
   const PlanBuffer &in = plan.buffers[collective.input];
   const PlanBuffer &out = plan.buffers[collective.output];
   int type = -1;
@@ -161,7 +161,12 @@ llvm::Error Nccl::run(const PlanCollective &collective, const LaunchPlan &plan,
         llvm::inconvertibleErrorCode(),
         "a collective on i1 (NCCL has no boolean type)");
   const int op = collective.reduce == "max" ? kMax : kSum;
-  void *comm = comms.front();
+  if (rank < 0 || rank >= static_cast<int>(comms.size()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "rank " + std::to_string(rank) +
+                                       " of a communicator of " +
+                                       std::to_string(comms.size()));
+  void *comm = comms[rank];
   const void *send = reinterpret_cast<const void *>(input);
   void *receive = reinterpret_cast<void *>(output);
   ncclResult_t result = 0;

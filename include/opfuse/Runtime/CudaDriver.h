@@ -51,9 +51,12 @@ public:
 
 class Driver {
 public:
-  /// Opens libcuda.so.1, initialises it and makes device 0's primary
-  /// context current. The error message says which step failed.
-  static llvm::Expected<std::unique_ptr<Driver>> open();
+  /// Opens libcuda.so.1, initialises it and makes device `ordinal`'s
+  /// primary context current. The error message says which step failed.
+  static llvm::Expected<std::unique_ptr<Driver>> open(int ordinal = 0);
+  /// Makes this driver's context the calling thread's (each thread that
+  /// drives a device of an SPMD run calls it first).
+  llvm::Error makeCurrent();
   ~Driver();
 
   std::string deviceName() const { return name; }

@@ -13,11 +13,13 @@
 #include "opfuse/Runtime/CudaDriver.h"
 #include "opfuse/Runtime/LaunchPlan.h"
 #include "opfuse/Runtime/MessageError.h"
+#include "opfuse/Runtime/Nccl.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +66,16 @@ struct BenchOptions {
   /// Where libnccl.so.2 is, for plans with collective steps; empty: search
   /// (opfuse/Runtime/Nccl.h).
   std::string ncclPath;
+  /// An SPMD run (one runPlan a device, each on its own thread): the
+  /// communicator over every device, this device's rank in it, and a hook
+  /// each device calls once its buffers are set up, before any step runs,
+  /// with whether that worked; it returns whether every device's did (a
+  /// device must not enter a collective that a failed one never joins).
+  /// Null: one device, with a communicator of one rank when the plan has
+  /// collective steps.
+  Nccl *communicator = nullptr;
+  int rank = 0;
+  std::function<bool(bool)> setupDone;
 };
 
 /// Microseconds.

@@ -52,10 +52,10 @@ public:
   int ranks() const { return numRanks; }
 
   /// Runs `collective` (a plan step) between `input` and `output` on
-  /// `stream`, as rank 0 of the communicator.
+  /// `stream`, as `rank` of the communicator (GPU `rank`).
   llvm::Error run(const PlanCollective &collective, const LaunchPlan &plan,
                   cuda::CUdeviceptr input, cuda::CUdeviceptr output,
-                  cuda::CUstream stream);
+                  cuda::CUstream stream, int rank = 0);
 
 private:
   Nccl() = default;
