@@ -218,6 +218,23 @@ compareOutputs(func::FuncOp func, ArrayRef<reference::Tensor> kernelResults,
   return checks;
 }
 
+int exitCodeOfRun(const llvm::Error &error) {
+  return error.isA<UnsupportedPlanError>()          ? ExitUnsupported
+         : error.isA<CollectivesUnavailableError>() ? ExitNoCollectives
+                                                    : ExitGpuError;
+}
+
+void recordMeasurement(const BenchResult &result, MeasuredRun &measured) {
+  measured.device = result.device;
+  measured.total = {result.total.p50, result.total.p99};
+  measured.stream = {result.stream.p50, result.stream.p99};
+  if (result.graph)
+    measured.graph = KernelMeasurement{result.graph->p50, result.graph->p99};
+  measured.allocatedBytes = result.bytesAllocated;
+  for (const LatencyStats &kernel : result.kernels)
+    measured.kernels.push_back({kernel.p50, kernel.p99});
+}
+
 SmallVector<reference::Tensor>
 toReferenceTensors(func::FuncOp func, const std::vector<HostBuffer> &buffers) {
   SmallVector<reference::Tensor> tensors;
@@ -373,11 +390,9 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   llvm::Expected<BenchResult> result =
       runPlan(*driver, ptx, plan, inputs, bench);
   if (!result) {
-    const int code = result.errorIsA<UnsupportedPlanError>() ? ExitUnsupported
-                     : result.errorIsA<CollectivesUnavailableError>()
-                         ? ExitNoCollectives
-                         : ExitGpuError;
-    llvm::errs() << "opt-fuse: error: " << llvm::toString(result.takeError())
+    llvm::Error error = result.takeError();
+    const int code = exitCodeOfRun(error);
+    llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
                  << "\n";
     return code;
   }
@@ -415,17 +430,8 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   }
   if (measured) {
     // The report shows them (opt-fuse's compileModel).
-    if (options.bench) {
-      measured->device = result->device;
-      measured->total = {result->total.p50, result->total.p99};
-      measured->stream = {result->stream.p50, result->stream.p99};
-      if (result->graph)
-        measured->graph =
-            KernelMeasurement{result->graph->p50, result->graph->p99};
-      measured->allocatedBytes = result->bytesAllocated;
-      for (const LatencyStats &kernel : result->kernels)
-        measured->kernels.push_back({kernel.p50, kernel.p99});
-    }
+    if (options.bench)
+      recordMeasurement(*result, *measured);
     measured->checks = checks;
   } else if (options.json) {
     // One document on stdout: the measurement and the check together.

@@ -24,6 +24,13 @@ toReferenceTensors(mlir::func::FuncOp func,
 /// (the model after the fusion passes) at kernel precision, with error
 /// scales from `original`. With `measured`, the benchmark goes there (for
 /// the report) instead of being printed.
+/// The exit code of a failed runPlan: unsupported (4), no collectives (9)
+/// or a GPU error (7).
+int exitCodeOfRun(const llvm::Error &error);
+
+/// `result` as the report shows it.
+void recordMeasurement(const BenchResult &result, MeasuredRun &measured);
+
 /// Compares one run's `outputs` with the reference's results of the
 /// kernels (`kernelResults`), each element measured against the model's
 /// rounding scale there (`scales`, computeErrorScales), with per-dtype

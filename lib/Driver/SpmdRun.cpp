@@ -69,10 +69,171 @@ struct DeviceRun {
   int exitCode = ExitSuccess;
 };
 
-int exitCodeOf(const llvm::Error &error) {
-  return error.isA<UnsupportedPlanError>()          ? ExitUnsupported
-         : error.isA<CollectivesUnavailableError>() ? ExitNoCollectives
-                                                    : ExitGpuError;
+/// GPUs 0 to N-1 and, where the plan has collectives, NCCL over all N.
+struct Devices {
+  std::vector<std::unique_ptr<cuda::Driver>> owned;
+  std::vector<cuda::Driver *> drivers;
+  std::unique_ptr<Nccl> nccl;
+};
+
+/// Opens the devices of the run (GPU 0's driver is the one the process
+/// keeps: --check's matmuls use it); on failure says why and returns the
+/// exit code.
+int openDevices(const DriverOptions &options, const LaunchPlan &plan,
+                cuda::Driver &driver, Devices &devices) {
+  const int count = options.devices;
+  if (driver.deviceCount() < count) {
+    llvm::errs() << "opt-fuse: error: --devices=" << count
+                 << ", and this machine has " << driver.deviceCount()
+                 << " GPU(s)\n";
+    return ExitNoCollectives;
+  }
+  devices.drivers = {&driver};
+  for (int device = 1; device < count; ++device) {
+    llvm::Expected<std::unique_ptr<cuda::Driver>> opened =
+        cuda::Driver::open(device);
+    if (!opened) {
+      llvm::errs() << "opt-fuse: error: GPU " << device << ": "
+                   << llvm::toString(opened.takeError()) << "\n";
+      return ExitGpuError;
+    }
+    devices.owned.push_back(std::move(*opened));
+    devices.drivers.push_back(devices.owned.back().get());
+  }
+  if (!plan.collectives.empty()) {
+    llvm::Expected<std::unique_ptr<Nccl>> opened =
+        Nccl::open(options.ncclPath, count);
+    if (!opened) {
+      llvm::Error error = opened.takeError();
+      const int code = exitCodeOfRun(error);
+      llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return code;
+    }
+    devices.nccl = std::move(*opened);
+  }
+  // Opening the others made theirs current on this thread.
+  if (llvm::Error error = driver.makeCurrent()) {
+    llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return ExitGpuError;
+  }
+  return ExitSuccess;
+}
+
+/// runPlan on every device at once, a thread each.
+std::vector<DeviceRun>
+runDevices(const DriverOptions &options, const std::string &ptx,
+           const LaunchPlan &plan, const Devices &devices,
+           const std::vector<std::vector<HostBuffer>> &inputs) {
+  const int count = devices.drivers.size();
+  BenchOptions bench;
+  bench.warmup = options.warmup;
+  bench.iterations = options.bench ? options.iterations : 0;
+  // Several threads: no progress lines, and no graph capture of NCCL
+  // calls from several threads at once (not measured yet).
+  bench.progress = false;
+  bench.cudaGraph = options.cudaGraph && count == 1;
+  bench.communicator = devices.nccl.get();
+  SetupBarrier barrier(count);
+  std::vector<DeviceRun> runs(count);
+  std::vector<std::thread> threads;
+  for (int device = 0; device < count; ++device)
+    threads.emplace_back([&, device] {
+      DeviceRun &run = runs[device];
+      cuda::Driver &driver = *devices.drivers[device];
+      llvm::Error error = driver.makeCurrent();
+      if (!error) {
+        BenchOptions own = bench;
+        own.rank = device;
+        own.setupDone = [&, device](bool ok) {
+          return barrier.arrive(device, ok);
+        };
+        llvm::Expected<BenchResult> result =
+            runPlan(driver, ptx, plan, inputs[device], own);
+        if (result) {
+          run.result = std::make_unique<BenchResult>(std::move(*result));
+          return;
+        }
+        error = result.takeError();
+      }
+      run.exitCode = exitCodeOfRun(error);
+      run.error = llvm::toString(std::move(error));
+      barrier.fail(device);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  return runs;
+}
+
+/// Every device through the reference at once (the collectives combine
+/// their tensors as NCCL's did), each device's outputs against its own.
+/// Nullopt when the reference cannot run (it said why).
+std::optional<std::vector<std::vector<OutputCheck>>>
+checkDevices(const DriverOptions &options, func::FuncOp model,
+             func::FuncOp kernels,
+             const std::vector<std::vector<HostBuffer>> &inputs,
+             const std::vector<DeviceRun> &runs) {
+  const bool strict = options.compile.emitter.strictNumerics();
+  SmallVector<SmallVector<reference::Tensor>> arguments;
+  for (const std::vector<HostBuffer> &deviceInputs : inputs)
+    arguments.push_back(toReferenceTensors(model, deviceInputs));
+  reference::Options kernelRun;
+  kernelRun.f64Accumulation = true;
+  kernelRun.kernelPrecision = !strict;
+  FailureOr<SmallVector<SmallVector<reference::Tensor>>> references =
+      reference::interpretSpmd(kernels, arguments, kernelRun);
+  if (failed(references))
+    return std::nullopt;
+  std::vector<std::vector<OutputCheck>> checks;
+  for (auto [device, run] : llvm::enumerate(runs)) {
+    // Each device's rounding scales, from its own data (collectives as on
+    // one device: docs/numerics.md).
+    FailureOr<SmallVector<std::optional<std::vector<double>>>> scales =
+        computeErrorScales(model, arguments[device], reference::Options());
+    if (failed(scales))
+      return std::nullopt;
+    checks.push_back(compareOutputs(model, (*references)[device], *scales,
+                                    run.result->outputs,
+                                    options.compile.emitter.allowTF32, strict));
+  }
+  return checks;
+}
+
+/// Every device's measurement and checks, as text or one JSON document.
+void printDevices(const DriverOptions &options, const LaunchPlan &plan,
+                  const Devices &devices, const std::vector<DeviceRun> &runs,
+                  const std::vector<std::vector<OutputCheck>> *checks) {
+  const std::string nccl =
+      devices.nccl ? devices.nccl->version() : std::string();
+  if (options.json) {
+    llvm::json::Array perDevice;
+    for (auto [device, run] : llvm::enumerate(runs)) {
+      llvm::json::Object root =
+          options.bench ? benchToJson(plan, *run.result)
+                        : llvm::json::Object{{"device", run.result->device},
+                                             {"function", plan.function}};
+      root["rank"] = static_cast<int64_t>(device);
+      if (checks)
+        root["check"] = outputChecksToJson((*checks)[device]);
+      perDevice.push_back(std::move(root));
+    }
+    llvm::json::Object root{{"devices", std::move(perDevice)}};
+    if (!nccl.empty())
+      root["nccl"] = nccl;
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+                 << "\n";
+    return;
+  }
+  llvm::outs() << llvm::formatv("SPMD run on {0} GPU(s){1}\n", runs.size(),
+                                nccl.empty() ? "" : " (NCCL " + nccl + ")");
+  for (auto [device, run] : llvm::enumerate(runs)) {
+    llvm::outs() << llvm::formatv("== GPU {0} ==\n", device);
+    if (options.bench)
+      printBench(llvm::outs(), plan, *run.result);
+    if (checks)
+      printOutputChecks(llvm::outs(), (*checks)[device]);
+  }
 }
 
 } // namespace
@@ -81,92 +242,20 @@ int runSpmdOnGpu(const DriverOptions &options, func::FuncOp model,
                  func::FuncOp kernels, const std::string &ptx,
                  const LaunchPlan &plan, cuda::Driver &driver,
                  MeasuredRun *measured) {
-  const int devices = options.devices;
-  if (driver.deviceCount() < devices) {
-    llvm::errs() << "opt-fuse: error: --devices=" << devices
-                 << ", and this machine has " << driver.deviceCount()
-                 << " GPU(s)\n";
-    return ExitNoCollectives;
-  }
-  // GPU 0 is the driver the process keeps (--check's matmuls use it).
-  std::vector<std::unique_ptr<cuda::Driver>> others;
-  std::vector<cuda::Driver *> drivers = {&driver};
-  for (int device = 1; device < devices; ++device) {
-    llvm::Expected<std::unique_ptr<cuda::Driver>> opened =
-        cuda::Driver::open(device);
-    if (!opened) {
-      llvm::errs() << "opt-fuse: error: GPU " << device << ": "
-                   << llvm::toString(opened.takeError()) << "\n";
-      return ExitGpuError;
-    }
-    others.push_back(std::move(*opened));
-    drivers.push_back(others.back().get());
-  }
-  std::unique_ptr<Nccl> nccl;
-  if (!plan.collectives.empty()) {
-    llvm::Expected<std::unique_ptr<Nccl>> opened =
-        Nccl::open(options.ncclPath, devices);
-    if (!opened) {
-      llvm::Error error = opened.takeError();
-      const int code = exitCodeOf(error);
-      llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
-                   << "\n";
-      return code;
-    }
-    nccl = std::move(*opened);
-  }
-  if (llvm::Error error = driver.makeCurrent()) {
-    llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
-                 << "\n";
-    return ExitGpuError;
-  }
-
+  Devices devices;
+  if (int code = openDevices(options, plan, driver, devices);
+      code != ExitSuccess)
+    return code;
   // The seeded global tensors, each device's slice of them.
   std::vector<PlanBuffer> local;
   for (int id : plan.inputs)
     local.push_back(plan.buffers[id]);
   std::vector<std::vector<HostBuffer>> inputs = shardInputs(
-      model, generateInputs(globalSpecs(model, local, devices), options.seed),
-      devices);
+      model,
+      generateInputs(globalSpecs(model, local, options.devices), options.seed),
+      options.devices);
 
-  BenchOptions bench;
-  bench.warmup = options.warmup;
-  bench.iterations = options.bench ? options.iterations : 0;
-  // Several threads: no progress lines, and no graph capture of NCCL
-  // calls from several threads at once (not measured yet).
-  bench.progress = false;
-  bench.cudaGraph = options.cudaGraph && devices == 1;
-  bench.communicator = nccl.get();
-  SetupBarrier barrier(devices);
-  std::vector<DeviceRun> runs(devices);
-  std::vector<std::thread> threads;
-  for (int device = 0; device < devices; ++device)
-    threads.emplace_back([&, device] {
-      DeviceRun &run = runs[device];
-      if (llvm::Error error = drivers[device]->makeCurrent()) {
-        run.error = llvm::toString(std::move(error));
-        run.exitCode = ExitGpuError;
-        barrier.fail(device);
-        return;
-      }
-      BenchOptions own = bench;
-      own.rank = device;
-      own.setupDone = [&, device](bool ok) {
-        return barrier.arrive(device, ok);
-      };
-      llvm::Expected<BenchResult> result =
-          runPlan(*drivers[device], ptx, plan, inputs[device], own);
-      if (!result) {
-        llvm::Error error = result.takeError();
-        run.exitCode = exitCodeOf(error);
-        run.error = llvm::toString(std::move(error));
-        barrier.fail(device);
-        return;
-      }
-      run.result = std::make_unique<BenchResult>(std::move(*result));
-    });
-  for (std::thread &thread : threads)
-    thread.join();
+  std::vector<DeviceRun> runs = runDevices(options, ptx, plan, devices, inputs);
   int exitCode = ExitSuccess;
   for (auto [device, run] : llvm::enumerate(runs))
     if (!run.result) {
@@ -178,80 +267,26 @@ int runSpmdOnGpu(const DriverOptions &options, func::FuncOp model,
   if (exitCode != ExitSuccess)
     return exitCode;
 
-  // Every device through the reference at once: the collectives combine
-  // their tensors as NCCL's did.
-  std::vector<std::optional<std::vector<OutputCheck>>> checks(devices);
+  std::optional<std::vector<std::vector<OutputCheck>>> checks;
   if (options.check) {
-    const bool strict = options.compile.emitter.strictNumerics();
-    SmallVector<SmallVector<reference::Tensor>> arguments;
-    for (const std::vector<HostBuffer> &deviceInputs : inputs)
-      arguments.push_back(toReferenceTensors(model, deviceInputs));
-    reference::Options kernelRun;
-    kernelRun.f64Accumulation = true;
-    kernelRun.kernelPrecision = !strict;
-    FailureOr<SmallVector<SmallVector<reference::Tensor>>> references =
-        reference::interpretSpmd(kernels, arguments, kernelRun);
-    if (failed(references))
+    checks = checkDevices(options, model, kernels, inputs, runs);
+    if (!checks)
       return ExitCheckFailed;
-    for (int device = 0; device < devices; ++device) {
-      // Each device's rounding scales, from its own data (collectives as
-      // on one device: docs/numerics.md).
-      FailureOr<SmallVector<std::optional<std::vector<double>>>> scales =
-          computeErrorScales(model, arguments[device], reference::Options());
-      if (failed(scales))
-        return ExitCheckFailed;
-      checks[device] = compareOutputs(
-          model, (*references)[device], *scales, runs[device].result->outputs,
-          options.compile.emitter.allowTF32, strict);
-    }
   }
-
-  const BenchResult &first = *runs.front().result;
   if (measured) {
-    if (options.bench) {
-      measured->device = first.device;
-      measured->total = {first.total.p50, first.total.p99};
-      measured->stream = {first.stream.p50, first.stream.p99};
-      measured->allocatedBytes = first.bytesAllocated;
-      for (const LatencyStats &kernel : first.kernels)
-        measured->kernels.push_back({kernel.p50, kernel.p99});
-    }
-    measured->checks = checks.front();
-  } else if (options.json) {
-    llvm::json::Array perDevice;
-    for (int device = 0; device < devices; ++device) {
-      const BenchResult &result = *runs[device].result;
-      llvm::json::Object root =
-          options.bench ? benchToJson(plan, result)
-                        : llvm::json::Object{{"device", result.device},
-                                             {"function", plan.function}};
-      root["rank"] = device;
-      if (checks[device])
-        root["check"] = outputChecksToJson(*checks[device]);
-      perDevice.push_back(std::move(root));
-    }
-    llvm::json::Object root{{"devices", std::move(perDevice)}};
-    if (nccl)
-      root["nccl"] = nccl->version();
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
-                 << "\n";
+    // The report shows GPU 0's.
+    if (options.bench)
+      recordMeasurement(*runs.front().result, *measured);
+    if (checks)
+      measured->checks = checks->front();
   } else {
-    llvm::outs() << llvm::formatv("SPMD run on {0} GPU(s){1}\n", devices,
-                                  nccl ? " (NCCL " + nccl->version() + ")"
-                                       : std::string());
-    for (int device = 0; device < devices; ++device) {
-      llvm::outs() << llvm::formatv("== GPU {0} ==\n", device);
-      if (options.bench)
-        printBench(llvm::outs(), plan, *runs[device].result);
-      if (checks[device])
-        printOutputChecks(llvm::outs(), *checks[device]);
-    }
+    printDevices(options, plan, devices, runs, checks ? &*checks : nullptr);
   }
-  for (const std::optional<std::vector<OutputCheck>> &deviceChecks : checks)
-    if (deviceChecks && llvm::any_of(*deviceChecks, [](const OutputCheck &c) {
-          return !c.pass;
-        }))
-      return ExitCheckFailed;
+  if (checks)
+    for (const std::vector<OutputCheck> &deviceChecks : *checks)
+      if (llvm::any_of(deviceChecks,
+                       [](const OutputCheck &c) { return !c.pass; }))
+        return ExitCheckFailed;
   return ExitSuccess;
 }
 

@@ -9,6 +9,7 @@
 #include "opfuse/Reference/Interpreter.h"
 
 #include "Contractions.h"
+#include "RankInterpreter.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Runtime/HalfFloat.h"
@@ -52,6 +53,14 @@ double roundTo(Type type, double v) {
   return static_cast<double>(whole);
 }
 
+DenseMap<Value, Operation *> lastUses(Block &block) {
+  DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : block)
+    for (Value operand : op.getOperands())
+      lastUse[operand] = &op;
+  return lastUse;
+}
+
 namespace {
 
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
@@ -59,13 +68,6 @@ SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * shape[d + 1];
   return strides;
-}
-
-int64_t product(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
 }
 
 /// Runs `body` over [0, n) in chunks, on every core when n is large. Each
@@ -111,17 +113,7 @@ struct Broadcaster {
   }
 };
 
-/// The op of `block` that uses each value last: tensors of real models are
-/// large, so each is dropped after it.
-DenseMap<Value, Operation *> lastUses(Block &block) {
-  DenseMap<Value, Operation *> lastUse;
-  for (Operation &op : block)
-    for (Value operand : op.getOperands())
-      lastUse[operand] = &op;
-  return lastUse;
-}
-
-class Interpreter {
+class Interpreter : public RankInterpreter {
 public:
   explicit Interpreter(const Options &options, bool insideGroup = false)
       : options(options), insideGroup(insideGroup) {}
@@ -149,16 +141,14 @@ public:
     return SmallVector<Tensor>{};
   }
 
-  // Rank-by-rank evaluation (interpretSpmd): the caller walks the
-  // function's ops and evaluates collectives itself.
-  void bind(Block &block, ArrayRef<Tensor> args) {
+  void bind(Block &block, ArrayRef<Tensor> args) override {
     for (auto [arg, value] : llvm::zip(block.getArguments(), args))
       values[arg] = value;
   }
-  LogicalResult evalOp(Operation &op) { return eval(op); }
-  const Tensor &valueOf(Value v) { return get(v); }
-  void setValue(Value result, Tensor t) { set(result, std::move(t)); }
-  void drop(Value v) { values.erase(v); }
+  LogicalResult evalOp(Operation &op) override { return eval(op); }
+  const Tensor &valueOf(Value v) override { return get(v); }
+  void setValue(Value result, Tensor t) override { set(result, std::move(t)); }
+  void drop(Value v) override { values.erase(v); }
 
 private:
   void attention(AttentionOp a) {
@@ -437,13 +427,6 @@ double saturateToWidth(double v, unsigned width) {
   if (v < -limit)
     return -limit;
   return std::trunc(v);
-}
-
-double fmaxNaN(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
-}
-double fminNaN(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
 }
 
 /// Constants and unary elementwise ops (casts included). Nothing when `op` is
@@ -881,6 +864,11 @@ LogicalResult Interpreter::eval(Operation &op) {
 
 } // namespace
 
+std::unique_ptr<RankInterpreter>
+RankInterpreter::create(const Options &options) {
+  return std::make_unique<Interpreter>(options);
+}
+
 FailureOr<SmallVector<Tensor>> interpret(func::FuncOp func,
                                          ArrayRef<Tensor> arguments,
                                          const Options &options) {
@@ -890,131 +878,6 @@ FailureOr<SmallVector<Tensor>> interpret(func::FuncOp func,
            << " parameters";
   Interpreter interpreter(options);
   return interpreter.run(func.getBody().front(), arguments);
-}
-
-namespace {
-
-int64_t devicesOf(Operation &op) {
-  return llvm::TypeSwitch<Operation *, int64_t>(&op)
-      .Case([](AllReduceOp a) { return a.getDevices(); })
-      .Case([](AllGatherOp a) { return a.getDevices(); })
-      .Case([](ReduceScatterOp a) { return a.getDevices(); })
-      .Default([](Operation *) { return 0; });
-}
-
-/// Device `device`'s result of collective `op` over every device's input
-/// (device order): sums and maxima in double (rounded to the type where
-/// the result is set), shards in device order along the axis.
-Tensor combine(Operation &op, ArrayRef<const Tensor *> inputs, int64_t device) {
-  const Tensor &first = *inputs.front();
-  auto type = cast<RankedTensorType>(op.getResult(0).getType());
-  Tensor out;
-  out.elementType = type.getElementType();
-  out.shape.assign(type.getShape().begin(), type.getShape().end());
-  out.data.assign(product(type.getShape()), 0.0);
-  auto reduce = [&](ReduceKind kind, int64_t i) {
-    double acc = inputs.front()->data[i];
-    for (const Tensor *input : inputs.drop_front())
-      acc = kind == ReduceKind::max ? fmaxNaN(acc, input->data[i])
-                                    : acc + input->data[i];
-    return acc;
-  };
-  if (auto a = dyn_cast<AllReduceOp>(op)) {
-    for (int64_t i = 0; i < out.size(); ++i)
-      out.data[i] = reduce(a.getKind(), i);
-    return out;
-  }
-  if (auto g = dyn_cast<AllGatherOp>(op)) {
-    const int64_t axis = g.getAxis(), m = first.shape[axis];
-    const int64_t inner =
-        product(ArrayRef<int64_t>(first.shape).drop_front(axis + 1));
-    for (int64_t i = 0; i < out.size(); ++i) {
-      const int64_t outer = i / (out.shape[axis] * inner);
-      const int64_t k = (i / inner) % out.shape[axis];
-      out.data[i] =
-          inputs[k / m]->data[(outer * m + k % m) * inner + i % inner];
-    }
-    return out;
-  }
-  auto r = cast<ReduceScatterOp>(op);
-  const int64_t axis = r.getAxis(), n = first.shape[axis], m = out.shape[axis];
-  const int64_t inner =
-      product(ArrayRef<int64_t>(first.shape).drop_front(axis + 1));
-  for (int64_t i = 0; i < out.size(); ++i) {
-    const int64_t outer = i / (m * inner);
-    const int64_t k = device * m + (i / inner) % m;
-    out.data[i] = reduce(r.getKind(), (outer * n + k) * inner + i % inner);
-  }
-  return out;
-}
-
-} // namespace
-
-FailureOr<SmallVector<SmallVector<Tensor>>>
-interpretSpmd(func::FuncOp func, ArrayRef<SmallVector<Tensor>> arguments,
-              const Options &options) {
-  const int64_t devices = arguments.size();
-  if (devices < 1)
-    return func.emitError("an SPMD run needs at least one device");
-  for (const SmallVector<Tensor> &deviceArguments : arguments)
-    if (deviceArguments.size() != func.getNumArguments())
-      return func.emitError("the reference interpreter got ")
-             << deviceArguments.size() << " arguments for "
-             << func.getNumArguments() << " parameters";
-  Block &block = func.getBody().front();
-  // The ranks keep a reference to their options: one copy outlives them.
-  Options rankOptions = options;
-  rankOptions.progress = nullptr;
-  std::vector<std::unique_ptr<Interpreter>> ranks;
-  for (int64_t device = 0; device < devices; ++device) {
-    ranks.push_back(std::make_unique<Interpreter>(rankOptions));
-    ranks.back()->bind(block, arguments[device]);
-  }
-  DenseMap<Value, Operation *> lastUse = lastUses(block);
-  const int64_t total = block.getOperations().size() - 1;
-  int64_t done = 0;
-  for (Operation &op : block) {
-    if (isa<func::ReturnOp>(op)) {
-      SmallVector<SmallVector<Tensor>> results(devices);
-      for (int64_t device = 0; device < devices; ++device)
-        for (Value v : op.getOperands())
-          results[device].push_back(ranks[device]->valueOf(v));
-      return results;
-    }
-    if (const int64_t spans = devicesOf(op)) {
-      if (spans != devices)
-        return op.emitError("this collective spans ")
-               << spans << " devices; the SPMD run has " << devices;
-      SmallVector<const Tensor *> inputs;
-      for (int64_t device = 0; device < devices; ++device)
-        inputs.push_back(&ranks[device]->valueOf(op.getOperand(0)));
-      SmallVector<Tensor> outputs;
-      for (int64_t device = 0; device < devices; ++device)
-        outputs.push_back(combine(op, inputs, device));
-      for (int64_t device = 0; device < devices; ++device)
-        ranks[device]->setValue(op.getResult(0), std::move(outputs[device]));
-    } else {
-      // Ranks meet only at the function's own collectives.
-      WalkResult nested = op.walk([](Operation *inner) {
-        return devicesOf(*inner) ? WalkResult::interrupt()
-                                 : WalkResult::advance();
-      });
-      if (op.getNumRegions() && nested.wasInterrupted())
-        return op.emitError("an SPMD run cannot evaluate a collective nested "
-                            "in '")
-               << op.getName() << "'";
-      for (int64_t device = 0; device < devices; ++device)
-        if (failed(ranks[device]->evalOp(op)))
-          return failure();
-    }
-    for (Value operand : op.getOperands())
-      if (lastUse.lookup(operand) == &op)
-        for (int64_t device = 0; device < devices; ++device)
-          ranks[device]->drop(operand);
-    if (options.progress)
-      options.progress(++done, total);
-  }
-  return SmallVector<SmallVector<Tensor>>(devices);
 }
 
 } // namespace opfuse::reference

@@ -346,6 +346,21 @@ captureGraph(cuda::Driver &driver, llvm::function_ref<llvm::Error()> runSteps) {
   return std::move(captured);
 }
 
+/// The plan's outputs, from the device into `result`.
+llvm::Error copyOutputs(cuda::Driver &driver, const LaunchPlan &plan,
+                        const std::vector<CUdeviceptr> &pointers,
+                        BenchResult &result) {
+  for (int id : plan.outputs) {
+    HostBuffer output =
+        makeHostBuffer(plan.buffers[id].dtype, plan.buffers[id].shape);
+    if (llvm::Error error = driver.copyToHost(output.bytes.data(), pointers[id],
+                                              output.bytes.size()))
+      return error;
+    result.outputs.push_back(std::move(output));
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<BenchResult>
@@ -452,14 +467,8 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
     return std::move(error);
   if (llvm::Error error = driver.synchronize())
     return std::move(error);
-  for (int id : plan.outputs) {
-    HostBuffer output =
-        makeHostBuffer(plan.buffers[id].dtype, plan.buffers[id].shape);
-    if (llvm::Error error = driver.copyToHost(output.bytes.data(), pointers[id],
-                                              output.bytes.size()))
-      return std::move(error);
-    result.outputs.push_back(std::move(output));
-  }
+  if (llvm::Error error = copyOutputs(driver, plan, pointers, result))
+    return std::move(error);
   if (options.iterations <= 0)
     return result;
 

@@ -12,6 +12,7 @@
 #include "opfuse/InitAll.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -39,6 +40,17 @@ protected:
     EXPECT_TRUE(found) << "no " << OpTy::getOperationName().str() << " in:\n"
                        << source.str();
     return found;
+  }
+
+  /// The message of the last diagnostic `run` emits (empty if none).
+  std::string lastDiagnostic(llvm::function_ref<void()> run) {
+    std::string message;
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      message = d.str();
+      return mlir::success();
+    });
+    run();
+    return message;
   }
 
   mlir::MLIRContext context;

@@ -427,15 +427,16 @@ TEST_F(InterpreterTest, SpmdCollectiveOfOtherDevicesIsAnError) {
       return %0 : tensor<2xf32>
     })");
   ASSERT_TRUE(func);
-  std::string message;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    message = d.str();
-    return success();
-  });
   SmallVector<SmallVector<Tensor>> devices = {arguments(func, {{1, 2}}),
                                               arguments(func, {{3, 4}})};
-  EXPECT_TRUE(failed(reference::interpretSpmd(func, devices)));
-  EXPECT_EQ(message, "this collective spans 4 devices; the SPMD run has 2");
+  EXPECT_EQ(lastDiagnostic([&] {
+              EXPECT_TRUE(failed(reference::interpretSpmd(func, devices)));
+            }),
+            "this collective spans 4 devices; the SPMD run has 2");
+  EXPECT_EQ(lastDiagnostic([&] {
+              EXPECT_TRUE(failed(reference::interpretSpmd(func, {})));
+            }),
+            "an SPMD run needs at least one device");
 }
 
 TEST_F(InterpreterTest, GroupsEvaluateTheirBody) {

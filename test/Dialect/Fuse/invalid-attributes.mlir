@@ -298,3 +298,11 @@ func.func @shard_on_an_op(%x: tensor<64xf32>) -> tensor<64xf32> {
 func.func @misspelt_shard(%x: tensor<4xf32> {fuse.shards = 0 : i64}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// fuse.name is an imported graph's name for an argument.
+// expected-error @below {{'fuse.name' of argument 0 must be a string}}
+func.func @name_not_a_string(%x: tensor<4xf32> {fuse.name = 3 : i64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
