@@ -3,8 +3,8 @@
 // (whose range is f32's) ex2.approx.f32, without .ftz; an f32 value that an
 // f32 output or a subtraction sees keeps math.exp (libdevice's expf). tanh
 // rounded to bf16 is tanh.approx.f32. GELU (erf) rounded to bf16 or f16 is
-// x Phi(x) on one polynomial and one ex2 (FastMath.cpp); rounded to f32 it
-// keeps the two-piece erf.
+// x Phi(x) on one polynomial and one ex2 (FastMath.cpp), fitted to the
+// type it is rounded to, f32 included.
 // RUN: opfuse-opt %s -split-input-file -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @exp_f16_k0
@@ -112,13 +112,21 @@ func.func @gelu_erf_f16(%x: tensor<64x64xf16>) -> tensor<64x64xf16> {
 
 // -----
 
-// An f32 GELU only cast to bf16 is rounded to bf16: the one-piece formula.
-// An f32 output keeps the erf's two pieces (its 4.0-clamped tail and the
-// odd polynomial below 1), with ex2.approx.ftz.f32.
+// An f32 GELU only cast to bf16 is rounded to bf16: bf16's fit (ex2
+// without .ftz). An f32 output (its own kernel) gets f32's: degree 10,
+// ex2.approx.ftz.f32. Neither computes erf.
 // CHECK-LABEL: gpu.func @gelu_erf_f32_k0
-// CHECK: arith.minimumf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: math.erf
+// CHECK: arith.minimumf
 // CHECK: llvm.inline_asm "ex2.approx.f32 $0, $1;"
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @gelu_erf_f32_k1
+// CHECK-NOT: math.erf
+// CHECK: %[[C:.*]] = arith.minimumf %{{.*}}, %{{.*}} : f32
+// CHECK-COUNT-10: math.fma %{{.*}}, %[[C]], %{{.*}} : f32
+// CHECK-NOT: %[[C]]
 // CHECK: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;"
+// CHECK-NOT: math.erf
 // CHECK: gpu.return
 func.func @gelu_erf_f32(%x: tensor<64x64xf32>) -> (tensor<64x64xbf16>, tensor<64x64xf32>) {
   %0 = fuse.gelu %x approximate = none : tensor<64x64xf32>

@@ -7,8 +7,8 @@
 // flight (an f32 GELU-erf chain stayed near 80% of copy). This erf has no
 // branch: both pieces are computed and one is selected.
 //
-// A GELU (erf) rounded to bf16 or f16 needs neither erf piece: it is x Phi(x)
-// with Phi one polynomial in an exponent, a third of the instructions.
+// A GELU (erf) needs neither erf piece: it is x Phi(x) with Phi one
+// polynomial in an exponent, fewer instructions and no cancellation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,34 +80,48 @@ Value emitErfF32(OpBuilder &b, Location loc, Value x) {
 namespace {
 
 // bench/fit_gelu_erf.py: Phi(-u) = 2^-(1 + u P(min(u, T))), P a minimax fit
-// of the exponent's absolute error on [0, T], Phi's relative error bound
-// 6.7e-4 for bf16 (degree 6, T = 13.5: bf16 keeps f32's range) and 4.9e-5
-// for f16 (degree 5, T = 6: GELU rounds to 0 in f16 below -6).
+// of the exponent's absolute error on [0, T]. Phi's relative error bound:
+// 6.7e-4 for bf16 (degree 6, T = 13.5: bf16 keeps f32's range), 4.9e-5 for
+// f16 (degree 5, T = 6: GELU rounds to 0 in f16 below -6), 1.9e-8 for f32
+// (degree 10, T = 5.5: beyond, |GELU| < 1.1e-7).
 constexpr float kGeluBF16[] = {
     0x1.251468p+0f,  0x1.e311c6p-2f,  0x1.6e112p-5f,  -0x1.66ec34p-8f,
     0x1.b596c6p-12f, -0x1.27275p-16f, 0x1.4e7f1ap-22f};
 constexpr float kGeluF16[] = {0x1.2685e2p+0f,  0x1.d7ec9ep-2f,
                               0x1.a538ap-5f,   -0x1.dbd076p-8f,
                               0x1.44ebf2p-11f, -0x1.8924eep-16f};
+constexpr float kGeluF32[] = {
+    0x1.26aedp+0f,    0x1.d63cc6p-2f,  0x1.ada3e4p-5f,   -0x1.c68018p-8f,
+    -0x1.0abb8ep-15f, 0x1.4571ap-12f,  -0x1.826d76p-14f, 0x1.058b5ap-16f,
+    -0x1.ba9c7p-20f,  0x1.b40abep-24f, -0x1.7ecc46p-29f};
 
 } // namespace
 
-Value emitGeluErf16(OpBuilder &b, Location loc, Value x, bool bf16) {
-  ArrayRef<float> coefficients =
-      bf16 ? ArrayRef<float>(kGeluBF16) : ArrayRef<float>(kGeluF16);
+Value emitGeluErf(OpBuilder &b, Location loc, Value x, Type result) {
+  ArrayRef<float> coefficients = kGeluF32;
+  double limit = 5.5;
+  if (result.isBF16()) {
+    coefficients = kGeluBF16;
+    limit = 13.5;
+  } else if (result.isF16()) {
+    coefficients = kGeluF16;
+    limit = 6.0;
+  }
   Value u = math::AbsFOp::create(b, loc, x);
   // Clamped so that the polynomial never overflows; beyond T the exponent
   // grows linearly in u and 2^-E still falls to 0. A NaN stays NaN.
-  Value clamped = arith::MinimumFOp::create(
-      b, loc, u, f32Constant(b, loc, bf16 ? 13.5 : 6.0));
+  Value clamped =
+      arith::MinimumFOp::create(b, loc, u, f32Constant(b, loc, limit));
   Value minusExponent = math::FmaOp::create(
       b, loc, u,
       arith::NegFOp::create(b, loc, horner(b, loc, clamped, coefficients)),
       f32Constant(b, loc, -1.0));
-  // bf16 has f32's range: its tail is subnormal in f32 before it is in
-  // bf16, so its ex2 does not flush (as for exp, ScalarOps.cpp).
+  // bf16 is fitted down to f32's smallest normals, so its ex2 does not
+  // flush (as for exp, ScalarOps.cpp); f16's and f32's fits end long
+  // before, where GELU is below 1.1e-7.
   Value tail = emitPtxUnaryF32(
-      b, loc, bf16 ? "ex2.approx.f32" : "ex2.approx.ftz.f32", minusExponent);
+      b, loc, result.isBF16() ? "ex2.approx.f32" : "ex2.approx.ftz.f32",
+      minusExponent);
   // Phi(x) = 2^-E on the negative side, 1 - 2^-E (at least 1/2, so no
   // cancellation) on the other; -0 and NaN take the second.
   Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,

@@ -24,11 +24,11 @@ mlir::Value emitPtxUnaryF32(mlir::OpBuilder &b, mlir::Location loc,
 /// 1 - 2^(polynomial) above, one ex2.approx between them.
 mlir::Value emitErfF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
-/// GELU (erf) of the f32 `x` for a result rounded to bf16 (`bf16`) or f16:
-/// x Phi(x), Phi(-|x|) = 2^-(1 + |x| P(|x|)) for one polynomial P and one
-/// ex2.approx, within one ulp of the correctly rounded result of the type.
-mlir::Value emitGeluErf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                          bool bf16);
+/// GELU (erf) of the f32 `x` for a result rounded to `result` (bf16, f16
+/// or f32): x Phi(x), Phi(-|x|) = 2^-(1 + |x| P(|x|)) for one polynomial P
+/// (fitted per type) and one ex2.approx (docs/numerics.md).
+mlir::Value emitGeluErf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        mlir::Type result);
 
 } // namespace opfuse
 

@@ -109,28 +109,20 @@ Value expFor(OpBuilder &b, Location loc, Value x, Type precision) {
       b, loc, precision.isF16() ? "ex2.approx.ftz.f32" : "ex2.approx.f32", p);
 }
 
-/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), or with erf, written
-/// as h + h t for h = x / 2: one FMA where 1 + t and the product were two.
-/// With erf and a result rounded to bf16 or f16, x Phi(x) on one
-/// polynomial (FastMath.h): a third of the instructions.
+/// GELU: with erf, x Phi(x) on one polynomial (FastMath.h); with tanh,
+/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) written as h + h t for
+/// h = x / 2: one FMA where 1 + t and the product were two.
 Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation kind,
            Type result) {
-  Value t;
-  if (kind == GeluApproximation::tanh) {
-    // x (sqrt(2/pi) + sqrt(2/pi) 0.044715 x^2)
-    constexpr double kSqrt2OverPi = 0.7978845608028654;
-    Value x2 = arith::MulFOp::create(b, loc, x, x);
-    Value scale = math::FmaOp::create(
-        b, loc, x2, f32Constant(b, loc, kSqrt2OverPi * 0.044715),
-        f32Constant(b, loc, kSqrt2OverPi));
-    t = tanhFor(b, loc, arith::MulFOp::create(b, loc, x, scale), result);
-  } else if (result.isBF16() || result.isF16()) {
-    return emitGeluErf16(b, loc, x, result.isBF16());
-  } else {
-    t = emitErfF32(b, loc,
-                   arith::MulFOp::create(
-                       b, loc, x, f32Constant(b, loc, 0.7071067811865476)));
-  }
+  if (kind != GeluApproximation::tanh)
+    return emitGeluErf(b, loc, x, result);
+  // x (sqrt(2/pi) + sqrt(2/pi) 0.044715 x^2)
+  constexpr double kSqrt2OverPi = 0.7978845608028654;
+  Value x2 = arith::MulFOp::create(b, loc, x, x);
+  Value scale = math::FmaOp::create(
+      b, loc, x2, f32Constant(b, loc, kSqrt2OverPi * 0.044715),
+      f32Constant(b, loc, kSqrt2OverPi));
+  Value t = tanhFor(b, loc, arith::MulFOp::create(b, loc, x, scale), result);
   Value half = arith::MulFOp::create(b, loc, f32Constant(b, loc, 0.5), x);
   return math::FmaOp::create(b, loc, half, t, half);
 }

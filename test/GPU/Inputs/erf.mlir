@@ -1,8 +1,9 @@
 // erf runs opfuse's own branch-free f32 formula (FastMath.cpp): an odd
 // polynomial below 1, 1 - 2^(polynomial) from 1 on, with ex2.approx.ftz.f32.
 // The inputs (uniform in [-1, 1]) are scaled to [-5, 5] so that both pieces,
-// their boundary and the saturation at 1 are covered; GELU (erf) reads it
-// at x / sqrt(2) for f32 and bf16 results.
+// their boundary and the saturation at 1 are covered. GELU (erf) is x Phi(x)
+// on one polynomial per result type (FastMath.cpp's emitGeluErf), here for
+// f32 and bf16 results.
 func.func @wide_erf(%f: tensor<1048576xf32>, %x: tensor<1048576xbf16>) -> (tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xbf16>) {
   %kf = fuse.constant dense<5.0> : tensor<f32>
   %k = fuse.constant dense<5.0> : tensor<bf16>
