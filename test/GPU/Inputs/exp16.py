@@ -78,38 +78,38 @@ def judge(name, got_bits, want_bits, got_nan, want_nan):
     return 0
 
 
-def verify_exp(kind, x_path, y_path):
-    x = np.load(x_path).astype(np.float64)
-    y = np.load(y_path)
-    with np.errstate(over="ignore"):
-        exact = np.exp(x)
+def judge_rounded(name, kind, exact, y):
+    """judge() of results y (f16, or bf16 saved as f32) against f64 `exact`
+    rounded to the type: KIND f16, bf16 or f32-bf16."""
     if kind == "f16":
-        want = exact.astype(np.float16)
-        return judge("exp f16", y.view(np.uint16), want.view(np.uint16),
+        with np.errstate(over="ignore"):
+            want = exact.astype(np.float16)
+        return judge(name, y.view(np.uint16), want.view(np.uint16),
                      np.isnan(y), np.isnan(want))
     got = (y.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    return judge(f"exp {kind}", got, to_bf16_bits(exact), np.isnan(y),
-                 np.isnan(exact))
+    return judge(name, got, to_bf16_bits(exact), np.isnan(y), np.isnan(exact))
+
+
+def verify_exp(kind, x_path, y_path):
+    x = np.load(x_path).astype(np.float64)
+    with np.errstate(over="ignore"):
+        exact = np.exp(x)
+    return judge_rounded(f"exp {kind}", kind, exact, np.load(y_path))
 
 
 def verify_div(kind, x_path, d_path, q_path):
     x, d, q = np.load(x_path), np.load(d_path), np.load(q_path)
     with np.errstate(all="ignore"):
         exact = x.astype(np.float64) / d[:, :1].astype(np.float64)
-    if kind == "f16":
-        with np.errstate(over="ignore"):
-            want = exact.astype(np.float16)
-        return judge("row division f16", q.view(np.uint16),
-                     want.view(np.uint16), np.isnan(q), np.isnan(want))
-    got = (q.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    return judge("row division bf16", got, to_bf16_bits(exact), np.isnan(q),
-                 np.isnan(exact))
+    return judge_rounded(f"row division {kind}", kind, exact, q)
 
 
-def write(directory):
+def write(directory, f32=None):
+    """Every bf16 and f16 value, and `f32` (the exp's arguments by default)."""
     np.save(os.path.join(directory, "bf16.npy"), bf16_values())
     np.save(os.path.join(directory, "f16.npy"), f16_values())
-    np.save(os.path.join(directory, "f32.npy"), f32_arguments())
+    np.save(os.path.join(directory, "f32.npy"),
+            f32_arguments() if f32 is None else f32)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exp16 import bf16_values, f16_values, judge, to_bf16_bits  # noqa: E402
+from exp16 import judge_rounded, write  # noqa: E402
 
 
 def f32_arguments():
@@ -35,27 +35,12 @@ def gelu(x):
 
 
 def verify(kind, x_path, y_path):
-    x = np.load(x_path).astype(np.float64)
-    y = np.load(y_path)
-    exact = gelu(x)
-    if kind == "f16":
-        with np.errstate(over="ignore"):
-            want = exact.astype(np.float16)
-        return judge("gelu f16", y.view(np.uint16), want.view(np.uint16),
-                     np.isnan(y), np.isnan(want))
-    got = (y.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    return judge(f"gelu {kind}", got, to_bf16_bits(exact), np.isnan(y),
-                 np.isnan(exact))
-
-
-def write(directory):
-    np.save(os.path.join(directory, "bf16.npy"), bf16_values())
-    np.save(os.path.join(directory, "f16.npy"), f16_values())
-    np.save(os.path.join(directory, "f32.npy"), f32_arguments())
+    exact = gelu(np.load(x_path).astype(np.float64))
+    return judge_rounded(f"gelu {kind}", kind, exact, np.load(y_path))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "write":
-        write(sys.argv[2])
+        write(sys.argv[2], f32_arguments())
         sys.exit(0)
     sys.exit(verify(*sys.argv[2:5]))
