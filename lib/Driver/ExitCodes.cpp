@@ -1,6 +1,19 @@
 //===- ExitCodes.cpp - Exit codes of the opfuse tools ---------------------===//
 
 #include "opfuse/Driver/ExitCodes.h"
+#include "opfuse/Runtime/Executor.h"
+
+int opfuse::exitCodeOf(RunFailure failure) {
+  switch (failure) {
+  case RunFailure::UnsupportedPlan:
+    return ExitUnsupported;
+  case RunFailure::CollectivesUnavailable:
+    return ExitNoCollectives;
+  case RunFailure::Gpu:
+    break;
+  }
+  return ExitGpuError;
+}
 
 const char *opfuse::describeExitCodes() {
   return "EXIT CODES:\n"

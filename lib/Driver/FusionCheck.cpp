@@ -15,6 +15,7 @@
 #include "opfuse/Analysis/InputRanges.h"
 #include "opfuse/Driver/Driver.h"
 #include "opfuse/Pipeline/Pipeline.h"
+#include "opfuse/Runtime/Spmd.h"
 #include "opfuse/Target/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -63,10 +64,11 @@ int checkFusion(const DriverOptions &options, ModuleOp original) {
     return ExitUsage;
   SmallVector<SmallVector<reference::Tensor>> arguments;
   if (options.devices) {
-    for (const std::vector<HostBuffer> &shards : shardInputs(
-             before,
-             generateInputs(globalSpecs(before, specs, devices), options.seed),
-             devices))
+    const std::vector<int64_t> axes = shardAxes(before);
+    for (const std::vector<HostBuffer> &shards :
+         shardInputs(generateInputs(globalInputSpecs(specs, axes, devices),
+                                    options.seed),
+                     axes, devices))
       arguments.push_back(toReferenceTensors(before, shards));
   } else {
     arguments.push_back(

@@ -219,9 +219,7 @@ compareOutputs(func::FuncOp func, ArrayRef<reference::Tensor> kernelResults,
 }
 
 int exitCodeOfRun(const llvm::Error &error) {
-  return error.isA<UnsupportedPlanError>()          ? ExitUnsupported
-         : error.isA<CollectivesUnavailableError>() ? ExitNoCollectives
-                                                    : ExitGpuError;
+  return exitCodeOf(classifyRunFailure(error));
 }
 
 void recordMeasurement(const BenchResult &result, MeasuredRun &measured) {

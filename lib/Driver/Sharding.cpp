@@ -1,15 +1,13 @@
 //===- Sharding.cpp - Inputs of an SPMD run, device by device -------------===//
 //
-// Slices global tensors along their fuse.shard axis, one slice a device,
-// and checks that the model's collectives span the run's devices.
+// Reads the fuse.shard axes of a model's arguments and checks that its
+// collectives span the run's devices.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Sharding.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
-
-#include <cstring>
 
 using namespace mlir;
 
@@ -41,45 +39,11 @@ LogicalResult checkCollectivesSpan(func::FuncOp func, int64_t devices) {
   return failure(result.wasInterrupted());
 }
 
-std::vector<PlanBuffer> globalSpecs(func::FuncOp func,
-                                    const std::vector<PlanBuffer> &local,
-                                    int64_t devices) {
-  std::vector<PlanBuffer> global = local;
-  for (auto [index, spec] : llvm::enumerate(global))
-    if (std::optional<int64_t> axis = shardAxis(func, index))
-      spec.shape[*axis] *= devices;
-  return global;
-}
-
-std::vector<std::vector<HostBuffer>>
-shardInputs(func::FuncOp func, const std::vector<HostBuffer> &global,
-            int64_t devices) {
-  std::vector<std::vector<HostBuffer>> perDevice(devices);
-  for (auto [index, tensor] : llvm::enumerate(global)) {
-    std::optional<int64_t> axis = shardAxis(func, index);
-    for (int64_t device = 0; device < devices; ++device) {
-      if (!axis) {
-        perDevice[device].push_back(tensor);
-        continue;
-      }
-      // Rows of the slice: `outer` runs of `length` contiguous bytes.
-      std::vector<int64_t> shape = tensor.shape;
-      shape[*axis] /= devices;
-      HostBuffer slice = makeHostBuffer(tensor.dtype, shape);
-      int64_t outer = 1, inner = dtypeBytes(tensor.dtype);
-      for (int64_t d = 0; d < *axis; ++d)
-        outer *= shape[d];
-      for (size_t d = *axis + 1; d < shape.size(); ++d)
-        inner *= shape[d];
-      const int64_t length = shape[*axis] * inner;
-      for (int64_t o = 0; o < outer; ++o)
-        std::memcpy(slice.bytes.data() + o * length,
-                    tensor.bytes.data() + (o * devices + device) * length,
-                    length);
-      perDevice[device].push_back(std::move(slice));
-    }
-  }
-  return perDevice;
+std::vector<int64_t> shardAxes(func::FuncOp func) {
+  std::vector<int64_t> axes;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    axes.push_back(shardAxis(func, i).value_or(-1));
+  return axes;
 }
 
 } // namespace opfuse

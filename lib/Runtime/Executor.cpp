@@ -289,6 +289,13 @@ llvm::Expected<double> timeCopy(cuda::Driver &driver, Events &events,
 
 char UnsupportedPlanError::ID = 0;
 
+RunFailure classifyRunFailure(const llvm::Error &error) {
+  return error.isA<UnsupportedPlanError>() ? RunFailure::UnsupportedPlan
+         : error.isA<CollectivesUnavailableError>()
+             ? RunFailure::CollectivesUnavailable
+             : RunFailure::Gpu;
+}
+
 namespace {
 
 /// NCCL with a communicator of one rank when the plan has collective

@@ -215,6 +215,8 @@ void writePlanJson(const LaunchPlan &plan, llvm::raw_ostream &os) {
     root["input_names"] = json::Array(plan.inputNames);
   if (!plan.outputNames.empty())
     root["output_names"] = json::Array(plan.outputNames);
+  if (llvm::any_of(plan.inputShards, [](int64_t axis) { return axis >= 0; }))
+    root["input_shards"] = json::Array(plan.inputShards);
   os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
 }
 
@@ -224,6 +226,17 @@ std::string LaunchPlan::inputName(size_t i) const {
 
 std::string LaunchPlan::outputName(size_t i) const {
   return i < outputNames.size() ? outputNames[i] : "result" + std::to_string(i);
+}
+
+int64_t LaunchPlan::inputShard(size_t i) const {
+  return i < inputShards.size() ? inputShards[i] : -1;
+}
+
+int LaunchPlan::devicesSpanned() const {
+  int devices = 1;
+  for (const PlanCollective &collective : collectives)
+    devices = std::max(devices, collective.devices);
+  return devices;
 }
 
 std::optional<std::string> checkTensorMap(const PlanTensorMap &map,

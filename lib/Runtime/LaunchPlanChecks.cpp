@@ -241,6 +241,13 @@ llvm::Error checkParsedPlan(const LaunchPlan &plan) {
   for (int id : plan.outputs)
     if (!validId(id))
       return planError("output buffer " + llvm::Twine(id) + " does not exist");
+  for (auto [i, axis] : llvm::enumerate(plan.inputShards)) {
+    const int64_t rank = plan.buffers[plan.inputs[i]].shape.size();
+    if (axis < -1 || axis >= rank)
+      return planError("input #" + llvm::Twine(i) + "'s shard axis " +
+                       llvm::Twine(axis) + " is not -1 or an axis of its " +
+                       llvm::Twine(rank) + "-d buffer");
+  }
   return checkLiveness(plan);
 }
 

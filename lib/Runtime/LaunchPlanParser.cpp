@@ -361,6 +361,18 @@ llvm::Expected<LaunchPlan> parsePlanJson(llvm::StringRef text) {
       list.names->push_back(text->str());
     }
   }
+  if (const json::Value *shards = root->get("input_shards")) {
+    const json::Array *array = shards->getAsArray();
+    if (!array || array->size() != plan.inputs.size())
+      return planError("\"input_shards\" must hold one axis (or -1) for each "
+                       "input");
+    for (const json::Value &axis : *array) {
+      std::optional<int64_t> value = axis.getAsInteger();
+      if (!value)
+        return planError("\"input_shards\" must hold integers");
+      plan.inputShards.push_back(*value);
+    }
+  }
   if (llvm::Error error = checkParsedPlan(plan))
     return std::move(error);
   return plan;

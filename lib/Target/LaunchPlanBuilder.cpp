@@ -246,6 +246,15 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   complete(outputNames, "result");
   plan.inputNames = std::move(inputNames);
   plan.outputNames = std::move(outputNames);
+  // SPMD inputs (fuse.shard), so that opfuse-run --devices cuts the global
+  // tensors as opt-fuse does.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto axis = func.getArgAttrOfType<IntegerAttr>(
+        i, fuse::FuseDialect::ShardAttrHelper::getNameStr());
+    plan.inputShards.push_back(axis ? axis.getInt() : -1);
+  }
+  if (llvm::none_of(plan.inputShards, [](int64_t axis) { return axis >= 0; }))
+    plan.inputShards.clear();
 
   for (Operation &op : func.getBody().getOps()) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {

@@ -9,6 +9,7 @@
 #include "opfuse/Runtime/Executor.h"
 #include "opfuse/Runtime/NamedIo.h"
 #include "opfuse/Runtime/Nccl.h"
+#include "opfuse/Runtime/Spmd.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -49,6 +50,14 @@ cl::opt<std::string> ncclPath(
     cl::value_desc("path"), cl::cat(category));
 cl::opt<bool> json("json", cl::desc("Print the measurement as JSON"),
                    cl::cat(category));
+cl::opt<int> devices(
+    "devices",
+    cl::desc("Run the plan SPMD on GPUs 0 to N-1 (1 to 64), a thread each, "
+             "its collectives over one NCCL communicator; inputs marked in "
+             "the plan's input_shards are cut from global tensors N times "
+             "as long (--inputs gives the global tensors), and "
+             "--save-outputs writes DIR/gpuK/NAME.npy"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 cl::opt<unsigned long long> seed("seed",
                                  cl::desc("Seed of the generated inputs (1)"),
                                  cl::init(1), cl::cat(category));
@@ -63,6 +72,85 @@ cl::opt<std::string> saveOutputsDir(
     cl::desc("Write every output of the run to DIR/NAME.npy (its name in "
              "the plan, or resultN); bf16 as f32"),
     cl::value_desc("DIR"), cl::cat(category));
+
+/// A run's measurement (--bench), or each output's element count and sum.
+void printRun(const LaunchPlan &plan, const BenchResult &result) {
+  if (bench) {
+    if (json)
+      printBenchJson(llvm::outs(), plan, result);
+    else
+      printBench(llvm::outs(), plan, result);
+    return;
+  }
+  for (auto [index, output] : llvm::enumerate(result.outputs)) {
+    double sum = 0;
+    for (int64_t i = 0; i < output.elements(); ++i)
+      sum += output.get(i);
+    llvm::outs() << llvm::formatv("output #{0}: {1} elements, sum {2:e6}\n",
+                                  index, output.elements(), sum);
+  }
+}
+
+/// --devices: the plan on GPUs 0 to N-1, each device's result in turn
+/// (JSON: one document, "devices" in rank order).
+int runSpmd(cuda::Driver &driver, const std::string &ptx,
+            const LaunchPlan &plan,
+            const std::vector<std::vector<HostBuffer>> &inputs,
+            const std::vector<std::string> &outputNames,
+            const BenchOptions &options) {
+  llvm::Expected<DeviceSet> set =
+      openDeviceSet(driver, devices, plan, options.ncclPath);
+  if (!set) {
+    llvm::Error error = set.takeError();
+    const int code = exitCodeOf(classifyRunFailure(error));
+    llvm::errs() << "opfuse-run: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return code;
+  }
+  std::vector<DeviceRun> runs =
+      runPlanOnDevices(*set, ptx, plan, inputs, options);
+  int exitCode = ExitSuccess;
+  for (auto [device, run] : llvm::enumerate(runs))
+    if (!run.result) {
+      llvm::errs() << "opfuse-run: error: GPU " << device << ": " << run.error
+                   << "\n";
+      if (exitCode == ExitSuccess)
+        exitCode = exitCodeOf(run.failure);
+    }
+  if (exitCode != ExitSuccess)
+    return exitCode;
+  for (auto [device, run] : llvm::enumerate(runs))
+    if (NamedIoResult saved =
+            saveOutputFiles(saveOutputsDir.empty() ? std::string()
+                                                   : saveOutputsDir + "/gpu" +
+                                                         std::to_string(device),
+                            outputNames, run.result->outputs)) {
+      llvm::errs() << "opfuse-run: error: " << saved.message << "\n";
+      return saved.exitCode();
+    }
+  const std::string nccl = set->nccl ? set->nccl->version() : "";
+  if (bench && json) {
+    llvm::json::Array perDevice;
+    for (auto [device, run] : llvm::enumerate(runs)) {
+      llvm::json::Object root = benchToJson(plan, *run.result);
+      root["rank"] = static_cast<int64_t>(device);
+      perDevice.push_back(std::move(root));
+    }
+    llvm::json::Object root{{"devices", std::move(perDevice)}};
+    if (!nccl.empty())
+      root["nccl"] = nccl;
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+                 << "\n";
+    return ExitSuccess;
+  }
+  llvm::outs() << llvm::formatv("SPMD run on {0} GPU(s){1}\n", runs.size(),
+                                nccl.empty() ? "" : " (NCCL " + nccl + ")");
+  for (auto [device, run] : llvm::enumerate(runs)) {
+    llvm::outs() << llvm::formatv("== GPU {0} ==\n", device);
+    printRun(plan, *run.result);
+  }
+  return ExitSuccess;
+}
 
 } // namespace
 
@@ -108,9 +196,27 @@ int main(int argc, char **argv) {
                  << ")\n";
     return ExitInvalidInput;
   }
+  if (devices < 0 || devices > 64) {
+    llvm::errs() << "opfuse-run: error: --devices=" << devices
+                 << " is not a device count from 1 to 64\n";
+    return ExitUsage;
+  }
+  if (devices > 0 && plan->devicesSpanned() > 1 &&
+      devices != plan->devicesSpanned()) {
+    llvm::errs() << "opfuse-run: error: --devices=" << devices
+                 << ", but the plan's collectives span "
+                 << plan->devicesSpanned() << " devices\n";
+    return ExitUsage;
+  }
   // Input files are read before the GPU is opened: their mistakes cost
-  // nothing and are the same on a machine without one.
-  std::vector<HostBuffer> inputs = generateInputs(*plan, seed);
+  // nothing and are the same on a machine without one. An SPMD run reads
+  // the global tensors.
+  const int64_t count = std::max(int(devices), 1);
+  std::vector<PlanBuffer> local;
+  for (int id : plan->inputs)
+    local.push_back(plan->buffers[id]);
+  std::vector<HostBuffer> inputs =
+      generateInputs(globalInputSpecs(local, plan->inputShards, count), seed);
   std::vector<std::string> inputNames, outputNames;
   for (size_t i = 0; i < plan->inputs.size(); ++i)
     inputNames.push_back(plan->inputName(i));
@@ -134,14 +240,16 @@ int main(int argc, char **argv) {
   options.cudaGraph = cudaGraph;
   options.earlyLaunch = earlyLaunch;
   options.ncclPath = ncclPath;
+  if (devices > 0)
+    return runSpmd(**driver, (*ptx)->getBuffer().str(), *plan,
+                   shardInputs(inputs, plan->inputShards, count), outputNames,
+                   options);
   llvm::Expected<BenchResult> result =
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);
   if (!result) {
-    const int code = result.errorIsA<UnsupportedPlanError>() ? ExitUnsupported
-                     : result.errorIsA<CollectivesUnavailableError>()
-                         ? ExitNoCollectives
-                         : ExitGpuError;
-    llvm::errs() << "opfuse-run: error: " << llvm::toString(result.takeError())
+    llvm::Error error = result.takeError();
+    const int code = exitCodeOf(classifyRunFailure(error));
+    llvm::errs() << "opfuse-run: error: " << llvm::toString(std::move(error))
                  << "\n";
     return code;
   }
@@ -150,19 +258,6 @@ int main(int argc, char **argv) {
     llvm::errs() << "opfuse-run: error: " << saved.message << "\n";
     return saved.exitCode();
   }
-  if (bench) {
-    if (json)
-      printBenchJson(llvm::outs(), *plan, *result);
-    else
-      printBench(llvm::outs(), *plan, *result);
-  } else {
-    for (auto [index, output] : llvm::enumerate(result->outputs)) {
-      double sum = 0;
-      for (int64_t i = 0; i < output.elements(); ++i)
-        sum += output.get(i);
-      llvm::outs() << llvm::formatv("output #{0}: {1} elements, sum {2:e6}\n",
-                                    index, output.elements(), sum);
-    }
-  }
+  printRun(*plan, *result);
   return ExitSuccess;
 }

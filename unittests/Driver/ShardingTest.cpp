@@ -10,6 +10,7 @@
 #include "../Dialect/FuseTestUtils.h"
 
 #include "../../lib/Driver/Sharding.h"
+#include "opfuse/Runtime/Spmd.h"
 
 using namespace mlir;
 using namespace opfuse;
@@ -43,19 +44,21 @@ TEST_F(ShardingTest, SlicesAlongTheShardAxisInDeviceOrder) {
   EXPECT_EQ(shardAxis(func, 0), std::optional<int64_t>(1));
   EXPECT_EQ(shardAxis(func, 1), std::optional<int64_t>(0));
   EXPECT_EQ(shardAxis(func, 2), std::nullopt);
+  const std::vector<int64_t> axes = shardAxes(func);
+  EXPECT_EQ(axes, (std::vector<int64_t>{1, 0, -1}));
 
   std::vector<PlanBuffer> local(3);
   local[0].shape = {2, 2};
   local[1].shape = {1, 4};
   local[2].shape = {3};
-  std::vector<PlanBuffer> global = globalSpecs(func, local, 2);
+  std::vector<PlanBuffer> global = globalInputSpecs(local, axes, 2);
   EXPECT_EQ(global[0].shape, (std::vector<int64_t>{2, 4}));
   EXPECT_EQ(global[1].shape, (std::vector<int64_t>{2, 4}));
   EXPECT_EQ(global[2].shape, (std::vector<int64_t>{3}));
 
   // a = [[0 1 2 3], [4 5 6 7]] by columns, b = the same by rows, c whole.
   std::vector<std::vector<HostBuffer>> devices =
-      shardInputs(func, {iota({2, 4}), iota({2, 4}), iota({3})}, 2);
+      shardInputs({iota({2, 4}), iota({2, 4}), iota({3})}, axes, 2);
   ASSERT_EQ(devices.size(), 2u);
   EXPECT_EQ(devices[0][0].shape, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(values(devices[0][0]), (std::vector<double>{0, 1, 4, 5}));

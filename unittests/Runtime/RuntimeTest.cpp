@@ -410,6 +410,36 @@ TEST(LaunchPlanTest, InputAndOutputNamesTravelWithThePlan) {
             std::string::npos);
 }
 
+TEST(LaunchPlanTest, InputShardsTravelWithThePlan) {
+  LaunchPlan plan = samplePlan();
+  EXPECT_EQ(plan.inputShard(0), -1);
+  EXPECT_EQ(plan.devicesSpanned(), 1);
+  plan.inputShards = {1};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writePlanJson(plan, os);
+  llvm::Expected<LaunchPlan> parsed = parsePlanJson(text);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->inputShards, (std::vector<int64_t>{1}));
+  // An axis the input does not have (arg0 is 2-d) is refused.
+  size_t at = text.find("\"input_shards\"");
+  ASSERT_NE(at, std::string::npos);
+  std::string badAxis = text;
+  badAxis.replace(badAxis.find("1", badAxis.find("[", at)), 1, "2");
+  llvm::Expected<LaunchPlan> wrong = parsePlanJson(badAxis);
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(llvm::toString(wrong.takeError())
+                .find("input #0's shard axis 2 is not -1 or an axis of its "
+                      "2-d buffer"),
+            std::string::npos);
+  // Only replicated inputs: no input_shards at all.
+  plan.inputShards = {-1};
+  std::string replicated;
+  llvm::raw_string_ostream os2(replicated);
+  writePlanJson(plan, os2);
+  EXPECT_EQ(replicated.find("input_shards"), std::string::npos);
+}
+
 TEST(LaunchPlanTest, KernelsMustBeEntriesOfThePtx) {
   LaunchPlan plan = samplePlan();
   EXPECT_EQ(checkPlanKernels(plan, ".visible .entry f_k0(\n"), std::nullopt);

@@ -39,6 +39,12 @@ enum ExitCode : int {
   ExitNoCollectives = 9,
 };
 
+enum class RunFailure : int; // opfuse/Runtime/Executor.h
+
+/// The exit code of a run that stopped for `failure`: ExitUnsupported,
+/// ExitNoCollectives or ExitGpuError.
+int exitCodeOf(RunFailure failure);
+
 /// The table printed by --help, one line per code.
 const char *describeExitCodes();
 

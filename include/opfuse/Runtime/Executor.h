@@ -126,6 +126,12 @@ public:
   using MessageError::MessageError;
 };
 
+/// What stopped a run, as the tools' exit codes tell it apart: a CUDA
+/// failure, a plan this runtime cannot run (UnsupportedPlanError), or
+/// collectives that cannot run here (CollectivesUnavailableError).
+enum class RunFailure : int { Gpu, UnsupportedPlan, CollectivesUnavailable };
+RunFailure classifyRunFailure(const llvm::Error &error);
+
 llvm::Expected<BenchResult>
 runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
         const std::vector<HostBuffer> &inputs, const BenchOptions &options);

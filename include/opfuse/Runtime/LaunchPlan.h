@@ -172,11 +172,21 @@ struct LaunchPlan {
   /// Their names where the model gave them (an imported ONNX model's
   /// input and output names); empty: argN and resultN.
   std::vector<std::string> inputNames, outputNames;
+  /// For an SPMD program (--devices N): the axis along which each input is
+  /// one device's slice of a global tensor N times as long (the argument's
+  /// fuse.shard), -1 where every device holds the whole tensor. Empty:
+  /// every input replicated.
+  std::vector<int64_t> inputShards;
 
   /// Input i's name: the model's, else argN.
   std::string inputName(size_t i) const;
   /// Output i's name: the model's, else resultN.
   std::string outputName(size_t i) const;
+  /// Input i's shard axis, or -1 when it is replicated.
+  int64_t inputShard(size_t i) const;
+  /// The most devices one of the plan's collectives spans, or 1 without
+  /// collectives: the devices an SPMD run of it needs.
+  int devicesSpanned() const;
 };
 
 /// Why `map` cannot view `buffer` (element type, rank, limits of the TMA
