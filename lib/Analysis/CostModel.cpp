@@ -307,6 +307,19 @@ double GraphAnalysis::seconds() const {
   return total;
 }
 
+int GraphAnalysis::collectiveSteps() const {
+  return llvm::count_if(kernels,
+                        [](const KernelAnalysis &k) { return k.collective; });
+}
+
+double GraphAnalysis::collectiveSeconds() const {
+  double total = 0;
+  for (const KernelAnalysis &kernel : kernels)
+    if (kernel.collective)
+      total += kernel.prediction.seconds();
+  return total;
+}
+
 namespace {
 std::string formatLocation(Location loc) {
   if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))

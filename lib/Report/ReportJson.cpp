@@ -79,6 +79,15 @@ llvm::json::Value reportToJson(const Report &report) {
       {"after", graphTotals(report.after)},
       {"kernels", std::move(kernels)},
   };
+  if (report.after.collectiveSteps() > 0)
+    object["communication"] = llvm::json::Object{
+        {"steps", static_cast<int64_t>(report.after.collectiveSteps())},
+        {"predicted_us", report.after.collectiveSeconds() * 1e6},
+        {"share",
+         report.after.seconds() > 0
+             ? report.after.collectiveSeconds() / report.after.seconds()
+             : 0.0},
+        {"hidden_us", 0.0}};
   if (report.memory) {
     const MemorySummary &m = report.memory->summary;
     llvm::json::Array buffers;

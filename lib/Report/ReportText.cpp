@@ -119,6 +119,15 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
                       llvm::formatv("{0:F2} us", before.seconds() * 1e6).str(),
                       llvm::formatv("{0:F2} us", after.seconds() * 1e6).str(),
                       ratio(before.seconds(), after.seconds(), "faster"));
+  if (after.collectiveSteps() > 0)
+    os << llvm::formatv(
+        "  communication     {0:F2} us of the {1:F2} us predicted ({2:F1}%), "
+        "{3} collective step(s); none hidden: collectives run on the "
+        "kernels' stream\n",
+        after.collectiveSeconds() * 1e6, after.seconds() * 1e6,
+        after.seconds() > 0 ? 100 * after.collectiveSeconds() / after.seconds()
+                            : 0.0,
+        after.collectiveSteps());
   if (measured)
     os << llvm::formatv(
         "  measured on {0}: P50 {1:F2} us, P99 {2:F2} us (prediction error "

@@ -165,6 +165,10 @@ struct GraphAnalysis {
   double flops() const;
   /// The sum along the schedule: kernels run one after another.
   double seconds() const;
+  /// The collective steps: how many, and their predicted time. The runtime
+  /// runs them on the kernels' stream, so none of it overlaps a kernel.
+  int collectiveSteps() const;
+  double collectiveSeconds() const;
 };
 
 /// Analyses `func` as it stands: before fusion every op is a kernel, after
