@@ -2,6 +2,23 @@
 
 #include "opfuse/Driver/ExitCodes.h"
 #include "opfuse/Runtime/Executor.h"
+#include "opfuse/Runtime/Spmd.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+int opfuse::reportDeviceFailures(llvm::StringRef tool,
+                                 const std::vector<DeviceRun> &runs) {
+  int exitCode = ExitSuccess;
+  for (size_t device = 0; device < runs.size(); ++device) {
+    if (runs[device].result)
+      continue;
+    llvm::errs() << tool << ": error: GPU " << device << ": "
+                 << runs[device].error << "\n";
+    if (exitCode == ExitSuccess)
+      exitCode = exitCodeOf(runs[device].failure);
+  }
+  return exitCode;
+}
 
 int opfuse::exitCodeOf(RunFailure failure) {
   switch (failure) {

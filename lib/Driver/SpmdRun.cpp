@@ -62,29 +62,19 @@ checkDevices(const DriverOptions &options, func::FuncOp model,
 void printDevices(const DriverOptions &options, const LaunchPlan &plan,
                   const DeviceSet &devices, const std::vector<DeviceRun> &runs,
                   const std::vector<std::vector<OutputCheck>> *checks) {
-  const std::string nccl =
-      devices.nccl ? devices.nccl->version() : std::string();
   if (options.json) {
-    llvm::json::Array perDevice;
-    for (auto [device, run] : llvm::enumerate(runs)) {
-      llvm::json::Object root =
-          options.bench ? benchToJson(plan, *run.result)
-                        : llvm::json::Object{{"device", run.result->device},
-                                             {"function", plan.function}};
-      root["rank"] = static_cast<int64_t>(device);
-      if (checks)
-        root["check"] = outputChecksToJson((*checks)[device]);
-      perDevice.push_back(std::move(root));
-    }
-    llvm::json::Object root{{"devices", std::move(perDevice)}};
-    if (!nccl.empty())
-      root["nccl"] = nccl;
+    llvm::json::Object root =
+        spmdRunToJson(plan, devices, runs, options.bench,
+                      [&](size_t device, llvm::json::Object &object) {
+                        if (checks)
+                          object["check"] =
+                              outputChecksToJson((*checks)[device]);
+                      });
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
                  << "\n";
     return;
   }
-  llvm::outs() << llvm::formatv("SPMD run on {0} GPU(s){1}\n", runs.size(),
-                                nccl.empty() ? "" : " (NCCL " + nccl + ")");
+  llvm::outs() << spmdRunHeading(devices, runs.size()) << "\n";
   for (auto [device, run] : llvm::enumerate(runs)) {
     llvm::outs() << llvm::formatv("== GPU {0} ==\n", device);
     if (options.bench)
@@ -125,15 +115,8 @@ int runSpmdOnGpu(const DriverOptions &options, func::FuncOp model,
   bench.cudaGraph = options.cudaGraph;
   std::vector<DeviceRun> runs =
       runPlanOnDevices(*devices, ptx, plan, inputs, bench);
-  int exitCode = ExitSuccess;
-  for (auto [device, run] : llvm::enumerate(runs))
-    if (!run.result) {
-      llvm::errs() << "opt-fuse: error: GPU " << device << ": " << run.error
-                   << "\n";
-      if (exitCode == ExitSuccess)
-        exitCode = exitCodeOf(run.failure);
-    }
-  if (exitCode != ExitSuccess)
+  if (int exitCode = reportDeviceFailures("opt-fuse", runs);
+      exitCode != ExitSuccess)
     return exitCode;
 
   std::optional<std::vector<std::vector<OutputCheck>>> checks;

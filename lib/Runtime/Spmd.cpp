@@ -9,6 +9,7 @@
 #include "opfuse/Runtime/Spmd.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <condition_variable>
 #include <cstring>
@@ -174,6 +175,34 @@ runPlanOnDevices(const DeviceSet &devices, const std::string &ptx,
   for (std::thread &thread : threads)
     thread.join();
   return runs;
+}
+
+llvm::json::Object spmdRunToJson(
+    const LaunchPlan &plan, const DeviceSet &devices,
+    const std::vector<DeviceRun> &runs, bool bench,
+    llvm::function_ref<void(size_t, llvm::json::Object &)> addToDevice) {
+  llvm::json::Array perDevice;
+  for (auto [device, run] : llvm::enumerate(runs)) {
+    llvm::json::Object object =
+        bench ? benchToJson(plan, *run.result)
+              : llvm::json::Object{{"device", run.result->device},
+                                   {"function", plan.function}};
+    object["rank"] = static_cast<int64_t>(device);
+    if (addToDevice)
+      addToDevice(device, object);
+    perDevice.push_back(std::move(object));
+  }
+  llvm::json::Object root{{"devices", std::move(perDevice)}};
+  if (devices.nccl)
+    root["nccl"] = devices.nccl->version();
+  return root;
+}
+
+std::string spmdRunHeading(const DeviceSet &devices, size_t count) {
+  return llvm::formatv("SPMD run on {0} GPU(s){1}", count,
+                       devices.nccl ? " (NCCL " + devices.nccl->version() + ")"
+                                    : std::string())
+      .str();
 }
 
 } // namespace opfuse

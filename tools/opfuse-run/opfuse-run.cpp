@@ -73,6 +73,14 @@ cl::opt<std::string> saveOutputsDir(
              "the plan, or resultN); bf16 as f32"),
     cl::value_desc("DIR"), cl::cat(category));
 
+/// Prints why the run stopped; its exit code.
+int reportRunError(llvm::Error error) {
+  const int code = exitCodeOf(classifyRunFailure(error));
+  llvm::errs() << "opfuse-run: error: " << llvm::toString(std::move(error))
+               << "\n";
+  return code;
+}
+
 /// A run's measurement (--bench), or each output's element count and sum.
 void printRun(const LaunchPlan &plan, const BenchResult &result) {
   if (bench) {
@@ -100,24 +108,12 @@ int runSpmd(cuda::Driver &driver, const std::string &ptx,
             const BenchOptions &options) {
   llvm::Expected<DeviceSet> set =
       openDeviceSet(driver, devices, plan, options.ncclPath);
-  if (!set) {
-    llvm::Error error = set.takeError();
-    const int code = exitCodeOf(classifyRunFailure(error));
-    llvm::errs() << "opfuse-run: error: " << llvm::toString(std::move(error))
-                 << "\n";
-    return code;
-  }
+  if (!set)
+    return reportRunError(set.takeError());
   std::vector<DeviceRun> runs =
       runPlanOnDevices(*set, ptx, plan, inputs, options);
-  int exitCode = ExitSuccess;
-  for (auto [device, run] : llvm::enumerate(runs))
-    if (!run.result) {
-      llvm::errs() << "opfuse-run: error: GPU " << device << ": " << run.error
-                   << "\n";
-      if (exitCode == ExitSuccess)
-        exitCode = exitCodeOf(run.failure);
-    }
-  if (exitCode != ExitSuccess)
+  if (int exitCode = reportDeviceFailures("opfuse-run", runs);
+      exitCode != ExitSuccess)
     return exitCode;
   for (auto [device, run] : llvm::enumerate(runs))
     if (NamedIoResult saved =
@@ -128,23 +124,14 @@ int runSpmd(cuda::Driver &driver, const std::string &ptx,
       llvm::errs() << "opfuse-run: error: " << saved.message << "\n";
       return saved.exitCode();
     }
-  const std::string nccl = set->nccl ? set->nccl->version() : "";
   if (bench && json) {
-    llvm::json::Array perDevice;
-    for (auto [device, run] : llvm::enumerate(runs)) {
-      llvm::json::Object root = benchToJson(plan, *run.result);
-      root["rank"] = static_cast<int64_t>(device);
-      perDevice.push_back(std::move(root));
-    }
-    llvm::json::Object root{{"devices", std::move(perDevice)}};
-    if (!nccl.empty())
-      root["nccl"] = nccl;
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+    llvm::outs() << llvm::formatv("{0:2}",
+                                  llvm::json::Value(spmdRunToJson(
+                                      plan, *set, runs, /*bench=*/true)))
                  << "\n";
     return ExitSuccess;
   }
-  llvm::outs() << llvm::formatv("SPMD run on {0} GPU(s){1}\n", runs.size(),
-                                nccl.empty() ? "" : " (NCCL " + nccl + ")");
+  llvm::outs() << spmdRunHeading(*set, runs.size()) << "\n";
   for (auto [device, run] : llvm::enumerate(runs)) {
     llvm::outs() << llvm::formatv("== GPU {0} ==\n", device);
     printRun(plan, *run.result);
@@ -246,13 +233,8 @@ int main(int argc, char **argv) {
                    options);
   llvm::Expected<BenchResult> result =
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);
-  if (!result) {
-    llvm::Error error = result.takeError();
-    const int code = exitCodeOf(classifyRunFailure(error));
-    llvm::errs() << "opfuse-run: error: " << llvm::toString(std::move(error))
-                 << "\n";
-    return code;
-  }
+  if (!result)
+    return reportRunError(result.takeError());
   if (NamedIoResult saved =
           saveOutputFiles(saveOutputsDir, outputNames, result->outputs)) {
     llvm::errs() << "opfuse-run: error: " << saved.message << "\n";

@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <vector>
+
 namespace opfuse {
 
 enum ExitCode : int {
@@ -40,10 +42,16 @@ enum ExitCode : int {
 };
 
 enum class RunFailure : int; // opfuse/Runtime/Executor.h
+struct DeviceRun;            // opfuse/Runtime/Spmd.h
 
 /// The exit code of a run that stopped for `failure`: ExitUnsupported,
 /// ExitNoCollectives or ExitGpuError.
 int exitCodeOf(RunFailure failure);
+
+/// Prints "`tool`: error: GPU d: ..." for every device of an SPMD run that
+/// stopped, and returns the exit code of the first (ExitSuccess if none).
+int reportDeviceFailures(llvm::StringRef tool,
+                         const std::vector<DeviceRun> &runs);
 
 /// The table printed by --help, one line per code.
 const char *describeExitCodes();

@@ -17,6 +17,9 @@
 #include "opfuse/Runtime/Executor.h"
 #include "opfuse/Runtime/Nccl.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/JSON.h"
+
 #include <memory>
 #include <vector>
 
@@ -70,6 +73,18 @@ runPlanOnDevices(const DeviceSet &devices, const std::string &ptx,
                  const LaunchPlan &plan,
                  const std::vector<std::vector<HostBuffer>> &inputs,
                  const BenchOptions &options);
+
+/// An SPMD run as one JSON document: "devices" in rank order, each device's
+/// benchToJson (with `bench`; else its device and function) and "rank",
+/// then `addToDevice` (opt-fuse's checks); "nccl", NCCL's version, where
+/// the set loaded it. Every run must have its result.
+llvm::json::Object spmdRunToJson(
+    const LaunchPlan &plan, const DeviceSet &devices,
+    const std::vector<DeviceRun> &runs, bool bench,
+    llvm::function_ref<void(size_t, llvm::json::Object &)> addToDevice = {});
+
+/// The text report's first line: "SPMD run on N GPU(s) (NCCL 2.27.3)".
+std::string spmdRunHeading(const DeviceSet &devices, size_t count);
 
 } // namespace opfuse
 
