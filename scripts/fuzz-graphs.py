@@ -11,6 +11,13 @@ through
                                    after fusion must agree bit for bit
   opt-fuse G --emit=ptx -o ...     compiling to PTX must succeed
 
+or, with --modes=spmd, graphs with collectives (all_reduce, all_gather,
+reduce_scatter over 2 devices) and arguments sharded by fuse.shard, through
+
+  opt-fuse G --check-fusion --devices=2    every device's outputs, before
+                                           and after fusion, bit for bit
+  opt-fuse G --emit=ptx -o ...
+
 or, with --modes=gpu on a machine with a GPU,
 
   opt-fuse G --check               the GPU's outputs within tolerance of
@@ -266,26 +273,62 @@ def compare_select(g):
                   f"({type_of(c[1], 'i1')}, {ta}, {ta}) -> {ta}", a[1], a[2])
 
 
+def collective(g):
+    """A collective over the 2 devices of an SPMD graph: an all_reduce, an
+    all_gather (mostly along the outer axis, which NCCL places without a
+    transpose) or a reduce_scatter along an even axis."""
+    x = g.pick(lambda v: len(v[1]) >= 1 and v[2] in FLOATS)
+    if x is None:
+        return unary(g)
+    t = type_of(x[1], x[2])
+    kind = g.rng.choice(("all_reduce", "all_gather", "reduce_scatter"))
+    out = list(x[1])
+    if kind == "all_gather":
+        axis = 0 if g.rng.random() < 0.7 else g.rng.randrange(len(out))
+        out[axis] *= 2
+        return g.emit(f"fuse.all_gather {x[0]} axis = {axis} devices = 2 : "
+                      f"{t} -> {type_of(out, x[2])}", out, x[2])
+    reduce = g.rng.choice(("sum", "max"))
+    even = [a for a, d in enumerate(out) if d % 2 == 0]
+    if kind == "reduce_scatter" and even:
+        axis = even[0] if g.rng.random() < 0.7 else g.rng.choice(even)
+        out[axis] //= 2
+        return g.emit(f"fuse.reduce_scatter {reduce}, {x[0]} axis = {axis} "
+                      f"devices = 2 : {t} -> {type_of(out, x[2])}", out, x[2])
+    return g.emit(f"fuse.all_reduce {reduce}, {x[0]} devices = 2 : {t}",
+                  x[1], x[2])
+
+
 KINDS = ((unary, 4), (binary, 4), (power, 1), (reduction, 2),
          (normalisation, 2),
          (matmul, 1), (data_movement, 3), (integer, 1), (compare_select, 1))
+# Added for SPMD graphs only, so that a seed's plain graph stays the same.
+SPMD_KINDS = ((collective, 3),)
 
 
-def generate(seed):
+def generate(seed, spmd=False):
     rng = random.Random(seed)
     g = Graph(rng)
     dtype = rng.choice(FLOATS)
     for _ in range(rng.randint(1, 2)):
         rank = rng.randint(1, 3)
         g.arg([rng.choice(DIMS) for _ in range(rank)], dtype)
-    kinds = [k for k, w in KINDS for _ in range(w)]
+    kinds = [k for k, w in KINDS + (SPMD_KINDS if spmd else ())
+             for _ in range(w)]
     for _ in range(rng.randint(3, 20)):
         rng.choice(kinds)(g)
     results = [g.values[-1]]
     extra = g.pick(lambda v: v not in g.args and v not in results)
     if extra is not None and rng.random() < 0.5:
         results.append(extra)
-    params = ", ".join(f"{n}: {type_of(s, d)}" for n, s, d in g.args)
+    # An SPMD graph's arguments are each device's slice of a global tensor
+    # (fuse.shard) or replicated, drawn from a stream of their own.
+    shards = random.Random(seed * 7919 + 1)
+    attrs = {n: (f" {{fuse.shard = {shards.randrange(len(s))} : i64}}"
+                 if spmd and s and shards.random() < 0.5 else "")
+             for n, s, _ in g.args}
+    params = ", ".join(f"{n}: {type_of(s, d)}{attrs[n]}"
+                       for n, s, d in g.args)
     types = ", ".join(type_of(s, d) for _, s, d in results)
     names = ", ".join(n for n, _, _ in results)
     return (f"// fuzz-graphs.py seed {seed}\n"
@@ -294,13 +337,16 @@ def generate(seed):
 
 
 MODES = {"--check-fusion": ["--check-fusion"],
+         "--check-fusion-spmd": ["--check-fusion", "--devices=2"],
          "--emit=ptx": ["--emit=ptx", "-o", os.devnull],
          "--check": ["--check"],
          "--check-strict": ["--check", "--numerics=strict"]}
 # The modes --each-function can run (it compiles; it does not write PTX).
-BATCHABLE = ("--check-fusion", "--check", "--check-strict")
+BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
+             "--check-strict")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
+             "spmd": ("--check-fusion-spmd", "--emit=ptx"),
              "gpu": ("--check", "--check-strict")}
 
 
@@ -312,7 +358,7 @@ def outcome(opt_fuse, path, mode):
     except subprocess.TimeoutExpired:
         return "failure", "timeout", ""
     text = done.stdout + done.stderr
-    if done.returncode == 0 and mode == "--check-fusion" and \
+    if done.returncode == 0 and mode.startswith("--check-fusion") and \
             "differ" in text:
         return "failure", 0, text
     if done.returncode == 0:
@@ -327,7 +373,7 @@ def outcome(opt_fuse, path, mode):
 def run_one(opt_fuse, seed, directory, modes):
     path = os.path.join(directory, f"seed{seed}.mlir")
     with open(path, "w") as f:
-        f.write(generate(seed))
+        f.write(generate(seed, spmd="--check-fusion-spmd" in modes))
     outcomes = []
     for mode in modes:
         kind, code, text = outcome(opt_fuse, path, mode)
@@ -344,7 +390,7 @@ def run_batch(opt_fuse, seeds, directory, modes):
     paths, texts = {}, []
     for seed in seeds:
         paths[seed] = os.path.join(directory, f"seed{seed}.mlir")
-        text = generate(seed)
+        text = generate(seed, spmd="--check-fusion-spmd" in modes)
         with open(paths[seed], "w") as f:
             f.write(text)
         texts.append(text.replace("func.func @g(", f"func.func @s{seed}(", 1))
@@ -401,7 +447,7 @@ def reduce_graph(text, fails):
     body, ret = rest[:-2], rest[-2]
     match = re.match(r"func\.func @(\w+)\((.*)\) -> \((.*)\) \{$", header)
     name, params, _ = match.groups()
-    params = [p.split(": ") for p in params.split(", ")] if params else []
+    params = [p.split(": ", 1) for p in params.split(", ")] if params else []
     names, types = ret.strip()[len("return "):].split(" : ")
     results = list(zip(names.split(", "), types.split(", ")))
 
@@ -501,12 +547,14 @@ def main():
                              "(--each-function): one GPU context for all "
                              "of them; failures run again alone")
     parser.add_argument("--modes", choices=list(MODE_SETS), default="cpu",
-                        help="cpu: --check-fusion and --emit=ptx; gpu: "
-                             "--check in the default and the strict "
-                             "numerics (needs a GPU)")
+                        help="cpu: --check-fusion and --emit=ptx; spmd: "
+                             "graphs with collectives and sharded "
+                             "arguments, --check-fusion --devices=2 and "
+                             "--emit=ptx; gpu: --check in the default and "
+                             "the strict numerics (needs a GPU)")
     args = parser.parse_args()
     if args.print is not None:
-        sys.stdout.write(generate(args.print))
+        sys.stdout.write(generate(args.print, spmd=args.modes == "spmd"))
         return 0
     if args.reduce:
         kind, code, _ = outcome(args.opt_fuse, args.reduce, args.mode)
