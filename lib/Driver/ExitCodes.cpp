@@ -6,6 +6,13 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+int opfuse::reportRunError(llvm::StringRef tool, llvm::Error error) {
+  const int code = exitCodeOf(classifyRunFailure(error));
+  llvm::errs() << tool << ": error: " << llvm::toString(std::move(error))
+               << "\n";
+  return code;
+}
+
 int opfuse::reportDeviceFailures(llvm::StringRef tool,
                                  const std::vector<DeviceRun> &runs) {
   int exitCode = ExitSuccess;

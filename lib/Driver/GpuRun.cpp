@@ -218,10 +218,6 @@ compareOutputs(func::FuncOp func, ArrayRef<reference::Tensor> kernelResults,
   return checks;
 }
 
-int exitCodeOfRun(const llvm::Error &error) {
-  return exitCodeOf(classifyRunFailure(error));
-}
-
 void recordMeasurement(const BenchResult &result, MeasuredRun &measured) {
   measured.device = result.device;
   measured.total = {result.total.p50, result.total.p99};
@@ -387,13 +383,8 @@ int runOnGpu(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   bench.ncclPath = options.ncclPath;
   llvm::Expected<BenchResult> result =
       runPlan(*driver, ptx, plan, inputs, bench);
-  if (!result) {
-    llvm::Error error = result.takeError();
-    const int code = exitCodeOfRun(error);
-    llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
-                 << "\n";
-    return code;
-  }
+  if (!result)
+    return reportRunError("opt-fuse", result.takeError());
   std::optional<std::vector<OutputCheck>> checks;
   if (options.check) {
     func::FuncOp kernels = *fused.getOps<func::FuncOp>().begin();

@@ -19,15 +19,6 @@ llvm::SmallVector<reference::Tensor>
 toReferenceTensors(mlir::func::FuncOp func,
                    const std::vector<HostBuffer> &buffers);
 
-/// Runs the compiled plan on the GPU: benchmarks it with --bench, compares
-/// its outputs with --check against the reference interpreter on `fused`
-/// (the model after the fusion passes) at kernel precision, with error
-/// scales from `original`. With `measured`, the benchmark goes there (for
-/// the report) instead of being printed.
-/// The exit code of a failed runPlan: unsupported (4), no collectives (9)
-/// or a GPU error (7).
-int exitCodeOfRun(const llvm::Error &error);
-
 /// `result` as the report shows it.
 void recordMeasurement(const BenchResult &result, MeasuredRun &measured);
 
@@ -50,6 +41,11 @@ int runSpmdOnGpu(const DriverOptions &options, mlir::func::FuncOp model,
                  const LaunchPlan &plan, cuda::Driver &driver,
                  MeasuredRun *measured);
 
+/// Runs the compiled plan on the GPU: benchmarks it with --bench, compares
+/// its outputs with --check against the reference interpreter on `fused`
+/// (the model after the fusion passes) at kernel precision, with error
+/// scales from `original`. With `measured`, the benchmark goes there (for
+/// the report) instead of being printed.
 int runOnGpu(const DriverOptions &options, mlir::ModuleOp original,
              mlir::ModuleOp fused, const std::string &ptx,
              const LaunchPlan &plan, MeasuredRun *measured);

@@ -92,13 +92,8 @@ int runSpmdOnGpu(const DriverOptions &options, func::FuncOp model,
                  MeasuredRun *measured) {
   llvm::Expected<DeviceSet> devices =
       openDeviceSet(driver, options.devices, plan, options.ncclPath);
-  if (!devices) {
-    llvm::Error error = devices.takeError();
-    const int code = exitCodeOfRun(error);
-    llvm::errs() << "opt-fuse: error: " << llvm::toString(std::move(error))
-                 << "\n";
-    return code;
-  }
+  if (!devices)
+    return reportRunError("opt-fuse", devices.takeError());
   // The seeded global tensors, each device's slice of them.
   std::vector<PlanBuffer> local;
   for (int id : plan.inputs)

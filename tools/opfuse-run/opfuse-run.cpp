@@ -73,14 +73,6 @@ cl::opt<std::string> saveOutputsDir(
              "the plan, or resultN); bf16 as f32"),
     cl::value_desc("DIR"), cl::cat(category));
 
-/// Prints why the run stopped; its exit code.
-int reportRunError(llvm::Error error) {
-  const int code = exitCodeOf(classifyRunFailure(error));
-  llvm::errs() << "opfuse-run: error: " << llvm::toString(std::move(error))
-               << "\n";
-  return code;
-}
-
 /// A run's measurement (--bench), or each output's element count and sum.
 void printRun(const LaunchPlan &plan, const BenchResult &result) {
   if (bench) {
@@ -109,7 +101,7 @@ int runSpmd(cuda::Driver &driver, const std::string &ptx,
   llvm::Expected<DeviceSet> set =
       openDeviceSet(driver, devices, plan, options.ncclPath);
   if (!set)
-    return reportRunError(set.takeError());
+    return reportRunError("opfuse-run", set.takeError());
   std::vector<DeviceRun> runs =
       runPlanOnDevices(*set, ptx, plan, inputs, options);
   if (int exitCode = reportDeviceFailures("opfuse-run", runs);
@@ -234,7 +226,7 @@ int main(int argc, char **argv) {
   llvm::Expected<BenchResult> result =
       runPlan(**driver, (*ptx)->getBuffer().str(), *plan, inputs, options);
   if (!result)
-    return reportRunError(result.takeError());
+    return reportRunError("opfuse-run", result.takeError());
   if (NamedIoResult saved =
           saveOutputFiles(saveOutputsDir, outputNames, result->outputs)) {
     llvm::errs() << "opfuse-run: error: " << saved.message << "\n";

@@ -53,6 +53,16 @@ TEST(ExitCodes, RunFailuresHaveTheirOwnCodes) {
   llvm::consumeError(std::move(other));
 }
 
+TEST(ExitCodes, AStoppedRunIsReportedWithItsCode) {
+  testing::internal::CaptureStderr();
+  const int code = opfuse::reportRunError(
+      "opt-fuse", llvm::make_error<opfuse::CollectivesUnavailableError>(
+                      "--devices=2, and this machine has 1 GPU(s)"));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "opt-fuse: error: --devices=2, and this machine has 1 GPU(s)\n");
+  EXPECT_EQ(code, opfuse::ExitNoCollectives);
+}
+
 TEST(ExitCodes, AnSpmdRunExitsWithItsFirstFailedDevice) {
   // GPU 0 ran; GPU 1 found no NCCL, GPU 2 a CUDA error: exit 9, both said.
   std::vector<opfuse::DeviceRun> runs(3);

@@ -9,6 +9,7 @@
 #define OPFUSE_DRIVER_EXITCODES_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <vector>
 
@@ -47,6 +48,10 @@ struct DeviceRun;            // opfuse/Runtime/Spmd.h
 /// The exit code of a run that stopped for `failure`: ExitUnsupported,
 /// ExitNoCollectives or ExitGpuError.
 int exitCodeOf(RunFailure failure);
+
+/// Prints "`tool`: error: ..." for a run that stopped (a failed runPlan
+/// or device set-up) and returns its exit code (exitCodeOf).
+int reportRunError(llvm::StringRef tool, llvm::Error error);
 
 /// Prints "`tool`: error: GPU d: ..." for every device of an SPMD run that
 /// stopped, and returns the exit code of the first (ExitSuccess if none).
