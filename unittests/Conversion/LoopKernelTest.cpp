@@ -1,0 +1,323 @@
+//===- LoopKernelTest.cpp - Loop kernels run on the host ------------------===//
+//
+// Loop kernels as convert-fuse-to-gpu emits them, run by the kernel
+// interpreter on random inputs and compared with the reference interpreter
+// at kernel precision: ragged rows, broadcast inputs whose rows end inside
+// a vector (each lane in its vector's row or the next), rows shorter than
+// a vector, two vectors a thread with clamped loads, grid-stride loops.
+// Every load and store is bounds- and alignment-checked, and outputs start
+// as NaN, so an element no thread writes fails too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelInterpreter.h"
+
+#include "../Dialect/FuseTestUtils.h"
+
+#include "opfuse/Analysis/Target.h"
+#include "opfuse/Dialect/Fuse/IR/FuseAttributes.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "opfuse/Reference/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+using namespace mlir;
+using namespace opfuse;
+
+namespace {
+
+/// What one kernel did on its inputs.
+struct KernelRun {
+  std::string error;
+  int64_t grid = 0, block = 0;
+  int64_t mismatches = 0;
+  std::string firstMismatch;
+};
+
+const llvm::fltSemantics &semanticsOf(Type type) {
+  if (type.isF16())
+    return llvm::APFloat::IEEEhalf();
+  if (type.isBF16())
+    return llvm::APFloat::BFloat();
+  return llvm::APFloat::IEEEsingle();
+}
+
+int64_t bytesOf(Type type) { return type.isF32() ? 4 : 2; }
+
+class LoopKernelTest : public test::FuseTest {
+protected:
+  LoopKernelTest() {
+    static std::once_flag registered;
+    std::call_once(registered, [] { registerAllPasses(); });
+  }
+
+  /// Compiles the one function of `source` (whose ops fuse into one
+  /// kernel) with convert-fuse-to-gpu's `options` for an H200 of `sms` SMs,
+  /// runs the kernel on U(-1, 1) inputs and compares every output element
+  /// with the reference.
+  KernelRun run(StringRef source, StringRef options, int64_t sms = 4,
+                unsigned seed = 1) {
+    KernelRun result;
+    func::FuncOp original = parseFirst<func::FuncOp>(source);
+    if (!original) {
+      result.error = "does not parse";
+      return result;
+    }
+    OwningOpRef<ModuleOp> compiled = module->clone();
+    GpuTarget target = *findBuiltinTarget("h200");
+    target.smCount = sms;
+    fuse::getFuseDialect(&context).getTargetAttrHelper().setAttr(
+        *compiled, fuse::TargetAttr::get(&context, target));
+    PassManager pm(&context, ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+    std::string pipeline = ("func.func(fuse-elementwise,fuse-outline-kernels),"
+                            "convert-fuse-to-gpu{" +
+                            options + "}")
+                               .str();
+    if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*compiled))) {
+      result.error = "does not compile with " + pipeline;
+      return result;
+    }
+
+    fuse::GroupOp group;
+    int groups = 0;
+    compiled->walk([&](fuse::GroupOp g) {
+      group = g;
+      ++groups;
+    });
+    if (groups != 1) {
+      result.error = "compiles into " + std::to_string(groups) + " kernels";
+      return result;
+    }
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        group, group->getAttrOfType<SymbolRefAttr>("fuse.kernel"));
+    result.grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid")[0];
+    result.block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block")[0];
+
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    SmallVector<reference::Tensor> arguments;
+    for (Type type : original.getArgumentTypes()) {
+      auto tensor = cast<RankedTensorType>(type);
+      reference::Tensor t;
+      t.elementType = tensor.getElementType();
+      t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      t.data.resize(tensor.getNumElements());
+      for (double &x : t.data)
+        x = reference::roundTo(t.elementType, uniform(random));
+      arguments.push_back(std::move(t));
+    }
+
+    // The kernel's buffers: the group's inputs (the function's arguments),
+    // then its outputs, filled with NaN.
+    std::vector<std::vector<uint8_t>> buffers;
+    for (Value input : group.getOperands()) {
+      auto argument = dyn_cast<BlockArgument>(input);
+      if (!argument) {
+        result.error = "a kernel input is not a function argument";
+        return result;
+      }
+      const reference::Tensor &t = arguments[argument.getArgNumber()];
+      std::vector<uint8_t> bytes(t.size() * bytesOf(t.elementType));
+      for (int64_t i = 0; i < t.size(); ++i) {
+        llvm::APFloat f(t.data[i]);
+        bool lost;
+        f.convert(semanticsOf(t.elementType),
+                  llvm::APFloat::rmNearestTiesToEven, &lost);
+        const uint64_t raw = f.bitcastToAPInt().getZExtValue();
+        std::memcpy(&bytes[i * bytesOf(t.elementType)], &raw,
+                    bytesOf(t.elementType));
+      }
+      buffers.push_back(std::move(bytes));
+    }
+    for (Type type : group.getResultTypes()) {
+      auto tensor = cast<RankedTensorType>(type);
+      buffers.emplace_back(
+          tensor.getNumElements() * bytesOf(tensor.getElementType()), 0xff);
+    }
+    result.error =
+        test::interpretKernel(kernel, result.grid, result.block, buffers);
+    if (!result.error.empty())
+      return result;
+
+    reference::Options precision;
+    precision.kernelPrecision = true;
+    auto want = reference::interpret(original, arguments, precision);
+    if (failed(want)) {
+      result.error = "the reference fails";
+      return result;
+    }
+    auto returned = cast<func::ReturnOp>(
+        group->getParentOfType<func::FuncOp>().getBody().front().back());
+    for (auto [index, value] : llvm::enumerate(returned.getOperands())) {
+      auto output = cast<OpResult>(value);
+      const reference::Tensor &expected = (*want)[index];
+      const std::vector<uint8_t> &bytes =
+          buffers[group.getNumOperands() + output.getResultNumber()];
+      Type type = expected.elementType;
+      // One ulp of the output type (relative, at least that of 1): the
+      // reference and the kernel may round an intermediate that is also an
+      // output differently, or fuse a product into an fma. An element read
+      // from the wrong place is off by about the inputs' size, U(-1, 1).
+      const double tolerance = type.isBF16()  ? 0x1p-7
+                               : type.isF16() ? 0x1p-10
+                                              : 0x1p-22;
+      for (int64_t i = 0; i < expected.size(); ++i) {
+        uint64_t raw = 0;
+        std::memcpy(&raw, &bytes[i * bytesOf(type)], bytesOf(type));
+        const double got = llvm::APFloat(semanticsOf(type),
+                                         llvm::APInt(bytesOf(type) * 8, raw))
+                               .convertToDouble();
+        const double w = expected.data[i];
+        if (std::isnan(got) ||
+            std::fabs(got - w) > tolerance * std::max(1.0, std::fabs(w))) {
+          if (result.mismatches++ == 0)
+            result.firstMismatch = "output #" + std::to_string(index) +
+                                   " element " + std::to_string(i) + ": " +
+                                   std::to_string(got) + ", expected " +
+                                   std::to_string(w);
+        }
+      }
+    }
+    return result;
+  }
+
+  void expectExact(StringRef source, StringRef options, int64_t sms = 4) {
+    KernelRun r = run(source, options, sms);
+    EXPECT_EQ(r.error, "") << options.str() << "\n" << source.str();
+    EXPECT_EQ(r.mismatches, 0) << r.firstMismatch << "\n"
+                               << options.str() << "\n"
+                               << source.str();
+  }
+};
+
+constexpr StringLiteral kBias = R"mlir(
+func.func @f(%x: tensor<3x1023xf32>, %b: tensor<1023xf32>) -> tensor<3x1023xf32> {
+  %0 = fuse.add %x, %b : (tensor<3x1023xf32>, tensor<1023xf32>) -> tensor<3x1023xf32>
+  return %0 : tensor<3x1023xf32>
+})mlir";
+
+constexpr StringLiteral kRowAndColumn = R"mlir(
+func.func @f(%x: tensor<5x1001xbf16>, %r: tensor<5x1xbf16>, %c: tensor<1001xbf16>) -> tensor<5x1001xbf16> {
+  %0 = fuse.mul %x, %r : (tensor<5x1001xbf16>, tensor<5x1xbf16>) -> tensor<5x1001xbf16>
+  %1 = fuse.add %0, %c : (tensor<5x1001xbf16>, tensor<1001xbf16>) -> tensor<5x1001xbf16>
+  return %1 : tensor<5x1001xbf16>
+})mlir";
+
+constexpr StringLiteral kMasked4d = R"mlir(
+func.func @f(%x: tensor<2x3x5x77xf16>, %m: tensor<2x1x5x77xf16>) -> (tensor<2x3x5x77xf16>, tensor<2x3x5x77xf16>) {
+  %0 = fuse.add %x, %m : (tensor<2x3x5x77xf16>, tensor<2x1x5x77xf16>) -> tensor<2x3x5x77xf16>
+  %1 = fuse.sub %0, %x : (tensor<2x3x5x77xf16>, tensor<2x3x5x77xf16>) -> tensor<2x3x5x77xf16>
+  return %0, %1 : tensor<2x3x5x77xf16>, tensor<2x3x5x77xf16>
+})mlir";
+
+constexpr StringLiteral kMiddle = R"mlir(
+func.func @f(%x: tensor<7x5x9xf16>, %w: tensor<1x5x1xf16>) -> tensor<7x5x9xf16> {
+  %0 = fuse.mul %x, %w : (tensor<7x5x9xf16>, tensor<1x5x1xf16>) -> tensor<7x5x9xf16>
+  return %0 : tensor<7x5x9xf16>
+})mlir";
+
+constexpr StringLiteral kShortRows = R"mlir(
+func.func @f(%x: tensor<1001x3xf32>, %w: tensor<3xf32>) -> tensor<1001x3xf32> {
+  %0 = fuse.mul %x, %w : (tensor<1001x3xf32>, tensor<3xf32>) -> tensor<1001x3xf32>
+  return %0 : tensor<1001x3xf32>
+})mlir";
+
+constexpr StringLiteral kRowsOfNine = R"mlir(
+func.func @f(%x: tensor<13x9xbf16>, %b: tensor<9xbf16>) -> tensor<13x9xbf16> {
+  %0 = fuse.sub %x, %b : (tensor<13x9xbf16>, tensor<9xbf16>) -> tensor<13x9xbf16>
+  return %0 : tensor<13x9xbf16>
+})mlir";
+
+TEST_F(LoopKernelTest, BroadcastsAcrossRaggedRows) {
+  for (StringRef source :
+       {StringRef(kBias), StringRef(kRowAndColumn), StringRef(kMasked4d),
+        StringRef(kMiddle), StringRef(kShortRows), StringRef(kRowsOfNine)})
+    for (StringRef options : {"vectors-per-thread=1", "vectors-per-thread=2",
+                              "vectors-per-thread=1 max-grid-blocks=1",
+                              "vectors-per-thread=2 max-grid-blocks=3"})
+      expectExact(source, options);
+}
+
+TEST_F(LoopKernelTest, TwoVectorsAThreadAcrossRows) {
+  // 2 x 3 x 97 x 257 bf16 (18,696 vectors of 8) on one SM of 2,048 thread
+  // slots: two vectors a thread, the last block's second vectors clamped.
+  constexpr StringLiteral source = R"mlir(
+func.func @f(%x: tensor<2x3x97x257xbf16>, %b: tensor<257xbf16>) -> tensor<2x3x97x257xbf16> {
+  %0 = fuse.add %x, %b : (tensor<2x3x97x257xbf16>, tensor<257xbf16>) -> tensor<2x3x97x257xbf16>
+  return %0 : tensor<2x3x97x257xbf16>
+})mlir";
+  KernelRun r = run(source, "vectors-per-thread=2", /*sms=*/1);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.mismatches, 0) << r.firstMismatch;
+  const int64_t vectors = 2 * 3 * 97 * 257 / 8;
+  EXPECT_LT(r.grid * r.block, vectors) << "one vector a thread";
+  EXPECT_GE(2 * r.grid * r.block, vectors);
+}
+
+TEST_F(LoopKernelTest, RandomBroadcastShapes) {
+  // Shapes of rank 1-4 with dims of 1-11, an input broadcast along a random
+  // set of them, f32, f16 or bf16, one or two vectors a thread, with and
+  // without a grid-stride loop.
+  std::mt19937 random(2026);
+  const char *types[] = {"f32", "f16", "bf16"};
+  const char *ops[] = {"add", "sub", "mul"};
+  const char *options[] = {"vectors-per-thread=1", "vectors-per-thread=2",
+                           "vectors-per-thread=2 max-grid-blocks=2"};
+  for (int c = 0; c < 120; ++c) {
+    const int rank = 1 + random() % 4;
+    SmallVector<int64_t> shape, small;
+    for (int d = 0; d < rank; ++d)
+      shape.push_back(1 + random() % 11);
+    for (int d = 0; d < rank; ++d)
+      small.push_back(random() % 2 ? shape[d] : 1);
+    const char *type = types[random() % 3];
+    auto spell = [&](ArrayRef<int64_t> dims) {
+      std::string s = "tensor<";
+      for (int64_t d : dims)
+        s += std::to_string(d) + "x";
+      return s + type + ">";
+    };
+    const std::string full = spell(shape), part = spell(small);
+    const std::string source =
+        "func.func @f(%x: " + full + ", %y: " + part + ") -> " + full +
+        " {\n  %0 = fuse." + ops[random() % 3] + " %x, %y : (" + full + ", " +
+        part + ") -> " + full + "\n  return %0 : " + full + "\n}\n";
+    expectExact(source, options[random() % 3]);
+  }
+}
+
+TEST_F(LoopKernelTest, InterpreterCatchesOutOfBoundsReads) {
+  // The interpreter itself: a kernel given a buffer too small for its input
+  // stops at the load that leaves it.
+  KernelRun ok = run(kBias, "vectors-per-thread=1");
+  ASSERT_EQ(ok.error, "");
+  func::FuncOp f = parseFirst<func::FuncOp>(kBias);
+  ASSERT_TRUE(f);
+  PassManager pm(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  ASSERT_TRUE(succeeded(parsePassPipeline(
+      "func.func(fuse-elementwise,fuse-outline-kernels),convert-fuse-to-gpu",
+      pm)));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  gpu::GPUFuncOp kernel;
+  module->walk([&](gpu::GPUFuncOp k) { kernel = k; });
+  ASSERT_TRUE(kernel);
+  std::vector<std::vector<uint8_t>> buffers = {
+      std::vector<uint8_t>(3 * 1023 * 4), std::vector<uint8_t>(1000 * 4),
+      std::vector<uint8_t>(3 * 1023 * 4)};
+  std::string error = test::interpretKernel(kernel, 3, 256, buffers);
+  EXPECT_NE(error.find("of buffer 1, which holds 4000"), std::string::npos)
+      << error;
+}
+
+} // namespace
