@@ -161,11 +161,19 @@ func.func @odd(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
 // -----
 
 // A bias along ragged rows of 7: x is read 4 lanes at a time, the bias lane
-// by lane at each lane's own column (a vector crosses rows); the tail of 1
-// element (21 = 5 x 4 + 1) reads its column too.
+// by lane (a vector crosses rows). The vector's first column is divided out
+// once; lane k reads the next row where that column is at least 7 - k. The
+// tail of 1 element (21 = 5 x 4 + 1) reads its column too.
 // CHECK-LABEL: gpu.func @odd_bias_k0
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-COUNT-4: arith.remui %{{.*}}, %c7_i32
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c7_i32
+// CHECK-NOT: arith.remui
+// CHECK: arith.cmpi uge, %[[COL]], %c6_i32
+// CHECK-NOT: arith.remui
+// CHECK: arith.cmpi uge, %[[COL]], %c5_i32
+// CHECK-NOT: arith.remui
+// CHECK: arith.cmpi uge, %[[COL]], %c4_i32
+// CHECK-NOT: arith.remui
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK: arith.cmpi eq
 // CHECK: arith.remui %c20_i32, %c7_i32
@@ -173,6 +181,39 @@ func.func @odd(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
 func.func @odd_bias(%x: tensor<3x7xf32>, %b: tensor<7xf32>) -> tensor<3x7xf32> {
   %0 = fuse.add %x, %b : (tensor<3x7xf32>, tensor<7xf32>) -> tensor<3x7xf32>
   return %0 : tensor<3x7xf32>
+}
+
+// -----
+
+// A mask of 2 x 5 over 2 x 2 x 5: the next row's index carries into the
+// mask's row (and wraps at 2) before the lanes choose between the rows.
+// CHECK-LABEL: gpu.func @odd_mask_k0
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %c2_i32
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c5_i32
+// CHECK: arith.cmpi uge, %[[COL]], %c4_i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[ROW]], %c1_i32
+// CHECK: %[[WRAP:.*]] = arith.cmpi eq, %[[NEXT]], %c2_i32
+// CHECK: arith.select %[[WRAP]], %c0_i32{{.*}}, %[[NEXT]]
+// CHECK: arith.cmpi uge, %[[COL]], %c3_i32
+// CHECK: arith.cmpi uge, %[[COL]], %c2_i32
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @odd_mask(%x: tensor<2x2x5xf32>, %m: tensor<2x5xf32>) -> tensor<2x2x5xf32> {
+  %0 = fuse.add %x, %m : (tensor<2x2x5xf32>, tensor<2x5xf32>) -> tensor<2x2x5xf32>
+  return %0 : tensor<2x2x5xf32>
+}
+
+// -----
+
+// Rows of 3, shorter than a vector of 4, are left more than once a vector:
+// each lane's column is divided out on its own.
+// CHECK-LABEL: gpu.func @short_rows_k0
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-4: arith.remui %{{.*}}, %c3_i32
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @short_rows(%x: tensor<5x3xf32>, %w: tensor<3xf32>) -> tensor<5x3xf32> {
+  %0 = fuse.mul %x, %w : (tensor<5x3xf32>, tensor<3xf32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
 }
 
 // -----

@@ -1,6 +1,8 @@
 // Loop kernels over shapes whose rows do not split into vectors: the flat
 // index is walked a full vector at a time, the last elements by one more
-// thread, and broadcast inputs whose rows end inside a vector lane by lane.
+// thread, and broadcast inputs whose rows end inside a vector lane by lane:
+// from the vector's first index and the next row's (rows at least a vector
+// long), or each lane's own index (shorter rows).
 
 // f32, 3,069 elements (767 vectors of 4 and a tail of 1), a column bias.
 func.func @bias_f32(%x: tensor<3x1023xf32>, %b: tensor<1023xf32>) -> tensor<3x1023xf32> {
@@ -36,4 +38,25 @@ func.func @masked_4d_f16(%x: tensor<2x3x5x77xf16>, %m: tensor<2x1x5x77xf16>) -> 
 func.func @tiny_f32(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
   %0 = fuse.sub %x, %y : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// A weight read along a middle dimension (its last one broadcast): the
+// lanes past a row's end read the next row's element, 7 x 5 x 9 f16.
+func.func @middle_f16(%x: tensor<7x5x9xf16>, %w: tensor<1x5x1xf16>) -> tensor<7x5x9xf16> {
+  %0 = fuse.mul %x, %w : (tensor<7x5x9xf16>, tensor<1x5x1xf16>) -> tensor<7x5x9xf16>
+  return %0 : tensor<7x5x9xf16>
+}
+
+// Rows of 3, shorter than a vector of 4 f32: each lane's own index.
+func.func @short_rows_f32(%x: tensor<1001x3xf32>, %w: tensor<3xf32>) -> tensor<1001x3xf32> {
+  %0 = fuse.mul %x, %w : (tensor<1001x3xf32>, tensor<3xf32>) -> tensor<1001x3xf32>
+  return %0 : tensor<1001x3xf32>
+}
+
+// Large enough for two vectors a thread (1.58M vectors of 8 bf16), rows of
+// 257: the unrolled, clamped vectors read the bias across rows too.
+func.func @bias_gelu_4d_bf16(%x: tensor<8x12x513x257xbf16>, %b: tensor<257xbf16>) -> tensor<8x12x513x257xbf16> {
+  %0 = fuse.add %x, %b : (tensor<8x12x513x257xbf16>, tensor<257xbf16>) -> tensor<8x12x513x257xbf16>
+  %1 = fuse.gelu %0 approximate = none : tensor<8x12x513x257xbf16>
+  return %1 : tensor<8x12x513x257xbf16>
 }
