@@ -211,10 +211,19 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                  << compile.emitter.matmulTiling << "\n";
     return ExitUsage;
   }
-  if (options.eachFunction &&
-      !(options.check || options.bench || options.checkFusion)) {
+  if (options.eachFunction && !(options.check || options.bench ||
+                                options.checkFusion || options.checkOnHost)) {
     llvm::errs() << "opt-fuse: error: --each-function runs functions: it "
-                    "needs --check, --bench or --check-fusion\n";
+                    "needs --check, --check-on-host, --bench or "
+                    "--check-fusion\n";
+    return ExitUsage;
+  }
+  if (options.checkOnHost &&
+      (options.check || options.bench || options.devices || options.autotune ||
+       (options.emit && *options.emit != EmitKind::Fused))) {
+    llvm::errs() << "opt-fuse: error: --check-on-host runs the kernels on "
+                    "the host: it cannot be combined with --check, --bench, "
+                    "--devices, --autotune or an --emit other than fused\n";
     return ExitUsage;
   }
   if (options.eachFunction && (options.emit || !options.function.empty())) {
@@ -319,7 +328,8 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
       failed(decompose.run(*unfused)))
     return ExitUnsupported;
   CompileOptions compile = options.compile;
-  compile.binary = emit != EmitKind::Fused || run;
+  // The host interpreter reads the kernels as emitted, not their PTX.
+  compile.binary = (emit != EmitKind::Fused || run) && !options.checkOnHost;
 
   // Fusion, then the cost model's view of the kernels it formed: the report
   // needs no GPU emitter, so it covers every op.
@@ -354,7 +364,8 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
     return ExitUnsupported;
   }
   // --check interprets the kernels as formed here; emission rewrites them.
-  OwningOpRef<ModuleOp> fused = options.check ? module.clone() : nullptr;
+  OwningOpRef<ModuleOp> fused =
+      options.check || options.checkOnHost ? module.clone() : nullptr;
   CostModel model(target);
   model.setAttentionTma(compile.emitter.useTma);
   model.setGemmTilingOf([&](Operation *kernel) {
@@ -388,9 +399,11 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
 
   if (emit == EmitKind::Fused) {
     int code = writeModule();
-    if (code != ExitSuccess || !run)
+    if (code != ExitSuccess || !(run || options.checkOnHost))
       return code;
   }
+  if (options.checkOnHost)
+    return checkOnHost(options, *original, fused.get(), module);
   FailureOr<std::string> ptx = extractPtx(module);
   FailureOr<LaunchPlan> plan = buildLaunchPlan(module);
   if (failed(ptx) || failed(plan))
@@ -517,7 +530,7 @@ int runDriver(const DriverOptions &options) {
   if (!module)
     return exitCode;
 
-  const bool run = options.bench || options.check;
+  const bool run = options.bench || options.check || options.checkOnHost;
   std::optional<EmitKind> emit = options.emit;
   // --autotune alone tunes and shows the result: the fused module, each
   // GEMM group with its fuse.matmul_tiling.

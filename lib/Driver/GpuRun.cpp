@@ -37,18 +37,12 @@ using namespace mlir;
 
 namespace opfuse {
 
+std::function<void(int64_t, int64_t)>
+ReferenceRun::progress(StringRef phase) const {
+  return showProgress ? referenceProgressLine("--check", phase) : nullptr;
+}
+
 namespace {
-
-/// Where --check's reference runs its matmuls and how it reports progress.
-struct ReferenceRun {
-  reference::ContractionOffload *offload = nullptr;
-  /// Progress lines on a terminal only (a log gets the estimate alone).
-  bool showProgress = false;
-
-  std::function<void(int64_t, int64_t)> progress(StringRef phase) const {
-    return showProgress ? referenceProgressLine("--check", phase) : nullptr;
-  }
-};
 
 /// How far apart a strict kernel's f16 or bf16 output and the model as
 /// written may be, in units in the last place at the element's scale.
@@ -74,9 +68,8 @@ Tolerance toleranceFor(DType dtype) {
   }
 }
 
-/// Compares every output of `fused` (the kernels as the GPU ran them) with
-/// the reference; `func` is the model as written, where the scales come
-/// from. Nullopt when the reference cannot run (it said why).
+} // namespace
+
 std::optional<std::vector<OutputCheck>>
 checkOutputs(func::FuncOp func, func::FuncOp fused,
              const std::vector<HostBuffer> &inputs,
@@ -110,8 +103,6 @@ checkOutputs(func::FuncOp func, func::FuncOp fused,
     return std::nullopt;
   return compareOutputs(func, *kernelResults, *scales, outputs, tf32, strict);
 }
-
-} // namespace
 
 std::vector<OutputCheck>
 compareOutputs(func::FuncOp func, ArrayRef<reference::Tensor> kernelResults,

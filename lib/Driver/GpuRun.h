@@ -19,6 +19,32 @@ llvm::SmallVector<reference::Tensor>
 toReferenceTensors(mlir::func::FuncOp func,
                    const std::vector<HostBuffer> &buffers);
 
+/// Where --check's reference runs its matmuls and how it reports progress.
+struct ReferenceRun {
+  reference::ContractionOffload *offload = nullptr;
+  /// Progress lines on a terminal only (a log gets the estimate alone).
+  bool showProgress = false;
+
+  std::function<void(int64_t, int64_t)> progress(llvm::StringRef phase) const;
+};
+
+/// Compares every output of `fused` (the kernels as they ran) with the
+/// reference; `func` is the model as written, where the scales come from.
+/// Nullopt when the reference cannot run (it said why).
+std::optional<std::vector<OutputCheck>>
+checkOutputs(mlir::func::FuncOp func, mlir::func::FuncOp fused,
+             const std::vector<HostBuffer> &inputs,
+             const std::vector<HostBuffer> &outputs, bool tf32, bool strict,
+             const ReferenceRun &run);
+
+/// --check-on-host: the kernels of `compiled` (emitted, not serialised) run
+/// on the host by the kernel interpreter, on the seeded inputs --check
+/// would give the GPU, and are checked against the reference as --check
+/// checks a GPU's outputs. Exit 4 when a kernel holds an op the
+/// interpreter does not run.
+int checkOnHost(const DriverOptions &options, mlir::ModuleOp original,
+                mlir::ModuleOp fused, mlir::ModuleOp compiled);
+
 /// `result` as the report shows it.
 void recordMeasurement(const BenchResult &result, MeasuredRun &measured);
 

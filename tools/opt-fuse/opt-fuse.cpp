@@ -284,6 +284,15 @@ cl::opt<bool> check("check",
                              "the CPU reference of its kernels (f32 inside "
                              "each kernel, rounded where it stores)"),
                     cl::cat(category));
+cl::opt<bool> checkOnHost(
+    "check-on-host",
+    cl::desc("Check the kernels without a GPU: run them on the host by "
+             "interpreting the IR they are emitted as (loop, view, row and "
+             "transpose kernels; exit 4 for a kernel with tensor-core, TMA "
+             "or asynchronous-copy operations), every load and store bounds- "
+             "and alignment-checked and shared memory checked for races, "
+             "and compare every output with the reference as --check does"),
+    cl::cat(category));
 cl::opt<std::string> checkMatmuls(
     "check-matmuls",
     cl::desc("Where --check's reference computes its large matmuls (f64 "
@@ -429,10 +438,10 @@ int main(int argc, char **argv) {
       return opfuse::ExitUsage;
     }
     if (emit.getNumOccurrences() || bench || check || checkFusion || autotune ||
-        eachFunction) {
+        eachFunction || checkOnHost) {
       llvm::errs() << "opt-fuse: error: --compile-to prints the module at a "
                       "stage; it does not combine with --emit, --bench, "
-                      "--check, --check-fusion, --autotune or "
+                      "--check, --check-on-host, --check-fusion, --autotune or "
                       "--each-function\n";
       return opfuse::ExitUsage;
     }
@@ -487,6 +496,7 @@ int main(int argc, char **argv) {
   options.checkFusion = checkFusion;
   options.bench = bench;
   options.check = check;
+  options.checkOnHost = checkOnHost;
   options.checkMatmuls = checkMatmuls;
   options.warmup = warmup;
   options.iterations = iterations;

@@ -6,11 +6,10 @@
 // a vector (each lane in its vector's row or the next), rows shorter than
 // a vector, two vectors a thread with clamped loads, grid-stride loops.
 // Every load and store is bounds- and alignment-checked, and outputs start
-// as NaN, so an element no thread writes fails too.
+// as NaN, so an element no thread writes fails too. The interpreter's own
+// race and barrier checks on hand-written kernels close the file.
 //
 //===----------------------------------------------------------------------===//
-
-#include "KernelInterpreter.h"
 
 #include "../Dialect/FuseTestUtils.h"
 
@@ -18,6 +17,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseAttributes.h"
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Reference/Interpreter.h"
+#include "opfuse/Reference/KernelInterpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -144,8 +144,8 @@ protected:
       buffers.emplace_back(
           tensor.getNumElements() * bytesOf(tensor.getElementType()), 0xff);
     }
-    result.error =
-        test::interpretKernel(kernel, result.grid, result.block, buffers);
+    result.error = reference::interpretKernel(kernel, {result.grid},
+                                              result.block, buffers);
     if (!result.error.empty())
       return result;
 
@@ -315,8 +315,84 @@ TEST_F(LoopKernelTest, InterpreterCatchesOutOfBoundsReads) {
   std::vector<std::vector<uint8_t>> buffers = {
       std::vector<uint8_t>(3 * 1023 * 4), std::vector<uint8_t>(1000 * 4),
       std::vector<uint8_t>(3 * 1023 * 4)};
-  std::string error = test::interpretKernel(kernel, 3, 256, buffers);
+  std::string error = reference::interpretKernel(kernel, {3}, 256, buffers);
   EXPECT_NE(error.find("of buffer 1, which holds 4000"), std::string::npos)
+      << error;
+}
+
+} // namespace
+
+namespace {
+
+class KernelInterpreterTest : public test::FuseTest {
+protected:
+  /// Runs the kernel of `body` (threads of one block of 64 store 1 in a
+  /// shared tile, then read their neighbour's element into `out`).
+  std::string runTile(StringRef between, std::vector<uint8_t> &out) {
+    std::string source = R"mlir(
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @tile(%out: !llvm.ptr<1>)
+        workgroup(%tile : memref<64xf32, #gpu.address_space<workgroup>>)
+        kernel {
+      %t = gpu.thread_id x
+      %one = arith.constant 1.0 : f32
+      memref.store %one, %tile[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+)mlir" + between.str() + R"mlir(
+      %c1 = arith.constant 1 : index
+      %c63 = arith.constant 63 : index
+      %next = arith.addi %t, %c1 : index
+      %n = arith.minui %next, %c63 : index
+      %v = memref.load %tile[%n] : memref<64xf32, #gpu.address_space<workgroup>>
+      %i = arith.index_castui %t : index to i32
+      %p = llvm.getelementptr %out[%i] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+      llvm.store %v, %p {alignment = 4 : i64} : f32, !llvm.ptr<1>
+      gpu.return
+    }
+  }
+})mlir";
+    auto kernel = parseFirst<gpu::GPUFuncOp>(source);
+    if (!kernel)
+      return "does not parse";
+    std::vector<std::vector<uint8_t>> buffers = {std::vector<uint8_t>(256)};
+    std::string error = reference::interpretKernel(kernel, {1}, 64, buffers);
+    out = buffers[0];
+    return error;
+  }
+};
+
+TEST_F(KernelInterpreterTest, ReportsARaceOnSharedMemory) {
+  // Without a barrier thread 0 reads what thread 1 wrote: lockstep
+  // execution would give the right value, the GPU need not.
+  std::vector<uint8_t> out;
+  std::string error = runTile("", out);
+  EXPECT_NE(error.find("thread 0 of block (0, 0, 0): 'memref.load' reads an "
+                       "element thread 1 wrote since the last barrier"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(KernelInterpreterTest, ABarrierOrdersSharedMemory) {
+  std::vector<uint8_t> out;
+  EXPECT_EQ(runTile("      gpu.barrier\n", out), "");
+  float first;
+  std::memcpy(&first, out.data(), 4);
+  EXPECT_EQ(first, 1.0f);
+}
+
+TEST_F(KernelInterpreterTest, RefusesABarrierOfSomeThreads) {
+  std::vector<uint8_t> out;
+  std::string error = runTile(R"mlir(
+      %c32 = arith.constant 32 : index
+      %low = arith.cmpi ult, %t, %c32 : index
+      scf.if %low {
+        gpu.barrier
+      }
+)mlir",
+                              out);
+  EXPECT_NE(error.find("'gpu.barrier' is reached by some threads of the block "
+                       "only"),
+            std::string::npos)
       << error;
 }
 

@@ -93,6 +93,9 @@ struct DriverOptions {
   bool checkFusion = false;
   bool bench = false;
   bool check = false;
+  /// Run the loop, view, row and transpose kernels on the host through the
+  /// kernel interpreter and check them as --check does (no GPU needed).
+  bool checkOnHost = false;
   /// Where --check's reference computes its large f64 matmuls: "auto"
   /// (cuBLAS on the GPU when it loads, else the host), "gpu" (cuBLAS or
   /// an error) or "host".

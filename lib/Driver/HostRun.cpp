@@ -1,0 +1,199 @@
+//===- HostRun.cpp - --check-on-host: kernels interpreted on the host -----===//
+//
+// The function's ops run in order over host buffers: a fuse.group's kernel
+// through the kernel interpreter, a reshape as its operand's bytes, a
+// constant as its stored contents. Every kernel is screened first, so a
+// model with a kernel the interpreter does not run stops before any runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuRun.h"
+
+#include "opfuse/Analysis/InputRanges.h"
+#include "opfuse/Driver/ExitCodes.h"
+#include "opfuse/Reference/KernelInterpreter.h"
+#include "opfuse/Target/Artifact.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace opfuse {
+namespace {
+
+/// Why a function cannot run on the host, or what stopped it.
+struct HostRunError {
+  bool unsupported = false;
+  std::string message;
+};
+
+/// The kernel a group launches, its grid and block; an error where the
+/// interpreter cannot run it.
+struct HostKernel {
+  gpu::GPUFuncOp func;
+  SmallVector<int64_t, 3> grid;
+  int64_t block = 0;
+};
+
+FailureOr<HostKernel> hostKernelOf(fuse::GroupOp group, HostRunError &error) {
+  auto symbol = group->getAttrOfType<SymbolRefAttr>("fuse.kernel");
+  auto grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid");
+  auto block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block");
+  auto func =
+      symbol
+          ? SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(group, symbol)
+          : gpu::GPUFuncOp();
+  if (!func || !grid || !block) {
+    error = {false, "internal error: a kernel group has no emitted kernel"};
+    return failure();
+  }
+  if (std::optional<std::string> op = reference::findUninterpretedOp(func)) {
+    error = {true, "kernel @" + func.getName().str() + " holds " + *op};
+    return failure();
+  }
+  if (grid.size() != 3 || block.size() != 3 || block[1] != 1 || block[2] != 1 ||
+      func.getNumArguments() !=
+          group.getNumOperands() + group.getNumResults()) {
+    error = {true, "kernel @" + func.getName().str() +
+                       " takes a 2-D or 3-D block, tensor maps or a "
+                       "workspace"};
+    return failure();
+  }
+  return HostKernel{func, SmallVector<int64_t, 3>(grid.asArrayRef()), block[0]};
+}
+
+int64_t storageBytes(RankedTensorType type) {
+  Type element = type.getElementType();
+  const int64_t width =
+      element.isInteger(1) ? 1 : (element.getIntOrFloatBitWidth() + 7) / 8;
+  return type.getNumElements() * width;
+}
+
+/// Runs `func`'s ops on `inputs`; its results, in order.
+FailureOr<std::vector<HostBuffer>>
+runOnHost(func::FuncOp func, const std::vector<HostBuffer> &inputs,
+          HostRunError &error) {
+  // Screen every kernel before running any.
+  for (auto group : func.getOps<fuse::GroupOp>())
+    if (failed(hostKernelOf(group, error)))
+      return failure();
+  DenseMap<Value, std::vector<uint8_t>> memory;
+  for (auto [argument, input] : llvm::zip(func.getArguments(), inputs))
+    memory[argument] = input.bytes;
+  for (Operation &op : func.getBody().front()) {
+    if (auto group = dyn_cast<fuse::GroupOp>(op)) {
+      HostKernel kernel = *hostKernelOf(group, error);
+      std::vector<std::vector<uint8_t>> buffers;
+      for (Value operand : group.getOperands())
+        buffers.push_back(memory[operand]);
+      // NaN in every float type: an element no thread writes fails.
+      for (Type type : group.getResultTypes())
+        buffers.emplace_back(storageBytes(cast<RankedTensorType>(type)), 0xff);
+      std::string stopped = reference::interpretKernel(kernel.func, kernel.grid,
+                                                       kernel.block, buffers);
+      if (!stopped.empty()) {
+        error = {false,
+                 "kernel @" + kernel.func.getName().str() + ": " + stopped};
+        return failure();
+      }
+      for (auto [k, result] : llvm::enumerate(group.getResults()))
+        memory[result] = std::move(buffers[group.getNumOperands() + k]);
+    } else if (auto reshape = dyn_cast<fuse::ReshapeOp>(op)) {
+      memory[reshape.getResult()] = memory[reshape.getInput()];
+    } else if (auto constant = dyn_cast<fuse::ConstantOp>(op)) {
+      auto type = cast<RankedTensorType>(constant.getType());
+      std::optional<DType> dtype = toDType(type.getElementType());
+      auto values = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dtype || !values) {
+        error = {true, "a constant of its type has no host buffer"};
+        return failure();
+      }
+      HostBuffer buffer =
+          makeHostBuffer(*dtype, std::vector<int64_t>(type.getShape().begin(),
+                                                      type.getShape().end()));
+      int64_t i = 0;
+      if (isa<FloatType>(type.getElementType()))
+        for (const APFloat &v : values.getValues<APFloat>())
+          buffer.set(i++, v.convertToDouble());
+      else
+        for (const APInt &v : values.getValues<APInt>())
+          buffer.set(i++, type.getElementType().isInteger(1)
+                              ? static_cast<double>(v.getZExtValue())
+                              : static_cast<double>(v.getSExtValue()));
+      memory[constant.getResult()] = std::move(buffer.bytes);
+    } else if (!isa<func::ReturnOp>(op)) {
+      error = {true,
+               "'" + op.getName().getStringRef().str() + "' runs on no host"};
+      return failure();
+    }
+  }
+  std::vector<HostBuffer> outputs;
+  for (Value result : func.getBody().front().getTerminator()->getOperands()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    HostBuffer buffer = makeHostBuffer(
+        *toDType(type.getElementType()),
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+    buffer.bytes = memory[result];
+    outputs.push_back(std::move(buffer));
+  }
+  return outputs;
+}
+
+} // namespace
+
+int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
+                ModuleOp compiled) {
+  func::FuncOp model = *original.getOps<func::FuncOp>().begin();
+  func::FuncOp kernels = *compiled.getOps<func::FuncOp>().begin();
+  // The inputs --check gives the GPU: the same seed, weights at their
+  // models' scale.
+  std::vector<PlanBuffer> specs;
+  for (auto [type, range] :
+       llvm::zip(model.getArgumentTypes(), seededInputRanges(model))) {
+    auto tensor = cast<RankedTensorType>(type);
+    std::optional<DType> dtype = toDType(tensor.getElementType());
+    if (!dtype) {
+      llvm::errs() << "opt-fuse: error: --check-on-host: an argument of type "
+                   << type << " has no host buffer\n";
+      return ExitUnsupported;
+    }
+    PlanBuffer spec;
+    spec.dtype = *dtype;
+    spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    spec.role = BufferRole::Input;
+    spec.seedRange = range;
+    specs.push_back(std::move(spec));
+  }
+  std::vector<HostBuffer> inputs = generateInputs(specs, options.seed);
+
+  HostRunError error;
+  FailureOr<std::vector<HostBuffer>> outputs =
+      runOnHost(kernels, inputs, error);
+  if (failed(outputs)) {
+    if (error.unsupported) {
+      llvm::errs() << "opt-fuse: error: --check-on-host: " << error.message
+                   << ", which the host interpreter does not run\n";
+      return ExitUnsupported;
+    }
+    if (StringRef(error.message).starts_with("internal error")) {
+      llvm::errs() << "opt-fuse: error: " << error.message
+                   << " (a compiler bug: please report it)\n";
+      return ExitInternalError;
+    }
+    llvm::outs() << "check on host: FAIL: " << error.message << "\n";
+    return ExitCheckFailed;
+  }
+  ReferenceRun run;
+  std::optional<std::vector<OutputCheck>> checks = checkOutputs(
+      model, *fused.getOps<func::FuncOp>().begin(), inputs, *outputs,
+      /*tf32=*/false, options.compile.emitter.strictNumerics(), run);
+  if (!checks)
+    return ExitCheckFailed;
+  printOutputChecks(llvm::outs(), *checks);
+  return llvm::all_of(*checks, [](const OutputCheck &c) { return c.pass; })
+             ? ExitSuccess
+             : ExitCheckFailed;
+}
+
+} // namespace opfuse

@@ -1,0 +1,1060 @@
+//===- KernelInterpreter.cpp - Run emitted kernels on the host ------------===//
+//
+// A block runs in lockstep: each op runs for every active thread before
+// the next op starts, divergent scf.if and scf.for narrow the active set,
+// and warps exchange values through gpu.shuffle. Values are kept per
+// thread as lanes of scalars: integers with their bit width, floats as the
+// exact double of their type's value (every f16, bf16 and f32 is one),
+// pointers as a buffer and a byte offset. f32 arithmetic runs in float, so
+// each op rounds as the GPU's does; fma is fused. Approximate functions
+// (ex2.approx, rcp.approx, math.exp, ...) are computed exactly and rounded
+// to their type: a kernel is judged against the reference with a
+// tolerance, not bit for bit.
+//
+// Lockstep would hide a missing barrier, so shared memory keeps, per
+// element, the thread and the barrier interval of its last write and
+// reads: a thread that reads another's write, or writes over another's
+// read, within one interval is reported as a race.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opfuse/Reference/KernelInterpreter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace opfuse::reference {
+namespace {
+
+struct Scalar {
+  enum Kind : uint8_t { Poison, Int, Float, Pointer } kind = Poison;
+  unsigned width = 0; // Int: bits
+  uint64_t bits = 0;  // Int: the value, zero-extended
+  double value = 0;   // Float: exact
+  int buffer = -1;    // Pointer
+  int64_t offset = 0; // Pointer: bytes
+
+  static Scalar integer(uint64_t bits, unsigned width) {
+    Scalar s;
+    s.kind = Int;
+    s.width = width;
+    s.bits = width >= 64 ? bits : bits & ((uint64_t(1) << width) - 1);
+    return s;
+  }
+  static Scalar real(double value) {
+    Scalar s;
+    s.kind = Float;
+    s.value = value;
+    return s;
+  }
+  int64_t signedMin() const {
+    return width >= 64 ? INT64_MIN : -(int64_t(1) << (width - 1));
+  }
+  int64_t signedValue() const {
+    if (width >= 64)
+      return static_cast<int64_t>(bits);
+    const uint64_t sign = uint64_t(1) << (width - 1);
+    return static_cast<int64_t>((bits ^ sign) - sign);
+  }
+};
+
+using Lanes = SmallVector<Scalar, 1>;
+/// A value of every thread of the block (empty where a thread has none).
+using PerThread = std::vector<Lanes>;
+using Mask = std::vector<char>;
+
+unsigned intWidth(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    type = vector.getElementType();
+  if (type.isIndex())
+    return 64;
+  return cast<IntegerType>(type).getWidth();
+}
+
+Type scalarType(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.getElementType();
+  return type;
+}
+
+int64_t laneCount(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements();
+  return 1;
+}
+
+const llvm::fltSemantics *semanticsOf(Type type) {
+  if (type.isF32())
+    return &llvm::APFloat::IEEEsingle();
+  if (type.isF16())
+    return &llvm::APFloat::IEEEhalf();
+  if (type.isBF16())
+    return &llvm::APFloat::BFloat();
+  if (type.isF64())
+    return &llvm::APFloat::IEEEdouble();
+  return nullptr;
+}
+
+/// `value` rounded to nearest even in `type`.
+double roundTo(Type type, double value) {
+  if (type.isF64())
+    return value;
+  if (type.isF32())
+    return static_cast<float>(value);
+  llvm::APFloat f(value);
+  bool lost;
+  f.convert(*semanticsOf(type), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
+int64_t byteSize(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * byteSize(vector.getElementType());
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return (integer.getWidth() + 7) / 8;
+  if (auto real = dyn_cast<FloatType>(type))
+    return real.getWidth() / 8;
+  return 0;
+}
+
+Scalar decode(Type type, const uint8_t *at) {
+  uint64_t raw = 0;
+  std::memcpy(&raw, at, byteSize(type));
+  if (const llvm::fltSemantics *semantics = semanticsOf(type))
+    return Scalar::real(
+        llvm::APFloat(*semantics, llvm::APInt(byteSize(type) * 8, raw))
+            .convertToDouble());
+  return Scalar::integer(raw, intWidth(type));
+}
+
+void encode(Type type, const Scalar &s, uint8_t *at) {
+  uint64_t raw = s.bits;
+  if (const llvm::fltSemantics *semantics = semanticsOf(type)) {
+    llvm::APFloat f(s.value);
+    bool lost;
+    f.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+    raw = f.bitcastToAPInt().getZExtValue();
+  }
+  std::memcpy(at, &raw, byteSize(type));
+}
+
+/// A workgroup attribution: its bytes and, per element, who last wrote and
+/// read it in which barrier interval.
+struct Shared {
+  MemRefType type;
+  std::vector<uint8_t> bytes;
+  struct Access {
+    int64_t interval = -1;
+    int64_t thread = -1; // -2: several threads
+  };
+  std::vector<Access> lastWrite, lastRead;
+};
+
+/// The approximate f32 functions of inline PTX that kernels use.
+constexpr StringLiteral kApproximations[] = {
+    "ex2.approx", "rcp.approx", "rsqrt.approx", "tanh.approx", "lg2.approx"};
+
+/// Flushes an f32 subnormal to zero, as the .ftz forms of PTX do.
+double flushSubnormal(double v) {
+  return std::fabs(v) < 0x1p-126 ? std::copysign(0.0, v) : v;
+}
+
+class BlockRun {
+public:
+  BlockRun(std::vector<std::vector<uint8_t>> &buffers,
+           std::array<int64_t, 3> block, int64_t blockSize,
+           std::array<int64_t, 3> grid)
+      : buffers(buffers), block(block), blockSize(blockSize), grid(grid) {}
+
+  /// Runs `body`'s ops for the threads of `mask`; an scf.yield's operands
+  /// go to `yielded`.
+  LogicalResult run(Block &body, const Mask &mask,
+                    SmallVectorImpl<PerThread> *yielded = nullptr) {
+    for (Operation &op : body) {
+      if (isa<scf::YieldOp>(op)) {
+        if (yielded)
+          for (Value v : op.getOperands())
+            yielded->push_back(env[v]);
+        return success();
+      }
+      if (isa<gpu::ReturnOp>(op))
+        return success();
+      if (failed(step(op, mask)))
+        return failure();
+    }
+    return success();
+  }
+
+  void bindAll(Value value, const Lanes &lanes) {
+    env[value] = PerThread(blockSize, lanes);
+  }
+
+  void addShared(Value attribution) {
+    Shared s;
+    s.type = cast<MemRefType>(attribution.getType());
+    const int64_t n = s.type.getNumElements();
+    s.bytes.assign(n * byteSize(s.type.getElementType()), 0xff);
+    s.lastWrite.resize(n);
+    s.lastRead.resize(n);
+    sharedOf[attribution] = shared.size();
+    shared.push_back(std::move(s));
+  }
+
+  std::string error;
+
+private:
+  LogicalResult fail(Operation &op, const Twine &why) {
+    llvm::raw_string_ostream os(error);
+    os << "thread " << thread << " of block (" << block[0] << ", " << block[1]
+       << ", " << block[2] << "): '" << op.getName() << "' " << why;
+    return failure();
+  }
+
+  const Lanes &get(Value v) { return env[v][thread]; }
+  const Scalar &one(Value v) { return env[v][thread].front(); }
+  void bind(Value v, Lanes lanes) {
+    PerThread &values = env[v];
+    if (values.size() != static_cast<size_t>(blockSize))
+      values.resize(blockSize);
+    values[thread] = std::move(lanes);
+  }
+
+  /// Runs `fn` for each thread of `mask` (as `thread`).
+  LogicalResult forEach(const Mask &mask, function_ref<LogicalResult()> fn) {
+    for (thread = 0; thread < blockSize; ++thread)
+      if (mask[thread] && failed(fn()))
+        return failure();
+    thread = 0;
+    return success();
+  }
+
+  LogicalResult step(Operation &op, const Mask &mask) {
+    if (auto s = dyn_cast<scf::IfOp>(op))
+      return runIf(s, mask);
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      return runFor(f, mask);
+    if (auto s = dyn_cast<gpu::ShuffleOp>(op))
+      return shuffle(s, mask);
+    if (isa<gpu::BarrierOp>(op)) {
+      for (int64_t t = 0; t < blockSize; ++t)
+        if (!mask[t]) {
+          thread = t;
+          return fail(op, "is reached by some threads of the block only");
+        }
+      ++interval;
+      return success();
+    }
+    return forEach(mask, [&] { return stepThread(op); });
+  }
+
+  LogicalResult runIf(scf::IfOp s, const Mask &mask) {
+    Mask thenMask(blockSize, 0), elseMask(blockSize, 0);
+    if (failed(forEach(mask, [&]() -> LogicalResult {
+          const Scalar &c = one(s.getCondition());
+          if (c.kind != Scalar::Int)
+            return fail(*s, "branches on poison");
+          (c.bits ? thenMask : elseMask)[thread] = 1;
+          return success();
+        })))
+      return failure();
+    auto branch = [&](Region &region, const Mask &m) -> LogicalResult {
+      if (region.empty() || llvm::none_of(m, [](char c) { return c; }))
+        return success();
+      SmallVector<PerThread> yielded;
+      if (failed(run(region.front(), m, &yielded)))
+        return failure();
+      for (auto [result, values] : llvm::zip(s.getResults(), yielded))
+        for (int64_t t = 0; t < blockSize; ++t)
+          if (m[t]) {
+            thread = t;
+            bind(result, values[t]);
+          }
+      thread = 0;
+      return success();
+    };
+    if (failed(branch(s.getThenRegion(), thenMask)))
+      return failure();
+    return branch(s.getElseRegion(), elseMask);
+  }
+
+  /// Each thread runs its own trip count; an iteration runs for the
+  /// threads still in their loop.
+  LogicalResult runFor(scf::ForOp f, const Mask &mask) {
+    const bool isUnsigned = f.getUnsignedCmp();
+    const unsigned width = intWidth(f.getInductionVar().getType());
+    std::vector<int64_t> index(blockSize), upper(blockSize), by(blockSize);
+    auto value = [&](Value v) {
+      const Scalar &s = one(v);
+      return isUnsigned ? static_cast<int64_t>(s.bits) : s.signedValue();
+    };
+    if (failed(forEach(mask, [&]() -> LogicalResult {
+          index[thread] = value(f.getLowerBound());
+          upper[thread] = value(f.getUpperBound());
+          by[thread] = value(f.getStep());
+          if (by[thread] <= 0)
+            return fail(*f, "steps by " + Twine(by[thread]));
+          for (auto [arg, init] :
+               llvm::zip(f.getRegionIterArgs(), f.getInitArgs()))
+            bind(arg, get(init));
+          return success();
+        })))
+      return failure();
+    while (true) {
+      Mask live(blockSize, 0);
+      bool any = false;
+      for (int64_t t = 0; t < blockSize; ++t)
+        if (mask[t] && index[t] < upper[t]) {
+          live[t] = 1;
+          any = true;
+          thread = t;
+          bind(f.getInductionVar(), {Scalar::integer(index[t], width)});
+        }
+      thread = 0;
+      if (!any)
+        break;
+      SmallVector<PerThread> next;
+      if (failed(run(*f.getBody(), live, &next)))
+        return failure();
+      for (int64_t t = 0; t < blockSize; ++t)
+        if (live[t]) {
+          thread = t;
+          for (auto [arg, values] : llvm::zip(f.getRegionIterArgs(), next))
+            bind(arg, values[t]);
+          index[t] += by[t];
+        }
+      thread = 0;
+    }
+    return forEach(mask, [&] {
+      for (auto [result, arg] :
+           llvm::zip(f.getResults(), f.getRegionIterArgs()))
+        bind(result, get(arg));
+      return success();
+    });
+  }
+
+  /// A warp's lanes trade values; a lane that reads an inactive one is an
+  /// error (its value is undefined on the GPU).
+  LogicalResult shuffle(gpu::ShuffleOp s, const Mask &mask) {
+    PerThread result(blockSize);
+    PerThread valid(blockSize);
+    if (failed(forEach(mask, [&]() -> LogicalResult {
+          const int64_t lane = thread % 32;
+          const int64_t offset = one(s.getOffset()).bits;
+          const int64_t width = one(s.getWidth()).bits;
+          if (width <= 0 || width > 32)
+            return fail(*s, "has a width of " + Twine(width));
+          const int64_t first = lane - lane % width;
+          int64_t source = 0;
+          switch (s.getMode()) {
+          case gpu::ShuffleMode::XOR:
+            source = lane ^ offset;
+            break;
+          case gpu::ShuffleMode::DOWN:
+            source = lane + offset;
+            break;
+          case gpu::ShuffleMode::UP:
+            source = lane - offset;
+            break;
+          case gpu::ShuffleMode::IDX:
+            source = first + offset;
+            break;
+          }
+          const bool inRange = source >= first && source < first + width;
+          const int64_t from = thread - lane + source;
+          if (inRange && (from >= blockSize || !mask[from]))
+            return fail(*s, "reads lane " + Twine(source) +
+                                ", which is not active");
+          result[thread] =
+              inRange ? env[s.getValue()][from] : get(s.getValue());
+          valid[thread] = {Scalar::integer(inRange, 1)};
+          return success();
+        })))
+      return failure();
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (mask[t]) {
+        thread = t;
+        bind(s.getShuffleResult(), result[t]);
+        bind(s.getValid(), valid[t]);
+      }
+    thread = 0;
+    return success();
+  }
+
+  /// The element offset of `indices` in a workgroup attribution.
+  FailureOr<std::pair<Shared *, int64_t>> sharedElement(Operation &op,
+                                                        Value memref,
+                                                        ValueRange indices,
+                                                        int64_t count) {
+    auto it = sharedOf.find(memref);
+    if (it == sharedOf.end())
+      return fail(op, "accesses a memref that is not a workgroup "
+                      "attribution");
+    Shared &s = shared[it->second];
+    ArrayRef<int64_t> shape = s.type.getShape();
+    int64_t linear = 0;
+    for (auto [d, index] : llvm::enumerate(indices)) {
+      const int64_t i = one(index).bits;
+      if (i >= shape[d])
+        return fail(op, "indexes dimension " + Twine(d) + " at " + Twine(i) +
+                            " of " + Twine(shape[d]));
+      linear = linear * shape[d] + i;
+    }
+    if (linear + count > s.type.getNumElements() ||
+        (indices.size() > 0 && one(indices.back()).bits + count >
+                                   static_cast<uint64_t>(shape.back())))
+      return fail(op, "accesses " + Twine(count) + " elements past a row");
+    return std::make_pair(&s, linear);
+  }
+
+  LogicalResult readShared(Operation &op, Value memref, ValueRange indices,
+                           Type type, Value result) {
+    const int64_t count = laneCount(type);
+    auto at = sharedElement(op, memref, indices, count);
+    if (failed(at))
+      return failure();
+    auto [s, linear] = *at;
+    Type element = s->type.getElementType();
+    Lanes lanes;
+    for (int64_t i = linear; i < linear + count; ++i) {
+      const Shared::Access &w = s->lastWrite[i];
+      if (w.interval == interval && w.thread != thread)
+        return fail(op, "reads an element thread " + Twine(w.thread) +
+                            " wrote since the last barrier");
+      Shared::Access &r = s->lastRead[i];
+      r.thread = r.interval == interval && r.thread != thread ? -2 : thread;
+      r.interval = interval;
+      lanes.push_back(decode(element, &s->bytes[i * byteSize(element)]));
+    }
+    bind(result, std::move(lanes));
+    return success();
+  }
+
+  LogicalResult writeShared(Operation &op, Value memref, ValueRange indices,
+                            Value value) {
+    const Lanes &lanes = get(value);
+    auto at = sharedElement(op, memref, indices, lanes.size());
+    if (failed(at))
+      return failure();
+    auto [s, linear] = *at;
+    Type element = s->type.getElementType();
+    for (auto [k, lane] : llvm::enumerate(lanes)) {
+      const int64_t i = linear + k;
+      const Shared::Access &r = s->lastRead[i];
+      if (r.interval == interval && r.thread != thread)
+        return fail(op, "writes an element another thread read since the "
+                        "last barrier");
+      const Shared::Access &w = s->lastWrite[i];
+      if (w.interval == interval && w.thread != thread)
+        return fail(op, "writes an element thread " + Twine(w.thread) +
+                            " wrote since the last barrier");
+      if (lane.kind == Scalar::Poison)
+        return fail(op, "stores poison");
+      s->lastWrite[i] = {interval, thread};
+      encode(element, lane, &s->bytes[i * byteSize(element)]);
+    }
+    return success();
+  }
+
+  LogicalResult inlineAsm(LLVM::InlineAsmOp asmOp) {
+    Operation &op = *asmOp;
+    StringRef text = asmOp.getAsmString();
+    // Grid-dependency control orders kernels, not threads.
+    if (op.getNumResults() == 0 && text.starts_with("griddepcontrol"))
+      return success();
+    if (op.getNumResults() != 1 || op.getNumOperands() != 1 ||
+        !op.getResult(0).getType().isF32())
+      return fail(op, "'" + text + "' is not interpreted");
+    const Scalar &x = one(op.getOperand(0));
+    const bool ftz = text.contains(".ftz");
+    double in = ftz ? flushSubnormal(x.value) : x.value, out;
+    if (text.starts_with("ex2.approx"))
+      out = std::exp2(in);
+    else if (text.starts_with("rcp.approx"))
+      out = 1.0 / in;
+    else if (text.starts_with("rsqrt.approx"))
+      out = 1.0 / std::sqrt(in);
+    else if (text.starts_with("tanh.approx"))
+      out = std::tanh(in);
+    else if (text.starts_with("lg2.approx"))
+      out = std::log2(in);
+    else
+      return fail(op, "'" + text + "' is not interpreted");
+    out = static_cast<float>(out);
+    bind(op.getResult(0), {Scalar::real(ftz ? flushSubnormal(out) : out)});
+    return success();
+  }
+
+  /// One op of one thread (`thread`).
+  LogicalResult stepThread(Operation &op) {
+    // Elementwise integer and float ops, lane by lane.
+    if (op.getNumResults() == 1 && op.getNumOperands() >= 1 &&
+        (op.getName().getDialectNamespace() == "arith" ||
+         op.getName().getDialectNamespace() == "math") &&
+        !isa<arith::SelectOp>(op)) {
+      Lanes out;
+      const int64_t n = laneCount(op.getResult(0).getType());
+      for (int64_t lane = 0; lane < n; ++lane) {
+        SmallVector<Scalar, 3> in;
+        for (Value operand : op.getOperands()) {
+          const Lanes &l = get(operand);
+          if (l.empty())
+            return fail(op, "reads a value it never computed");
+          in.push_back(l.size() == 1 ? l.front() : l[lane]);
+        }
+        for (const Scalar &s : in)
+          if (s.kind == Scalar::Poison)
+            return fail(op, "computes on poison");
+        FailureOr<Scalar> r = elementwise(op, in);
+        if (failed(r))
+          return failure();
+        out.push_back(*r);
+      }
+      bind(op.getResult(0), std::move(out));
+      return success();
+    }
+    return TypeSwitch<Operation *, LogicalResult>(&op)
+        .Case<arith::ConstantOp, LLVM::ConstantOp>(
+            [&](auto c) { return constant(op, c.getValue()); })
+        .Case<LLVM::PoisonOp>([&](auto p) {
+          bind(p.getResult(),
+               Lanes(laneCount(p.getResult().getType()), Scalar()));
+          return success();
+        })
+        .Case<arith::SelectOp>([&](arith::SelectOp s) {
+          const Scalar &c = one(s.getCondition());
+          if (c.kind != Scalar::Int)
+            return fail(op, "selects on poison");
+          bind(s.getResult(),
+               get(c.bits ? s.getTrueValue() : s.getFalseValue()));
+          return success();
+        })
+        .Case<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp>(
+            [&](auto id) { return index(id); })
+        .Case<LLVM::InlineAsmOp>(
+            [&](LLVM::InlineAsmOp asmOp) { return inlineAsm(asmOp); })
+        .Case<LLVM::GEPOp>([&](LLVM::GEPOp gep) {
+          Scalar p = one(gep.getBase());
+          if (p.kind != Scalar::Pointer)
+            return fail(op, "offsets a value that is not a pointer");
+          const int64_t size = byteSize(gep.getElemType());
+          if (size == 0)
+            return fail(op, "has an element type of unknown size");
+          for (auto index : gep.getIndices()) {
+            int64_t i;
+            if (auto attr = dyn_cast<IntegerAttr>(index))
+              i = attr.getInt();
+            else
+              i = one(cast<Value>(index)).signedValue();
+            p.offset += i * size;
+          }
+          bind(gep.getResult(), {p});
+          return success();
+        })
+        .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+          Type type = load.getResult().getType();
+          FailureOr<uint8_t *> at = address(op, one(load.getAddr()), type,
+                                            load.getAlignment().value_or(1));
+          if (failed(at))
+            return failure();
+          Lanes lanes;
+          const int64_t width = byteSize(scalarType(type));
+          for (int64_t lane = 0; lane < laneCount(type); ++lane)
+            lanes.push_back(decode(scalarType(type), *at + lane * width));
+          bind(load.getResult(), std::move(lanes));
+          return success();
+        })
+        .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
+          Type type = store.getValue().getType();
+          FailureOr<uint8_t *> at = address(op, one(store.getAddr()), type,
+                                            store.getAlignment().value_or(1));
+          if (failed(at))
+            return failure();
+          const int64_t width = byteSize(scalarType(type));
+          const Lanes &lanes = get(store.getValue());
+          for (auto [lane, s] : llvm::enumerate(lanes)) {
+            if (s.kind == Scalar::Poison)
+              return fail(op, "stores poison in lane " + Twine(lane));
+            encode(scalarType(type), s, *at + lane * width);
+          }
+          return success();
+        })
+        .Case<LLVM::ExtractElementOp>([&](LLVM::ExtractElementOp e) {
+          const int64_t i = one(e.getPosition()).bits;
+          const Lanes &v = get(e.getVector());
+          if (i >= static_cast<int64_t>(v.size()))
+            return fail(op,
+                        "reads lane " + Twine(i) + " of " + Twine(v.size()));
+          bind(e.getResult(), {v[i]});
+          return success();
+        })
+        .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp e) {
+          const int64_t i = one(e.getPosition()).bits;
+          Lanes v = get(e.getVector());
+          if (i >= static_cast<int64_t>(v.size()))
+            return fail(op,
+                        "writes lane " + Twine(i) + " of " + Twine(v.size()));
+          v[i] = one(e.getValue());
+          bind(e.getResult(), std::move(v));
+          return success();
+        })
+        .Case<memref::LoadOp>([&](memref::LoadOp load) {
+          return readShared(op, load.getMemRef(), load.getIndices(),
+                            load.getResult().getType(), load.getResult());
+        })
+        .Case<memref::StoreOp>([&](memref::StoreOp store) {
+          return writeShared(op, store.getMemRef(), store.getIndices(),
+                             store.getValue());
+        })
+        .Case<vector::LoadOp>([&](vector::LoadOp load) {
+          return readShared(op, load.getBase(), load.getIndices(),
+                            load.getResult().getType(), load.getResult());
+        })
+        .Case<vector::StoreOp>([&](vector::StoreOp store) {
+          return writeShared(op, store.getBase(), store.getIndices(),
+                             store.getValueToStore());
+        })
+        .Case<vector::ExtractOp>([&](vector::ExtractOp e) -> LogicalResult {
+          ArrayRef<int64_t> position = e.getStaticPosition();
+          if (position.size() != 1 || position[0] < 0 ||
+              e.getSourceVectorType().getRank() != 1)
+            return fail(op, "has a position it does not interpret");
+          bind(e.getResult(), {get(e.getSource())[position[0]]});
+          return success();
+        })
+        .Case<vector::FromElementsOp>([&](vector::FromElementsOp f) {
+          Lanes lanes;
+          for (Value element : f.getElements())
+            lanes.push_back(one(element));
+          bind(f.getResult(), std::move(lanes));
+          return success();
+        })
+        .Default([&](Operation *) { return fail(op, "is not interpreted"); });
+  }
+
+  LogicalResult constant(Operation &op, Attribute value) {
+    Type type = op.getResult(0).getType();
+    Lanes lanes;
+    auto scalarOf = [&](Attribute a) -> FailureOr<Scalar> {
+      if (auto i = dyn_cast<IntegerAttr>(a))
+        return Scalar::integer(i.getValue().getZExtValue(),
+                               intWidth(scalarType(type)));
+      if (auto f = dyn_cast<FloatAttr>(a))
+        return Scalar::real(f.getValueAsDouble());
+      return failure();
+    };
+    if (auto dense = dyn_cast<SplatElementsAttr>(value)) {
+      FailureOr<Scalar> s = scalarOf(dense.getSplatValue<Attribute>());
+      if (failed(s))
+        return fail(op, "has a constant it cannot read");
+      lanes.assign(laneCount(type), *s);
+    } else {
+      FailureOr<Scalar> s = scalarOf(value);
+      if (failed(s))
+        return fail(op, "has a constant it cannot read");
+      lanes.push_back(*s);
+    }
+    bind(op.getResult(0), std::move(lanes));
+    return success();
+  }
+
+  template <typename IdOp> LogicalResult index(IdOp id) {
+    const int d = static_cast<int>(id.getDimension());
+    int64_t v;
+    if constexpr (std::is_same_v<IdOp, gpu::ThreadIdOp>)
+      v = d == 0 ? thread : 0;
+    else if constexpr (std::is_same_v<IdOp, gpu::BlockIdOp>)
+      v = block[d];
+    else if constexpr (std::is_same_v<IdOp, gpu::BlockDimOp>)
+      v = d == 0 ? blockSize : 1;
+    else
+      v = grid[d];
+    bind(id.getResult(), {Scalar::integer(v, 64)});
+    return success();
+  }
+
+  FailureOr<uint8_t *> address(Operation &op, const Scalar &pointer, Type type,
+                               uint64_t alignment) {
+    if (pointer.kind != Scalar::Pointer)
+      return fail(op, "accesses memory through a value that is not a "
+                      "global pointer");
+    std::vector<uint8_t> &memory = buffers[pointer.buffer];
+    const int64_t size = byteSize(type);
+    if (pointer.offset < 0 ||
+        pointer.offset + size > static_cast<int64_t>(memory.size()))
+      return fail(op, "accesses bytes [" + Twine(pointer.offset) + ", " +
+                          Twine(pointer.offset + size) + ") of buffer " +
+                          Twine(pointer.buffer) + ", which holds " +
+                          Twine(memory.size()));
+    if (pointer.offset % alignment != 0)
+      return fail(op, "accesses byte " + Twine(pointer.offset) + " of buffer " +
+                          Twine(pointer.buffer) + ", not aligned to " +
+                          Twine(alignment));
+    return memory.data() + pointer.offset;
+  }
+
+  FailureOr<Scalar> elementwise(Operation &op, ArrayRef<Scalar> in) {
+    Type type = scalarType(op.getResult(0).getType());
+    auto real = [&](double v) { return Scalar::real(roundTo(type, v)); };
+    // Binary f32 ops round once, as the GPU's do.
+    auto f32 = [&](auto fn) {
+      return Scalar::real(static_cast<float>(fn(
+          static_cast<float>(in[0].value), static_cast<float>(in[1].value))));
+    };
+    const unsigned width = type.isIntOrIndex() ? intWidth(type) : 0;
+    auto integer = [&](uint64_t v) { return Scalar::integer(v, width); };
+    const uint64_t a = in[0].bits, b = in.size() > 1 ? in[1].bits : 0;
+    return TypeSwitch<Operation *, FailureOr<Scalar>>(&op)
+        .Case<arith::AddIOp>([&](auto) { return integer(a + b); })
+        .Case<arith::SubIOp>([&](auto) { return integer(a - b); })
+        .Case<arith::MulIOp>([&](auto) { return integer(a * b); })
+        .Case<arith::AndIOp>([&](auto) { return integer(a & b); })
+        .Case<arith::OrIOp>([&](auto) { return integer(a | b); })
+        .Case<arith::XOrIOp>([&](auto) { return integer(a ^ b); })
+        .Case<arith::ShLIOp>([&](auto) { return integer(a << b); })
+        .Case<arith::ShRUIOp>([&](auto) { return integer(a >> b); })
+        .Case<arith::MinUIOp>([&](auto) { return integer(std::min(a, b)); })
+        .Case<arith::MaxUIOp>([&](auto) { return integer(std::max(a, b)); })
+        .Case<arith::DivUIOp, arith::RemUIOp>(
+            [&](Operation *o) -> FailureOr<Scalar> {
+              if (b == 0)
+                return fail(op, "divides by zero");
+              return integer(isa<arith::DivUIOp>(o) ? a / b : a % b);
+            })
+        .Case<arith::MinSIOp>([&](auto) {
+          return integer(std::min(in[0].signedValue(), in[1].signedValue()));
+        })
+        .Case<arith::MaxSIOp>([&](auto) {
+          return integer(std::max(in[0].signedValue(), in[1].signedValue()));
+        })
+        .Case<arith::ShRSIOp>(
+            [&](auto) { return integer(in[0].signedValue() >> b); })
+        .Case<arith::DivSIOp, arith::RemSIOp>(
+            [&](Operation *o) -> FailureOr<Scalar> {
+              const int64_t x = in[0].signedValue(), y = in[1].signedValue();
+              // Both are immediate undefined behaviour in LLVM.
+              if (y == 0 || (y == -1 && x == in[0].signedMin()))
+                return fail(op, "divides " + Twine(x) + " by " + Twine(y));
+              return integer(isa<arith::DivSIOp>(o) ? x / y : x % y);
+            })
+        .Case<arith::FPToSIOp, arith::FPToUIOp>([&](Operation *o) {
+          // Out of range (or NaN) the result is poison, as in LLVM.
+          const double x = std::trunc(in[0].value);
+          const bool isSigned = isa<arith::FPToSIOp>(o);
+          const double lo = isSigned ? -std::ldexp(1.0, width - 1) : 0;
+          const double hi = std::ldexp(1.0, isSigned ? width - 1 : width);
+          if (!(x >= lo && x < hi))
+            return Scalar();
+          return integer(isSigned
+                             ? static_cast<uint64_t>(static_cast<int64_t>(x))
+                             : static_cast<uint64_t>(x));
+        })
+        .Case<arith::BitcastOp>([&](arith::BitcastOp c) -> FailureOr<Scalar> {
+          Type from = c.getIn().getType();
+          if (from.isF32() && type.isInteger(32))
+            return integer(llvm::APFloat(static_cast<float>(in[0].value))
+                               .bitcastToAPInt()
+                               .getZExtValue());
+          if (from.isInteger(32) && type.isF32())
+            return Scalar::real(
+                llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, a))
+                    .convertToDouble());
+          return fail(op, "casts types it does not interpret");
+        })
+        .Case<math::CopySignOp>(
+            [&](auto) { return real(std::copysign(in[0].value, in[1].value)); })
+        .Case<math::FloorOp>(
+            [&](auto) { return real(std::floor(in[0].value)); })
+        .Case<math::CeilOp>([&](auto) { return real(std::ceil(in[0].value)); })
+        .Case<math::TruncOp>(
+            [&](auto) { return real(std::trunc(in[0].value)); })
+        .Case<math::RoundEvenOp>(
+            [&](auto) { return real(std::nearbyint(in[0].value)); })
+        .Case<math::RoundOp>(
+            [&](auto) { return real(std::round(in[0].value)); })
+        .Case<math::PowFOp>(
+            [&](auto) { return real(std::pow(in[0].value, in[1].value)); })
+        .Case<math::Log1pOp>(
+            [&](auto) { return real(std::log1p(in[0].value)); })
+        .Case<math::ExpM1Op>(
+            [&](auto) { return real(std::expm1(in[0].value)); })
+        .Case<math::SinOp>([&](auto) { return real(std::sin(in[0].value)); })
+        .Case<math::CosOp>([&](auto) { return real(std::cos(in[0].value)); })
+        .Case<arith::RemFOp>(
+            [&](auto) { return real(std::fmod(in[0].value, in[1].value)); })
+        .Case<arith::ExtUIOp, arith::IndexCastUIOp, arith::TruncIOp>(
+            [&](auto) { return integer(a); })
+        .Case<arith::ExtSIOp, arith::IndexCastOp>(
+            [&](auto) { return integer(in[0].signedValue()); })
+        .Case<arith::CmpIOp>([&](arith::CmpIOp c) {
+          const int64_t sa = in[0].signedValue(), sb = in[1].signedValue();
+          bool r = false;
+          switch (c.getPredicate()) {
+          case arith::CmpIPredicate::eq:
+            r = a == b;
+            break;
+          case arith::CmpIPredicate::ne:
+            r = a != b;
+            break;
+          case arith::CmpIPredicate::ult:
+            r = a < b;
+            break;
+          case arith::CmpIPredicate::ule:
+            r = a <= b;
+            break;
+          case arith::CmpIPredicate::ugt:
+            r = a > b;
+            break;
+          case arith::CmpIPredicate::uge:
+            r = a >= b;
+            break;
+          case arith::CmpIPredicate::slt:
+            r = sa < sb;
+            break;
+          case arith::CmpIPredicate::sle:
+            r = sa <= sb;
+            break;
+          case arith::CmpIPredicate::sgt:
+            r = sa > sb;
+            break;
+          case arith::CmpIPredicate::sge:
+            r = sa >= sb;
+            break;
+          }
+          return Scalar::integer(r, 1);
+        })
+        .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> FailureOr<Scalar> {
+          const double x = in[0].value, y = in[1].value;
+          const bool unordered = std::isnan(x) || std::isnan(y);
+          bool r;
+          switch (c.getPredicate()) {
+          case arith::CmpFPredicate::OEQ:
+            r = !unordered && x == y;
+            break;
+          case arith::CmpFPredicate::OGT:
+            r = !unordered && x > y;
+            break;
+          case arith::CmpFPredicate::OGE:
+            r = !unordered && x >= y;
+            break;
+          case arith::CmpFPredicate::OLT:
+            r = !unordered && x < y;
+            break;
+          case arith::CmpFPredicate::OLE:
+            r = !unordered && x <= y;
+            break;
+          case arith::CmpFPredicate::ONE:
+            r = !unordered && x != y;
+            break;
+          case arith::CmpFPredicate::ORD:
+            r = !unordered;
+            break;
+          case arith::CmpFPredicate::UNO:
+            r = unordered;
+            break;
+          case arith::CmpFPredicate::UNE:
+            r = unordered || x != y;
+            break;
+          case arith::CmpFPredicate::ULT:
+            r = unordered || x < y;
+            break;
+          case arith::CmpFPredicate::UGT:
+            r = unordered || x > y;
+            break;
+          case arith::CmpFPredicate::UGE:
+            r = unordered || x >= y;
+            break;
+          case arith::CmpFPredicate::ULE:
+            r = unordered || x <= y;
+            break;
+          case arith::CmpFPredicate::UEQ:
+            r = unordered || x == y;
+            break;
+          case arith::CmpFPredicate::AlwaysTrue:
+            r = true;
+            break;
+          case arith::CmpFPredicate::AlwaysFalse:
+            r = false;
+            break;
+          }
+          return Scalar::integer(r, 1);
+        })
+        .Case<arith::AddFOp>([&](auto) {
+          return type.isF32() ? f32(std::plus<float>())
+                              : real(in[0].value + in[1].value);
+        })
+        .Case<arith::SubFOp>([&](auto) {
+          return type.isF32() ? f32(std::minus<float>())
+                              : real(in[0].value - in[1].value);
+        })
+        .Case<arith::MulFOp>([&](auto) {
+          return type.isF32() ? f32(std::multiplies<float>())
+                              : real(in[0].value * in[1].value);
+        })
+        .Case<arith::DivFOp>([&](auto) {
+          return type.isF32() ? f32(std::divides<float>())
+                              : real(in[0].value / in[1].value);
+        })
+        .Case<arith::NegFOp>([&](auto) { return real(-in[0].value); })
+        .Case<math::AbsFOp>([&](auto) { return real(std::fabs(in[0].value)); })
+        .Case<math::FmaOp>([&](auto) {
+          if (type.isF32())
+            return Scalar::real(std::fma(static_cast<float>(in[0].value),
+                                         static_cast<float>(in[1].value),
+                                         static_cast<float>(in[2].value)));
+          return real(std::fma(in[0].value, in[1].value, in[2].value));
+        })
+        .Case<arith::MaxNumFOp>(
+            [&](auto) { return real(std::fmax(in[0].value, in[1].value)); })
+        .Case<arith::MinNumFOp>(
+            [&](auto) { return real(std::fmin(in[0].value, in[1].value)); })
+        .Case<arith::MaximumFOp>([&](auto) {
+          return real(std::isnan(in[0].value) || std::isnan(in[1].value)
+                          ? NAN
+                          : std::fmax(in[0].value, in[1].value));
+        })
+        .Case<arith::MinimumFOp>([&](auto) {
+          return real(std::isnan(in[0].value) || std::isnan(in[1].value)
+                          ? NAN
+                          : std::fmin(in[0].value, in[1].value));
+        })
+        .Case<arith::ExtFOp>([&](auto) { return real(in[0].value); })
+        .Case<arith::TruncFOp>([&](auto) { return real(in[0].value); })
+        .Case<arith::UIToFPOp>(
+            [&](auto) { return real(static_cast<double>(a)); })
+        .Case<arith::SIToFPOp>([&](auto) {
+          return real(static_cast<double>(in[0].signedValue()));
+        })
+        .Case<math::ExpOp>([&](auto) { return real(std::exp(in[0].value)); })
+        .Case<math::Exp2Op>([&](auto) { return real(std::exp2(in[0].value)); })
+        .Case<math::LogOp>([&](auto) { return real(std::log(in[0].value)); })
+        .Case<math::Log2Op>([&](auto) { return real(std::log2(in[0].value)); })
+        .Case<math::TanhOp>([&](auto) { return real(std::tanh(in[0].value)); })
+        .Case<math::ErfOp>([&](auto) { return real(std::erf(in[0].value)); })
+        .Case<math::SqrtOp>([&](auto) { return real(std::sqrt(in[0].value)); })
+        .Case<math::RsqrtOp>(
+            [&](auto) { return real(1.0 / std::sqrt(in[0].value)); })
+        .Default([&](Operation *) -> FailureOr<Scalar> {
+          return fail(op, "is not interpreted");
+        });
+  }
+
+  std::vector<std::vector<uint8_t>> &buffers;
+  const std::array<int64_t, 3> block;
+  const int64_t blockSize;
+  const std::array<int64_t, 3> grid;
+  int64_t thread = 0;
+  /// Barriers passed so far.
+  int64_t interval = 0;
+  llvm::DenseMap<Value, PerThread> env;
+  std::vector<Shared> shared;
+  llvm::DenseMap<Value, size_t> sharedOf;
+};
+
+} // namespace
+
+std::optional<std::string> findUninterpretedOp(gpu::GPUFuncOp kernel) {
+  std::optional<std::string> found;
+  kernel.walk([&](Operation *op) {
+    bool known =
+        isa<gpu::GPUFuncOp, gpu::ReturnOp, gpu::BarrierOp, gpu::ShuffleOp,
+            gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
+            scf::IfOp, scf::ForOp, scf::YieldOp, arith::ConstantOp,
+            LLVM::ConstantOp, LLVM::PoisonOp, LLVM::GEPOp, LLVM::LoadOp,
+            LLVM::StoreOp, LLVM::ExtractElementOp, LLVM::InsertElementOp,
+            memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
+            vector::ExtractOp, vector::FromElementsOp>(op);
+    // arith and math ops run lane by lane where elementwise() knows them.
+    if (isa<arith::SelectOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
+            arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
+            arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp, arith::DivUIOp,
+            arith::RemUIOp, arith::ExtUIOp, arith::IndexCastUIOp,
+            arith::TruncIOp, arith::ExtSIOp, arith::IndexCastOp, arith::CmpIOp,
+            arith::MinSIOp, arith::MaxSIOp, arith::ShRSIOp, arith::DivSIOp,
+            arith::RemSIOp, arith::FPToSIOp, arith::FPToUIOp, arith::BitcastOp,
+            math::CopySignOp, math::FloorOp, math::CeilOp, math::TruncOp,
+            math::RoundEvenOp, math::RoundOp, math::PowFOp, math::Log1pOp,
+            math::ExpM1Op, math::SinOp, math::CosOp, arith::RemFOp,
+            arith::CmpFOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
+            arith::DivFOp, arith::NegFOp, math::AbsFOp, math::FmaOp,
+            arith::MaxNumFOp, arith::MinNumFOp, arith::MaximumFOp,
+            arith::MinimumFOp, arith::ExtFOp, arith::TruncFOp, arith::UIToFPOp,
+            arith::SIToFPOp, math::ExpOp, math::Exp2Op, math::LogOp,
+            math::Log2Op, math::TanhOp, math::ErfOp, math::SqrtOp,
+            math::RsqrtOp>(op))
+      known = true;
+    if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      StringRef text = asmOp.getAsmString();
+      known =
+          (op->getNumResults() == 0 && text.starts_with("griddepcontrol")) ||
+          (op->getNumResults() == 1 && op->getNumOperands() == 1 &&
+           op->getResult(0).getType().isF32() &&
+           llvm::any_of(kApproximations,
+                        [&](StringRef f) { return text.starts_with(f); }));
+    }
+    // Values of other types (f64 vectors, i128) would decode wrongly.
+    if (known && !isa<gpu::GPUFuncOp>(op))
+      for (Type type : op->getResultTypes())
+        if (!isa<LLVM::LLVMPointerType>(type) && !type.isIntOrIndexOrFloat() &&
+            !(isa<VectorType>(type) && cast<VectorType>(type).getRank() == 1))
+          known = false;
+    if (known)
+      return WalkResult::advance();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "'" << op->getName() << "' at " << op->getLoc();
+    found = text;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+std::string interpretKernel(gpu::GPUFuncOp kernel, ArrayRef<int64_t> grid,
+                            int64_t block,
+                            std::vector<std::vector<uint8_t>> &buffers) {
+  Block &entry = kernel.getBody().front();
+  if (kernel.getNumArguments() != buffers.size())
+    return "the kernel takes " + std::to_string(kernel.getNumArguments()) +
+           " pointers but " + std::to_string(buffers.size()) +
+           " buffers were given";
+  if (grid.empty() || grid.size() > 3)
+    return "a grid has one to three dimensions";
+  if (kernel.getNumPrivateAttributions() != 0)
+    return "private attributions are not interpreted";
+  if (std::optional<std::string> op = findUninterpretedOp(kernel))
+    return *op + " is not interpreted";
+  std::array<int64_t, 3> dims = {1, 1, 1};
+  llvm::copy(grid, dims.begin());
+  for (int64_t z = 0; z < dims[2]; ++z)
+    for (int64_t y = 0; y < dims[1]; ++y)
+      for (int64_t x = 0; x < dims[0]; ++x) {
+        BlockRun run(buffers, {x, y, z}, block, dims);
+        for (auto [i, argument] : llvm::enumerate(
+                 entry.getArguments().take_front(kernel.getNumArguments()))) {
+          Scalar p;
+          p.kind = Scalar::Pointer;
+          p.buffer = i;
+          run.bindAll(argument, {p});
+        }
+        for (BlockArgument attribution : kernel.getWorkgroupAttributions())
+          run.addShared(attribution);
+        if (failed(run.run(entry, Mask(block, 1))))
+          return run.error;
+      }
+  return "";
+}
+
+} // namespace opfuse::reference
