@@ -23,6 +23,10 @@ or, with --modes=gpu on a machine with a GPU,
   opt-fuse G --check               the GPU's outputs within tolerance of
   opt-fuse G --check --numerics=strict    the reference of each mode
 
+or, with --modes=host anywhere, the same two runs through --check-on-host
+(the kernels interpreted on the host; a kernel the interpreter does not
+run, a GEMM's, exits 4 and is counted as unsupported).
+
 A run passes when every graph exits 0, or 4 (valid, but an op has no
 emitter: counted and reported by message). Anything else (another exit
 code, a signal, a fusion check that is not identical) is a failure: the
@@ -340,14 +344,17 @@ MODES = {"--check-fusion": ["--check-fusion"],
          "--check-fusion-spmd": ["--check-fusion", "--devices=2"],
          "--emit=ptx": ["--emit=ptx", "-o", os.devnull],
          "--check": ["--check"],
-         "--check-strict": ["--check", "--numerics=strict"]}
+         "--check-strict": ["--check", "--numerics=strict"],
+         "--check-on-host": ["--check-on-host"],
+         "--check-on-host-strict": ["--check-on-host", "--numerics=strict"]}
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
-             "--check-strict")
+             "--check-strict", "--check-on-host", "--check-on-host-strict")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--emit=ptx"),
-             "gpu": ("--check", "--check-strict")}
+             "gpu": ("--check", "--check-strict"),
+             "host": ("--check-on-host", "--check-on-host-strict")}
 
 
 def outcome(opt_fuse, path, mode):
@@ -551,7 +558,9 @@ def main():
                              "graphs with collectives and sharded "
                              "arguments, --check-fusion --devices=2 and "
                              "--emit=ptx; gpu: --check in the default and "
-                             "the strict numerics (needs a GPU)")
+                             "the strict numerics (needs a GPU); host: the "
+                             "same through --check-on-host (no GPU; "
+                             "GEMM kernels count as unsupported)")
     args = parser.parse_args()
     if args.print is not None:
         sys.stdout.write(generate(args.print, spmd=args.modes == "spmd"))
