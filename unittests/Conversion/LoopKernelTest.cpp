@@ -103,19 +103,8 @@ protected:
     result.grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid")[0];
     result.block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block")[0];
 
-    std::mt19937 random(seed);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    SmallVector<reference::Tensor> arguments;
-    for (Type type : original.getArgumentTypes()) {
-      auto tensor = cast<RankedTensorType>(type);
-      reference::Tensor t;
-      t.elementType = tensor.getElementType();
-      t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-      t.data.resize(tensor.getNumElements());
-      for (double &x : t.data)
-        x = reference::roundTo(t.elementType, uniform(random));
-      arguments.push_back(std::move(t));
-    }
+    SmallVector<reference::Tensor> arguments =
+        test::uniformArguments(original, seed);
 
     // The kernel's buffers: the group's inputs (the function's arguments),
     // then its outputs, filled with NaN.

@@ -10,7 +10,9 @@
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/InitAll.h"
+#include "opfuse/Reference/Interpreter.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -18,6 +20,8 @@
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace opfuse::test {
 
@@ -81,6 +85,26 @@ inline Cost costOf(fuse::CostInterface op) {
 inline std::ostream &operator<<(std::ostream &os, const Cost &cost) {
   return os << "{flops " << cost.flops << ", read " << cost.read << ", written "
             << cost.written << ", communication " << cost.communication << "}";
+}
+
+/// Arguments for `func`: offset + U(-1, 1) from `seed`, rounded to each
+/// argument's element type.
+inline llvm::SmallVector<reference::Tensor>
+uniformArguments(mlir::func::FuncOp func, unsigned seed, double offset = 0) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  llvm::SmallVector<reference::Tensor> arguments;
+  for (mlir::Type type : func.getArgumentTypes()) {
+    auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+    reference::Tensor t;
+    t.elementType = tensor.getElementType();
+    t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    t.data.resize(tensor.getNumElements());
+    for (double &x : t.data)
+      x = reference::roundTo(t.elementType, offset + uniform(random));
+    arguments.push_back(std::move(t));
+  }
+  return arguments;
 }
 
 } // namespace opfuse::test

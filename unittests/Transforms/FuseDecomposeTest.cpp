@@ -36,19 +36,8 @@ protected:
     pm.addNestedPass<func::FuncOp>(fuse::createFuseDecompose());
     EXPECT_TRUE(succeeded(pm.run(*decomposed)));
 
-    std::mt19937 random(7);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    SmallVector<reference::Tensor> args;
-    for (Type type : whole.getArgumentTypes()) {
-      auto tensor = cast<RankedTensorType>(type);
-      reference::Tensor t;
-      t.elementType = tensor.getElementType();
-      t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-      t.data.resize(tensor.getNumElements());
-      for (double &x : t.data)
-        x = static_cast<float>(offset + uniform(random));
-      args.push_back(std::move(t));
-    }
+    SmallVector<reference::Tensor> args =
+        test::uniformArguments(whole, /*seed=*/7, offset);
     reference::Options exact;
     exact.f64Accumulation = true;
     auto want = reference::interpret(whole, args, exact);
