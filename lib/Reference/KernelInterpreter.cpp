@@ -258,7 +258,74 @@ private:
       ++interval;
       return success();
     }
+    if (isLaneWise(op))
+      return laneWise(op, mask);
+    if (isa<arith::ConstantOp, LLVM::ConstantOp>(op)) {
+      // The same in every thread: evaluated once.
+      thread = 0;
+      for (int64_t t = 0; t < blockSize; ++t)
+        if (mask[t]) {
+          thread = t;
+          break;
+        }
+      Attribute value = isa<arith::ConstantOp>(op)
+                            ? Attribute(cast<arith::ConstantOp>(op).getValue())
+                            : cast<LLVM::ConstantOp>(op).getValue();
+      if (failed(constant(op, value)))
+        return failure();
+      Lanes lanes = env[op.getResult(0)][thread];
+      PerThread &out = env[op.getResult(0)];
+      for (int64_t t = 0; t < blockSize; ++t)
+        if (mask[t])
+          out[t] = lanes;
+      thread = 0;
+      return success();
+    }
     return forEach(mask, [&] { return stepThread(op); });
+  }
+
+  static bool isLaneWise(Operation &op) {
+    StringRef dialect = op.getName().getDialectNamespace();
+    return op.getNumResults() == 1 && op.getNumOperands() >= 1 &&
+           (dialect == "arith" || dialect == "math") &&
+           !isa<arith::SelectOp>(op);
+  }
+
+  /// An elementwise arith or math op for every thread of `mask`, lane by
+  /// lane; the operands' and the result's values are looked up once.
+  LogicalResult laneWise(Operation &op, const Mask &mask) {
+    PerThread &out = env[op.getResult(0)];
+    out.resize(blockSize);
+    SmallVector<const PerThread *, 3> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(&env[operand]);
+    const int64_t n = laneCount(op.getResult(0).getType());
+    SmallVector<Scalar, 3> in;
+    for (thread = 0; thread < blockSize; ++thread) {
+      if (!mask[thread])
+        continue;
+      Lanes lanes;
+      for (int64_t lane = 0; lane < n; ++lane) {
+        in.clear();
+        for (const PerThread *values : operands) {
+          if (values->size() != static_cast<size_t>(blockSize) ||
+              (*values)[thread].empty())
+            return fail(op, "reads a value it never computed");
+          const Lanes &l = (*values)[thread];
+          const Scalar &s = l.size() == 1 ? l.front() : l[lane];
+          if (s.kind == Scalar::Poison)
+            return fail(op, "computes on poison");
+          in.push_back(s);
+        }
+        FailureOr<Scalar> r = elementwise(op, in);
+        if (failed(r))
+          return failure();
+        lanes.push_back(*r);
+      }
+      out[thread] = std::move(lanes);
+    }
+    thread = 0;
+    return success();
   }
 
   LogicalResult runIf(scf::IfOp s, const Mask &mask) {
@@ -500,32 +567,6 @@ private:
 
   /// One op of one thread (`thread`).
   LogicalResult stepThread(Operation &op) {
-    // Elementwise integer and float ops, lane by lane.
-    if (op.getNumResults() == 1 && op.getNumOperands() >= 1 &&
-        (op.getName().getDialectNamespace() == "arith" ||
-         op.getName().getDialectNamespace() == "math") &&
-        !isa<arith::SelectOp>(op)) {
-      Lanes out;
-      const int64_t n = laneCount(op.getResult(0).getType());
-      for (int64_t lane = 0; lane < n; ++lane) {
-        SmallVector<Scalar, 3> in;
-        for (Value operand : op.getOperands()) {
-          const Lanes &l = get(operand);
-          if (l.empty())
-            return fail(op, "reads a value it never computed");
-          in.push_back(l.size() == 1 ? l.front() : l[lane]);
-        }
-        for (const Scalar &s : in)
-          if (s.kind == Scalar::Poison)
-            return fail(op, "computes on poison");
-        FailureOr<Scalar> r = elementwise(op, in);
-        if (failed(r))
-          return failure();
-        out.push_back(*r);
-      }
-      bind(op.getResult(0), std::move(out));
-      return success();
-    }
     return TypeSwitch<Operation *, LogicalResult>(&op)
         .Case<arith::ConstantOp, LLVM::ConstantOp>(
             [&](auto c) { return constant(op, c.getValue()); })
