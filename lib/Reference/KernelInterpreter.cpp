@@ -29,6 +29,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -1079,22 +1080,38 @@ std::string interpretKernel(gpu::GPUFuncOp kernel, ArrayRef<int64_t> grid,
     return *op + " is not interpreted";
   std::array<int64_t, 3> dims = {1, 1, 1};
   llvm::copy(grid, dims.begin());
-  for (int64_t z = 0; z < dims[2]; ++z)
-    for (int64_t y = 0; y < dims[1]; ++y)
-      for (int64_t x = 0; x < dims[0]; ++x) {
-        BlockRun run(buffers, {x, y, z}, block, dims);
-        for (auto [i, argument] : llvm::enumerate(
-                 entry.getArguments().take_front(kernel.getNumArguments()))) {
-          Scalar p;
-          p.kind = Scalar::Pointer;
-          p.buffer = i;
-          run.bindAll(argument, {p});
-        }
-        for (BlockArgument attribution : kernel.getWorkgroupAttributions())
-          run.addShared(attribution);
-        if (failed(run.run(entry, Mask(block, 1))))
-          return run.error;
+  // Blocks share nothing but global memory, where each writes its own
+  // elements (a kernel whose blocks write the same element is wrong
+  // whichever order they run in), so they run on the host's cores. The
+  // first failing block in launch order is reported.
+  const int64_t blocks = dims[0] * dims[1] * dims[2];
+  constexpr int64_t kChunk = 1024;
+  std::vector<std::string> errors;
+  for (int64_t first = 0; first < blocks; first += kChunk) {
+    const int64_t count = std::min(kChunk, blocks - first);
+    errors.assign(count, "");
+    llvm::parallelFor(0, count, [&](size_t k) {
+      const int64_t b = first + static_cast<int64_t>(k);
+      BlockRun run(
+          buffers,
+          {b % dims[0], b / dims[0] % dims[1], b / (dims[0] * dims[1])}, block,
+          dims);
+      for (auto [i, argument] : llvm::enumerate(
+               entry.getArguments().take_front(kernel.getNumArguments()))) {
+        Scalar p;
+        p.kind = Scalar::Pointer;
+        p.buffer = i;
+        run.bindAll(argument, {p});
       }
+      for (BlockArgument attribution : kernel.getWorkgroupAttributions())
+        run.addShared(attribution);
+      if (failed(run.run(entry, Mask(block, 1))))
+        errors[k] = run.error;
+    });
+    for (const std::string &error : errors)
+      if (!error.empty())
+        return error;
+  }
   return "";
 }
 
