@@ -16,6 +16,9 @@ reduce_scatter over 2 devices) and arguments sharded by fuse.shard, through
 
   opt-fuse G --check-fusion --devices=2    every device's outputs, before
                                            and after fusion, bit for bit
+  opt-fuse G --check-on-host --devices=2   the kernels and collective steps
+                                           on 2 host devices, against the
+                                           reference of both
   opt-fuse G --emit=ptx -o ...
 
 or, with --modes=gpu on a machine with a GPU,
@@ -346,13 +349,16 @@ MODES = {"--check-fusion": ["--check-fusion"],
          "--check": ["--check"],
          "--check-strict": ["--check", "--numerics=strict"],
          "--check-on-host": ["--check-on-host"],
-         "--check-on-host-strict": ["--check-on-host", "--numerics=strict"]}
+         "--check-on-host-strict": ["--check-on-host", "--numerics=strict"],
+         "--check-on-host-spmd": ["--check-on-host", "--devices=2"]}
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
-             "--check-strict", "--check-on-host", "--check-on-host-strict")
+             "--check-strict", "--check-on-host", "--check-on-host-strict",
+             "--check-on-host-spmd")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
-             "spmd": ("--check-fusion-spmd", "--emit=ptx"),
+             "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
+                      "--emit=ptx"),
              "gpu": ("--check", "--check-strict"),
              "host": ("--check-on-host", "--check-on-host-strict")}
 
@@ -556,8 +562,8 @@ def main():
     parser.add_argument("--modes", choices=list(MODE_SETS), default="cpu",
                         help="cpu: --check-fusion and --emit=ptx; spmd: "
                              "graphs with collectives and sharded "
-                             "arguments, --check-fusion --devices=2 and "
-                             "--emit=ptx; gpu: --check in the default and "
+                             "arguments, --check-fusion --devices=2, "
+                             "--check-on-host --devices=2 and --emit=ptx; gpu: --check in the default and "
                              "the strict numerics (needs a GPU); host: the "
                              "same through --check-on-host (no GPU; "
                              "GEMM kernels count as unsupported)")

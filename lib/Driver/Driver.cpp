@@ -219,11 +219,11 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
     return ExitUsage;
   }
   if (options.checkOnHost &&
-      (options.check || options.bench || options.devices || options.autotune ||
+      (options.check || options.bench || options.autotune ||
        (options.emit && *options.emit != EmitKind::Fused))) {
     llvm::errs() << "opt-fuse: error: --check-on-host runs the kernels on "
                     "the host: it cannot be combined with --check, --bench, "
-                    "--devices, --autotune or an --emit other than fused\n";
+                    "--autotune or an --emit other than fused\n";
     return ExitUsage;
   }
   if (options.eachFunction && (options.emit || !options.function.empty())) {
@@ -231,11 +231,11 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                     "with --emit or --function\n";
     return ExitUsage;
   }
-  if (options.devices &&
-      !(options.check || options.bench || options.checkFusion)) {
+  if (options.devices && !(options.check || options.bench ||
+                           options.checkFusion || options.checkOnHost)) {
     llvm::errs() << "opt-fuse: error: --devices runs the function on "
-                    "several devices: it needs --check, --bench or "
-                    "--check-fusion\n";
+                    "several devices: it needs --check, --check-on-host, "
+                    "--bench or --check-fusion\n";
     return ExitUsage;
   }
   if (options.devices &&

@@ -37,6 +37,15 @@ checkOutputs(mlir::func::FuncOp func, mlir::func::FuncOp fused,
              const std::vector<HostBuffer> &outputs, bool tf32, bool strict,
              const ReferenceRun &run);
 
+/// Every device through the reference at once (the collectives combining
+/// their tensors), each device's `outputs` against its own. Nullopt when
+/// the reference cannot run (it said why).
+std::optional<std::vector<std::vector<OutputCheck>>>
+checkDevices(const DriverOptions &options, mlir::func::FuncOp model,
+             mlir::func::FuncOp kernels,
+             const std::vector<std::vector<HostBuffer>> &inputs,
+             llvm::ArrayRef<const std::vector<HostBuffer> *> outputs);
+
 /// --check-on-host: the kernels of `compiled` (emitted, not serialised) run
 /// on the host by the kernel interpreter, on the seeded inputs --check
 /// would give the GPU, and are checked against the reference as --check

@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRun.h"
+#include "Sharding.h"
 
 #include "opfuse/Analysis/InputRanges.h"
 #include "opfuse/Driver/ExitCodes.h"
 #include "opfuse/Reference/KernelInterpreter.h"
+#include "opfuse/Runtime/Spmd.h"
 #include "opfuse/Target/Artifact.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -70,37 +72,86 @@ int64_t storageBytes(RankedTensorType type) {
   return type.getNumElements() * width;
 }
 
-/// Runs `func`'s ops on `inputs`; its results, in order.
-FailureOr<std::vector<HostBuffer>>
-runOnHost(func::FuncOp func, const std::vector<HostBuffer> &inputs,
+/// The tensor `bytes` hold, as the reference interpreter sees it.
+reference::Tensor toTensor(Type type, const std::vector<uint8_t> &bytes) {
+  auto tensor = cast<RankedTensorType>(type);
+  HostBuffer buffer = makeHostBuffer(
+      *toDType(tensor.getElementType()),
+      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()));
+  buffer.bytes = bytes;
+  reference::Tensor t;
+  t.elementType = tensor.getElementType();
+  t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  t.data.resize(buffer.elements());
+  for (int64_t i = 0; i < buffer.elements(); ++i)
+    t.data[i] = buffer.get(i);
+  return t;
+}
+
+/// `t` stored as a buffer of its element type.
+std::vector<uint8_t> toBytes(const reference::Tensor &t) {
+  HostBuffer buffer =
+      makeHostBuffer(*toDType(t.elementType),
+                     std::vector<int64_t>(t.shape.begin(), t.shape.end()));
+  for (int64_t i = 0; i < t.size(); ++i)
+    buffer.set(i, t.data[i]);
+  return std::move(buffer.bytes);
+}
+
+/// Runs `func`'s ops on each device's `inputs` (one device, or several in
+/// lockstep, the collectives combining their tensors); each device's
+/// results, in order.
+FailureOr<std::vector<std::vector<HostBuffer>>>
+runOnHost(func::FuncOp func, const std::vector<std::vector<HostBuffer>> &inputs,
           HostRunError &error) {
   // Screen every kernel before running any.
   for (auto group : func.getOps<fuse::GroupOp>())
     if (failed(hostKernelOf(group, error)))
       return failure();
-  DenseMap<Value, std::vector<uint8_t>> memory;
-  for (auto [argument, input] : llvm::zip(func.getArguments(), inputs))
-    memory[argument] = input.bytes;
+  const size_t devices = inputs.size();
+  std::vector<DenseMap<Value, std::vector<uint8_t>>> memory(devices);
+  for (size_t d = 0; d < devices; ++d)
+    for (auto [argument, input] : llvm::zip(func.getArguments(), inputs[d]))
+      memory[d][argument] = input.bytes;
   for (Operation &op : func.getBody().front()) {
     if (auto group = dyn_cast<fuse::GroupOp>(op)) {
       HostKernel kernel = *hostKernelOf(group, error);
-      std::vector<std::vector<uint8_t>> buffers;
-      for (Value operand : group.getOperands())
-        buffers.push_back(memory[operand]);
-      // NaN in every float type: an element no thread writes fails.
-      for (Type type : group.getResultTypes())
-        buffers.emplace_back(storageBytes(cast<RankedTensorType>(type)), 0xff);
-      std::string stopped = reference::interpretKernel(kernel.func, kernel.grid,
-                                                       kernel.block, buffers);
-      if (!stopped.empty()) {
-        error = {false,
-                 "kernel @" + kernel.func.getName().str() + ": " + stopped};
-        return failure();
+      for (size_t d = 0; d < devices; ++d) {
+        std::vector<std::vector<uint8_t>> buffers;
+        for (Value operand : group.getOperands())
+          buffers.push_back(memory[d][operand]);
+        // NaN in every float type: an element no thread writes fails.
+        for (Type type : group.getResultTypes())
+          buffers.emplace_back(storageBytes(cast<RankedTensorType>(type)),
+                               0xff);
+        std::string stopped = reference::interpretKernel(
+            kernel.func, kernel.grid, kernel.block, buffers);
+        if (!stopped.empty()) {
+          error = {false, (devices > 1 ? "device " + std::to_string(d) + ": "
+                                       : std::string()) +
+                              "kernel @" + kernel.func.getName().str() + ": " +
+                              stopped};
+          return failure();
+        }
+        for (auto [k, result] : llvm::enumerate(group.getResults()))
+          memory[d][result] = std::move(buffers[group.getNumOperands() + k]);
       }
-      for (auto [k, result] : llvm::enumerate(group.getResults()))
-        memory[result] = std::move(buffers[group.getNumOperands() + k]);
+    } else if (isa<fuse::AllReduceOp, fuse::AllGatherOp, fuse::ReduceScatterOp>(
+                   op)) {
+      // As NCCL's collective step: every device's input, device order.
+      std::vector<reference::Tensor> tensors;
+      for (size_t d = 0; d < devices; ++d)
+        tensors.push_back(
+            toTensor(op.getOperand(0).getType(), memory[d][op.getOperand(0)]));
+      SmallVector<const reference::Tensor *> pointers;
+      for (const reference::Tensor &t : tensors)
+        pointers.push_back(&t);
+      for (size_t d = 0; d < devices; ++d)
+        memory[d][op.getResult(0)] =
+            toBytes(reference::combineCollective(op, pointers, d));
     } else if (auto reshape = dyn_cast<fuse::ReshapeOp>(op)) {
-      memory[reshape.getResult()] = memory[reshape.getInput()];
+      for (size_t d = 0; d < devices; ++d)
+        memory[d][reshape.getResult()] = memory[d][reshape.getInput()];
     } else if (auto constant = dyn_cast<fuse::ConstantOp>(op)) {
       auto type = cast<RankedTensorType>(constant.getType());
       std::optional<DType> dtype = toDType(type.getElementType());
@@ -121,22 +172,24 @@ runOnHost(func::FuncOp func, const std::vector<HostBuffer> &inputs,
           buffer.set(i++, type.getElementType().isInteger(1)
                               ? static_cast<double>(v.getZExtValue())
                               : static_cast<double>(v.getSExtValue()));
-      memory[constant.getResult()] = std::move(buffer.bytes);
+      for (size_t d = 0; d < devices; ++d)
+        memory[d][constant.getResult()] = buffer.bytes;
     } else if (!isa<func::ReturnOp>(op)) {
       error = {true,
                "'" + op.getName().getStringRef().str() + "' runs on no host"};
       return failure();
     }
   }
-  std::vector<HostBuffer> outputs;
-  for (Value result : func.getBody().front().getTerminator()->getOperands()) {
-    auto type = cast<RankedTensorType>(result.getType());
-    HostBuffer buffer = makeHostBuffer(
-        *toDType(type.getElementType()),
-        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
-    buffer.bytes = memory[result];
-    outputs.push_back(std::move(buffer));
-  }
+  std::vector<std::vector<HostBuffer>> outputs(devices);
+  for (size_t d = 0; d < devices; ++d)
+    for (Value result : func.getBody().front().getTerminator()->getOperands()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      HostBuffer buffer = makeHostBuffer(
+          *toDType(type.getElementType()),
+          std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+      buffer.bytes = memory[d][result];
+      outputs[d].push_back(std::move(buffer));
+    }
   return outputs;
 }
 
@@ -147,7 +200,8 @@ int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
   func::FuncOp model = *original.getOps<func::FuncOp>().begin();
   func::FuncOp kernels = *compiled.getOps<func::FuncOp>().begin();
   // The inputs --check gives the GPU: the same seed, weights at their
-  // models' scale.
+  // models' scale; with --devices the global tensors, cut along the
+  // arguments' fuse.shard axes.
   std::vector<PlanBuffer> specs;
   for (auto [type, range] :
        llvm::zip(model.getArgumentTypes(), seededInputRanges(model))) {
@@ -165,10 +219,28 @@ int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
     spec.seedRange = range;
     specs.push_back(std::move(spec));
   }
-  std::vector<HostBuffer> inputs = generateInputs(specs, options.seed);
+  std::vector<std::vector<HostBuffer>> inputs;
+  if (options.devices) {
+    if (failed(checkCollectivesSpan(model, options.devices)))
+      return ExitUsage;
+    const std::vector<int64_t> axes = shardAxes(model);
+    inputs = shardInputs(
+        generateInputs(globalInputSpecs(specs, axes, options.devices),
+                       options.seed),
+        axes, options.devices);
+  } else {
+    for (Operation &op : model.getBody().front())
+      if (isa<fuse::AllReduceOp, fuse::AllGatherOp, fuse::ReduceScatterOp>(
+              op)) {
+        llvm::errs() << "opt-fuse: error: --check-on-host: the collectives "
+                        "span several devices: add --devices=N\n";
+        return ExitUnsupported;
+      }
+    inputs.push_back(generateInputs(specs, options.seed));
+  }
 
   HostRunError error;
-  FailureOr<std::vector<HostBuffer>> outputs =
+  FailureOr<std::vector<std::vector<HostBuffer>>> outputs =
       runOnHost(kernels, inputs, error);
   if (failed(outputs)) {
     if (error.unsupported) {
@@ -184,16 +256,35 @@ int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
     llvm::outs() << "check on host: FAIL: " << error.message << "\n";
     return ExitCheckFailed;
   }
-  ReferenceRun run;
-  std::optional<std::vector<OutputCheck>> checks = checkOutputs(
-      model, *fused.getOps<func::FuncOp>().begin(), inputs, *outputs,
-      /*tf32=*/false, options.compile.emitter.strictNumerics(), run);
-  if (!checks)
-    return ExitCheckFailed;
-  printOutputChecks(llvm::outs(), *checks);
-  return llvm::all_of(*checks, [](const OutputCheck &c) { return c.pass; })
-             ? ExitSuccess
-             : ExitCheckFailed;
+  func::FuncOp fusedFunc = *fused.getOps<func::FuncOp>().begin();
+  std::vector<std::vector<OutputCheck>> checks;
+  if (options.devices) {
+    std::vector<const std::vector<HostBuffer> *> deviceOutputs;
+    for (const std::vector<HostBuffer> &o : *outputs)
+      deviceOutputs.push_back(&o);
+    std::optional<std::vector<std::vector<OutputCheck>>> all =
+        checkDevices(options, model, fusedFunc, inputs, deviceOutputs);
+    if (!all)
+      return ExitCheckFailed;
+    checks = std::move(*all);
+  } else {
+    ReferenceRun run;
+    std::optional<std::vector<OutputCheck>> one = checkOutputs(
+        model, fusedFunc, inputs.front(), outputs->front(),
+        /*tf32=*/false, options.compile.emitter.strictNumerics(), run);
+    if (!one)
+      return ExitCheckFailed;
+    checks.push_back(std::move(*one));
+  }
+  bool pass = true;
+  for (auto [device, deviceChecks] : llvm::enumerate(checks)) {
+    if (options.devices)
+      llvm::outs() << "== device " << device << " ==\n";
+    printOutputChecks(llvm::outs(), deviceChecks);
+    pass &=
+        llvm::all_of(deviceChecks, [](const OutputCheck &c) { return c.pass; });
+  }
+  return pass ? ExitSuccess : ExitCheckFailed;
 }
 
 } // namespace opfuse

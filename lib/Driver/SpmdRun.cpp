@@ -22,16 +22,11 @@ using namespace mlir;
 
 namespace opfuse {
 
-namespace {
-
-/// Every device through the reference at once (the collectives combine
-/// their tensors as NCCL's did), each device's outputs against its own.
-/// Nullopt when the reference cannot run (it said why).
 std::optional<std::vector<std::vector<OutputCheck>>>
 checkDevices(const DriverOptions &options, func::FuncOp model,
              func::FuncOp kernels,
              const std::vector<std::vector<HostBuffer>> &inputs,
-             const std::vector<DeviceRun> &runs) {
+             llvm::ArrayRef<const std::vector<HostBuffer> *> outputs) {
   const bool strict = options.compile.emitter.strictNumerics();
   SmallVector<SmallVector<reference::Tensor>> arguments;
   for (const std::vector<HostBuffer> &deviceInputs : inputs)
@@ -44,7 +39,7 @@ checkDevices(const DriverOptions &options, func::FuncOp model,
   if (failed(references))
     return std::nullopt;
   std::vector<std::vector<OutputCheck>> checks;
-  for (auto [device, run] : llvm::enumerate(runs)) {
+  for (auto [device, deviceOutputs] : llvm::enumerate(outputs)) {
     // Each device's rounding scales, from its own data (collectives as on
     // one device: docs/numerics.md).
     FailureOr<SmallVector<std::optional<std::vector<double>>>> scales =
@@ -52,11 +47,13 @@ checkDevices(const DriverOptions &options, func::FuncOp model,
     if (failed(scales))
       return std::nullopt;
     checks.push_back(compareOutputs(model, (*references)[device], *scales,
-                                    run.result->outputs,
+                                    *deviceOutputs,
                                     options.compile.emitter.allowTF32, strict));
   }
   return checks;
 }
+
+namespace {
 
 /// Every device's measurement and checks, as text or one JSON document.
 void printDevices(const DriverOptions &options, const LaunchPlan &plan,
@@ -116,7 +113,10 @@ int runSpmdOnGpu(const DriverOptions &options, func::FuncOp model,
 
   std::optional<std::vector<std::vector<OutputCheck>>> checks;
   if (options.check) {
-    checks = checkDevices(options, model, kernels, inputs, runs);
+    std::vector<const std::vector<HostBuffer> *> outputs;
+    for (const DeviceRun &run : runs)
+      outputs.push_back(&run.result->outputs);
+    checks = checkDevices(options, model, kernels, inputs, outputs);
     if (!checks)
       return ExitCheckFailed;
   }

@@ -30,10 +30,10 @@ int64_t devicesOf(Operation &op) {
       .Default([](Operation *) { return 0; });
 }
 
-/// Device `device`'s result of collective `op` over every device's input
-/// (device order): sums and maxima in double (rounded to the type where
-/// the result is set), shards in device order along the axis.
-Tensor combine(Operation &op, ArrayRef<const Tensor *> inputs, int64_t device) {
+} // namespace
+
+Tensor combineCollective(Operation &op, ArrayRef<const Tensor *> inputs,
+                         int64_t device) {
   const Tensor &first = *inputs.front();
   auto type = cast<RankedTensorType>(op.getResult(0).getType());
   Tensor out;
@@ -76,8 +76,6 @@ Tensor combine(Operation &op, ArrayRef<const Tensor *> inputs, int64_t device) {
   return out;
 }
 
-} // namespace
-
 FailureOr<SmallVector<SmallVector<Tensor>>>
 interpretSpmd(func::FuncOp func, ArrayRef<SmallVector<Tensor>> arguments,
               const Options &options) {
@@ -118,7 +116,7 @@ interpretSpmd(func::FuncOp func, ArrayRef<SmallVector<Tensor>> arguments,
         inputs.push_back(&ranks[device]->valueOf(op.getOperand(0)));
       SmallVector<Tensor> outputs;
       for (int64_t device = 0; device < devices; ++device)
-        outputs.push_back(combine(op, inputs, device));
+        outputs.push_back(combineCollective(op, inputs, device));
       for (int64_t device = 0; device < devices; ++device)
         ranks[device]->setValue(op.getResult(0), std::move(outputs[device]));
     } else {

@@ -291,7 +291,9 @@ cl::opt<bool> checkOnHost(
              "transpose kernels; exit 4 for a kernel with tensor-core, TMA "
              "or asynchronous-copy operations), every load and store bounds- "
              "and alignment-checked and shared memory checked for races, "
-             "and compare every output with the reference as --check does"),
+             "and compare every output with the reference as --check does; "
+             "with --devices=N, SPMD on N host devices whose collective "
+             "steps combine their tensors"),
     cl::cat(category));
 cl::opt<std::string> checkMatmuls(
     "check-matmuls",
@@ -316,8 +318,9 @@ cl::opt<std::string> ncclPath(
     cl::value_desc("path"), cl::cat(category));
 cl::opt<int> devices(
     "devices",
-    cl::desc("With --check-fusion, --check or --bench: run the function "
-             "SPMD on N devices (GPUs 0 to N-1), one run per device on its "
+    cl::desc("With --check-fusion, --check, --check-on-host or --bench: run "
+             "the function SPMD on N devices (GPUs 0 to N-1, or N host "
+             "devices with --check-on-host), one run per device on its "
              "slice of each argument marked {fuse.shard = AXIS} (the global "
              "tensor is N times as long along AXIS; unmarked arguments are "
              "replicated); every collective must span N devices. --check "

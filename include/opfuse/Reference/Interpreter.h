@@ -70,6 +70,13 @@ interpretSpmd(mlir::func::FuncOp func,
               llvm::ArrayRef<llvm::SmallVector<Tensor>> arguments,
               const Options &options = {});
 
+/// Device `device`'s result of collective `op` (all_reduce, all_gather,
+/// reduce_scatter) over every device's input, in device order: sums and
+/// maxima in double (rounded to the result type), shards in device order
+/// along the axis.
+Tensor combineCollective(mlir::Operation &op,
+                         llvm::ArrayRef<const Tensor *> inputs, int64_t device);
+
 } // namespace opfuse::reference
 
 #endif // OPFUSE_REFERENCE_INTERPRETER_H
