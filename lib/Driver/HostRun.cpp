@@ -11,6 +11,7 @@
 #include "Sharding.h"
 
 #include "opfuse/Analysis/InputRanges.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Driver/ExitCodes.h"
 #include "opfuse/Reference/KernelInterpreter.h"
 #include "opfuse/Runtime/Spmd.h"
@@ -39,9 +40,10 @@ struct HostKernel {
 };
 
 FailureOr<HostKernel> hostKernelOf(fuse::GroupOp group, HostRunError &error) {
-  auto symbol = group->getAttrOfType<SymbolRefAttr>("fuse.kernel");
-  auto grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid");
-  auto block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block");
+  fuse::FuseDialect &dialect = fuse::getFuseDialect(group.getContext());
+  SymbolRefAttr symbol = dialect.getKernelAttrHelper().getAttr(group);
+  DenseI64ArrayAttr grid = dialect.getGridAttrHelper().getAttr(group);
+  DenseI64ArrayAttr block = dialect.getBlockAttrHelper().getAttr(group);
   auto func =
       symbol
           ? SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(group, symbol)
@@ -65,19 +67,19 @@ FailureOr<HostKernel> hostKernelOf(fuse::GroupOp group, HostRunError &error) {
   return HostKernel{func, SmallVector<int64_t, 3>(grid.asArrayRef()), block[0]};
 }
 
-int64_t storageBytes(RankedTensorType type) {
-  Type element = type.getElementType();
-  const int64_t width =
-      element.isInteger(1) ? 1 : (element.getIntOrFloatBitWidth() + 7) / 8;
-  return type.getNumElements() * width;
+/// An empty host buffer of tensor type `type` (its element type has a
+/// DType: the screen and the argument check made sure).
+HostBuffer hostBufferOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return makeHostBuffer(
+      *toDType(tensor.getElementType()),
+      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()));
 }
 
 /// The tensor `bytes` hold, as the reference interpreter sees it.
 reference::Tensor toTensor(Type type, const std::vector<uint8_t> &bytes) {
   auto tensor = cast<RankedTensorType>(type);
-  HostBuffer buffer = makeHostBuffer(
-      *toDType(tensor.getElementType()),
-      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()));
+  HostBuffer buffer = hostBufferOf(type);
   buffer.bytes = bytes;
   reference::Tensor t;
   t.elementType = tensor.getElementType();
@@ -122,8 +124,7 @@ runOnHost(func::FuncOp func, const std::vector<std::vector<HostBuffer>> &inputs,
           buffers.push_back(memory[d][operand]);
         // NaN in every float type: an element no thread writes fails.
         for (Type type : group.getResultTypes())
-          buffers.emplace_back(storageBytes(cast<RankedTensorType>(type)),
-                               0xff);
+          buffers.emplace_back(hostBufferOf(type).bytes.size(), 0xff);
         std::string stopped = reference::interpretKernel(
             kernel.func, kernel.grid, kernel.block, buffers);
         if (!stopped.empty()) {
@@ -183,10 +184,7 @@ runOnHost(func::FuncOp func, const std::vector<std::vector<HostBuffer>> &inputs,
   std::vector<std::vector<HostBuffer>> outputs(devices);
   for (size_t d = 0; d < devices; ++d)
     for (Value result : func.getBody().front().getTerminator()->getOperands()) {
-      auto type = cast<RankedTensorType>(result.getType());
-      HostBuffer buffer = makeHostBuffer(
-          *toDType(type.getElementType()),
-          std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+      HostBuffer buffer = hostBufferOf(result.getType());
       buffer.bytes = memory[d][result];
       outputs[d].push_back(std::move(buffer));
     }

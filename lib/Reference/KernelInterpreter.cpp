@@ -2,14 +2,11 @@
 //
 // A block runs in lockstep: each op runs for every active thread before
 // the next op starts, divergent scf.if and scf.for narrow the active set,
-// and warps exchange values through gpu.shuffle. Values are kept per
-// thread as lanes of scalars: integers with their bit width, floats as the
-// exact double of their type's value (every f16, bf16 and f32 is one),
-// pointers as a buffer and a byte offset. f32 arithmetic runs in float, so
-// each op rounds as the GPU's does; fma is fused. Approximate functions
-// (ex2.approx, rcp.approx, math.exp, ...) are computed exactly and rounded
-// to their type: a kernel is judged against the reference with a
-// tolerance, not bit for bit.
+// and warps exchange values through gpu.shuffle. Each thread's values are
+// lanes of scalars (KernelValues.h); arith and math ops run lane by lane in
+// KernelLaneOps.cpp. Approximate functions of inline PTX (ex2.approx,
+// rcp.approx, ...) are computed exactly and rounded to their type: a kernel
+// is judged against the reference with a tolerance, not bit for bit.
 //
 // Lockstep would hide a missing barrier, so shared memory keeps, per
 // element, the thread and the barrier interval of its last write and
@@ -20,9 +17,10 @@
 
 #include "opfuse/Reference/KernelInterpreter.h"
 
+#include "KernelValues.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -41,117 +39,17 @@ using namespace mlir;
 namespace opfuse::reference {
 namespace {
 
-struct Scalar {
-  enum Kind : uint8_t { Poison, Int, Float, Pointer } kind = Poison;
-  unsigned width = 0; // Int: bits
-  uint64_t bits = 0;  // Int: the value, zero-extended
-  double value = 0;   // Float: exact
-  int buffer = -1;    // Pointer
-  int64_t offset = 0; // Pointer: bytes
-
-  static Scalar integer(uint64_t bits, unsigned width) {
-    Scalar s;
-    s.kind = Int;
-    s.width = width;
-    s.bits = width >= 64 ? bits : bits & ((uint64_t(1) << width) - 1);
-    return s;
-  }
-  static Scalar real(double value) {
-    Scalar s;
-    s.kind = Float;
-    s.value = value;
-    return s;
-  }
-  int64_t signedMin() const {
-    return width >= 64 ? INT64_MIN : -(int64_t(1) << (width - 1));
-  }
-  int64_t signedValue() const {
-    if (width >= 64)
-      return static_cast<int64_t>(bits);
-    const uint64_t sign = uint64_t(1) << (width - 1);
-    return static_cast<int64_t>((bits ^ sign) - sign);
-  }
-};
-
-using Lanes = SmallVector<Scalar, 1>;
+using kernel::byteSize;
+using kernel::decode;
+using kernel::encode;
+using kernel::intWidth;
+using kernel::laneCount;
+using kernel::Lanes;
+using kernel::Scalar;
+using kernel::scalarType;
 /// A value of every thread of the block (empty where a thread has none).
 using PerThread = std::vector<Lanes>;
 using Mask = std::vector<char>;
-
-unsigned intWidth(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    type = vector.getElementType();
-  if (type.isIndex())
-    return 64;
-  return cast<IntegerType>(type).getWidth();
-}
-
-Type scalarType(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    return shaped.getElementType();
-  return type;
-}
-
-int64_t laneCount(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements();
-  return 1;
-}
-
-const llvm::fltSemantics *semanticsOf(Type type) {
-  if (type.isF32())
-    return &llvm::APFloat::IEEEsingle();
-  if (type.isF16())
-    return &llvm::APFloat::IEEEhalf();
-  if (type.isBF16())
-    return &llvm::APFloat::BFloat();
-  if (type.isF64())
-    return &llvm::APFloat::IEEEdouble();
-  return nullptr;
-}
-
-/// `value` rounded to nearest even in `type`.
-double roundTo(Type type, double value) {
-  if (type.isF64())
-    return value;
-  if (type.isF32())
-    return static_cast<float>(value);
-  llvm::APFloat f(value);
-  bool lost;
-  f.convert(*semanticsOf(type), llvm::APFloat::rmNearestTiesToEven, &lost);
-  return f.convertToDouble();
-}
-
-int64_t byteSize(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements() * byteSize(vector.getElementType());
-  if (auto integer = dyn_cast<IntegerType>(type))
-    return (integer.getWidth() + 7) / 8;
-  if (auto real = dyn_cast<FloatType>(type))
-    return real.getWidth() / 8;
-  return 0;
-}
-
-Scalar decode(Type type, const uint8_t *at) {
-  uint64_t raw = 0;
-  std::memcpy(&raw, at, byteSize(type));
-  if (const llvm::fltSemantics *semantics = semanticsOf(type))
-    return Scalar::real(
-        llvm::APFloat(*semantics, llvm::APInt(byteSize(type) * 8, raw))
-            .convertToDouble());
-  return Scalar::integer(raw, intWidth(type));
-}
-
-void encode(Type type, const Scalar &s, uint8_t *at) {
-  uint64_t raw = s.bits;
-  if (const llvm::fltSemantics *semantics = semanticsOf(type)) {
-    llvm::APFloat f(s.value);
-    bool lost;
-    f.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
-    raw = f.bitcastToAPInt().getZExtValue();
-  }
-  std::memcpy(at, &raw, byteSize(type));
-}
 
 /// A workgroup attribution: its bytes and, per element, who last wrote and
 /// read it in which barrier interval.
@@ -259,7 +157,7 @@ private:
       ++interval;
       return success();
     }
-    if (isLaneWise(op))
+    if (kernel::isLaneOp(op))
       return laneWise(op, mask);
     if (isa<arith::ConstantOp, LLVM::ConstantOp>(op)) {
       // The same in every thread: evaluated once.
@@ -283,13 +181,6 @@ private:
       return success();
     }
     return forEach(mask, [&] { return stepThread(op); });
-  }
-
-  static bool isLaneWise(Operation &op) {
-    StringRef dialect = op.getName().getDialectNamespace();
-    return op.getNumResults() == 1 && op.getNumOperands() >= 1 &&
-           (dialect == "arith" || dialect == "math") &&
-           !isa<arith::SelectOp>(op);
   }
 
   /// An elementwise arith or math op for every thread of `mask`, lane by
@@ -318,10 +209,12 @@ private:
             return fail(op, "computes on poison");
           in.push_back(s);
         }
-        FailureOr<Scalar> r = elementwise(op, in);
-        if (failed(r))
-          return failure();
-        lanes.push_back(*r);
+        kernel::LaneResult r = kernel::evaluateLaneOp(op, in);
+        if (r.kind == kernel::LaneResult::Error)
+          return fail(op, r.error);
+        if (r.kind == kernel::LaneResult::Unknown)
+          return fail(op, "is not interpreted");
+        lanes.push_back(r.value);
       }
       out[thread] = std::move(lanes);
     }
@@ -748,252 +641,6 @@ private:
     return memory.data() + pointer.offset;
   }
 
-  FailureOr<Scalar> elementwise(Operation &op, ArrayRef<Scalar> in) {
-    Type type = scalarType(op.getResult(0).getType());
-    auto real = [&](double v) { return Scalar::real(roundTo(type, v)); };
-    // Binary f32 ops round once, as the GPU's do.
-    auto f32 = [&](auto fn) {
-      return Scalar::real(static_cast<float>(fn(
-          static_cast<float>(in[0].value), static_cast<float>(in[1].value))));
-    };
-    const unsigned width = type.isIntOrIndex() ? intWidth(type) : 0;
-    auto integer = [&](uint64_t v) { return Scalar::integer(v, width); };
-    const uint64_t a = in[0].bits, b = in.size() > 1 ? in[1].bits : 0;
-    return TypeSwitch<Operation *, FailureOr<Scalar>>(&op)
-        .Case<arith::AddIOp>([&](auto) { return integer(a + b); })
-        .Case<arith::SubIOp>([&](auto) { return integer(a - b); })
-        .Case<arith::MulIOp>([&](auto) { return integer(a * b); })
-        .Case<arith::AndIOp>([&](auto) { return integer(a & b); })
-        .Case<arith::OrIOp>([&](auto) { return integer(a | b); })
-        .Case<arith::XOrIOp>([&](auto) { return integer(a ^ b); })
-        .Case<arith::ShLIOp>([&](auto) { return integer(a << b); })
-        .Case<arith::ShRUIOp>([&](auto) { return integer(a >> b); })
-        .Case<arith::MinUIOp>([&](auto) { return integer(std::min(a, b)); })
-        .Case<arith::MaxUIOp>([&](auto) { return integer(std::max(a, b)); })
-        .Case<arith::DivUIOp, arith::RemUIOp>(
-            [&](Operation *o) -> FailureOr<Scalar> {
-              if (b == 0)
-                return fail(op, "divides by zero");
-              return integer(isa<arith::DivUIOp>(o) ? a / b : a % b);
-            })
-        .Case<arith::MinSIOp>([&](auto) {
-          return integer(std::min(in[0].signedValue(), in[1].signedValue()));
-        })
-        .Case<arith::MaxSIOp>([&](auto) {
-          return integer(std::max(in[0].signedValue(), in[1].signedValue()));
-        })
-        .Case<arith::ShRSIOp>(
-            [&](auto) { return integer(in[0].signedValue() >> b); })
-        .Case<arith::DivSIOp, arith::RemSIOp>(
-            [&](Operation *o) -> FailureOr<Scalar> {
-              const int64_t x = in[0].signedValue(), y = in[1].signedValue();
-              // Both are immediate undefined behaviour in LLVM.
-              if (y == 0 || (y == -1 && x == in[0].signedMin()))
-                return fail(op, "divides " + Twine(x) + " by " + Twine(y));
-              return integer(isa<arith::DivSIOp>(o) ? x / y : x % y);
-            })
-        .Case<arith::FPToSIOp, arith::FPToUIOp>([&](Operation *o) {
-          // Out of range (or NaN) the result is poison, as in LLVM.
-          const double x = std::trunc(in[0].value);
-          const bool isSigned = isa<arith::FPToSIOp>(o);
-          const double lo = isSigned ? -std::ldexp(1.0, width - 1) : 0;
-          const double hi = std::ldexp(1.0, isSigned ? width - 1 : width);
-          if (!(x >= lo && x < hi))
-            return Scalar();
-          return integer(isSigned
-                             ? static_cast<uint64_t>(static_cast<int64_t>(x))
-                             : static_cast<uint64_t>(x));
-        })
-        .Case<arith::BitcastOp>([&](arith::BitcastOp c) -> FailureOr<Scalar> {
-          Type from = c.getIn().getType();
-          if (from.isF32() && type.isInteger(32))
-            return integer(llvm::APFloat(static_cast<float>(in[0].value))
-                               .bitcastToAPInt()
-                               .getZExtValue());
-          if (from.isInteger(32) && type.isF32())
-            return Scalar::real(
-                llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, a))
-                    .convertToDouble());
-          return fail(op, "casts types it does not interpret");
-        })
-        .Case<math::CopySignOp>(
-            [&](auto) { return real(std::copysign(in[0].value, in[1].value)); })
-        .Case<math::FloorOp>(
-            [&](auto) { return real(std::floor(in[0].value)); })
-        .Case<math::CeilOp>([&](auto) { return real(std::ceil(in[0].value)); })
-        .Case<math::TruncOp>(
-            [&](auto) { return real(std::trunc(in[0].value)); })
-        .Case<math::RoundEvenOp>(
-            [&](auto) { return real(std::nearbyint(in[0].value)); })
-        .Case<math::RoundOp>(
-            [&](auto) { return real(std::round(in[0].value)); })
-        .Case<math::PowFOp>(
-            [&](auto) { return real(std::pow(in[0].value, in[1].value)); })
-        .Case<math::Log1pOp>(
-            [&](auto) { return real(std::log1p(in[0].value)); })
-        .Case<math::ExpM1Op>(
-            [&](auto) { return real(std::expm1(in[0].value)); })
-        .Case<math::SinOp>([&](auto) { return real(std::sin(in[0].value)); })
-        .Case<math::CosOp>([&](auto) { return real(std::cos(in[0].value)); })
-        .Case<arith::RemFOp>(
-            [&](auto) { return real(std::fmod(in[0].value, in[1].value)); })
-        .Case<arith::ExtUIOp, arith::IndexCastUIOp, arith::TruncIOp>(
-            [&](auto) { return integer(a); })
-        .Case<arith::ExtSIOp, arith::IndexCastOp>(
-            [&](auto) { return integer(in[0].signedValue()); })
-        .Case<arith::CmpIOp>([&](arith::CmpIOp c) {
-          const int64_t sa = in[0].signedValue(), sb = in[1].signedValue();
-          bool r = false;
-          switch (c.getPredicate()) {
-          case arith::CmpIPredicate::eq:
-            r = a == b;
-            break;
-          case arith::CmpIPredicate::ne:
-            r = a != b;
-            break;
-          case arith::CmpIPredicate::ult:
-            r = a < b;
-            break;
-          case arith::CmpIPredicate::ule:
-            r = a <= b;
-            break;
-          case arith::CmpIPredicate::ugt:
-            r = a > b;
-            break;
-          case arith::CmpIPredicate::uge:
-            r = a >= b;
-            break;
-          case arith::CmpIPredicate::slt:
-            r = sa < sb;
-            break;
-          case arith::CmpIPredicate::sle:
-            r = sa <= sb;
-            break;
-          case arith::CmpIPredicate::sgt:
-            r = sa > sb;
-            break;
-          case arith::CmpIPredicate::sge:
-            r = sa >= sb;
-            break;
-          }
-          return Scalar::integer(r, 1);
-        })
-        .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> FailureOr<Scalar> {
-          const double x = in[0].value, y = in[1].value;
-          const bool unordered = std::isnan(x) || std::isnan(y);
-          bool r;
-          switch (c.getPredicate()) {
-          case arith::CmpFPredicate::OEQ:
-            r = !unordered && x == y;
-            break;
-          case arith::CmpFPredicate::OGT:
-            r = !unordered && x > y;
-            break;
-          case arith::CmpFPredicate::OGE:
-            r = !unordered && x >= y;
-            break;
-          case arith::CmpFPredicate::OLT:
-            r = !unordered && x < y;
-            break;
-          case arith::CmpFPredicate::OLE:
-            r = !unordered && x <= y;
-            break;
-          case arith::CmpFPredicate::ONE:
-            r = !unordered && x != y;
-            break;
-          case arith::CmpFPredicate::ORD:
-            r = !unordered;
-            break;
-          case arith::CmpFPredicate::UNO:
-            r = unordered;
-            break;
-          case arith::CmpFPredicate::UNE:
-            r = unordered || x != y;
-            break;
-          case arith::CmpFPredicate::ULT:
-            r = unordered || x < y;
-            break;
-          case arith::CmpFPredicate::UGT:
-            r = unordered || x > y;
-            break;
-          case arith::CmpFPredicate::UGE:
-            r = unordered || x >= y;
-            break;
-          case arith::CmpFPredicate::ULE:
-            r = unordered || x <= y;
-            break;
-          case arith::CmpFPredicate::UEQ:
-            r = unordered || x == y;
-            break;
-          case arith::CmpFPredicate::AlwaysTrue:
-            r = true;
-            break;
-          case arith::CmpFPredicate::AlwaysFalse:
-            r = false;
-            break;
-          }
-          return Scalar::integer(r, 1);
-        })
-        .Case<arith::AddFOp>([&](auto) {
-          return type.isF32() ? f32(std::plus<float>())
-                              : real(in[0].value + in[1].value);
-        })
-        .Case<arith::SubFOp>([&](auto) {
-          return type.isF32() ? f32(std::minus<float>())
-                              : real(in[0].value - in[1].value);
-        })
-        .Case<arith::MulFOp>([&](auto) {
-          return type.isF32() ? f32(std::multiplies<float>())
-                              : real(in[0].value * in[1].value);
-        })
-        .Case<arith::DivFOp>([&](auto) {
-          return type.isF32() ? f32(std::divides<float>())
-                              : real(in[0].value / in[1].value);
-        })
-        .Case<arith::NegFOp>([&](auto) { return real(-in[0].value); })
-        .Case<math::AbsFOp>([&](auto) { return real(std::fabs(in[0].value)); })
-        .Case<math::FmaOp>([&](auto) {
-          if (type.isF32())
-            return Scalar::real(std::fma(static_cast<float>(in[0].value),
-                                         static_cast<float>(in[1].value),
-                                         static_cast<float>(in[2].value)));
-          return real(std::fma(in[0].value, in[1].value, in[2].value));
-        })
-        .Case<arith::MaxNumFOp>(
-            [&](auto) { return real(std::fmax(in[0].value, in[1].value)); })
-        .Case<arith::MinNumFOp>(
-            [&](auto) { return real(std::fmin(in[0].value, in[1].value)); })
-        .Case<arith::MaximumFOp>([&](auto) {
-          return real(std::isnan(in[0].value) || std::isnan(in[1].value)
-                          ? NAN
-                          : std::fmax(in[0].value, in[1].value));
-        })
-        .Case<arith::MinimumFOp>([&](auto) {
-          return real(std::isnan(in[0].value) || std::isnan(in[1].value)
-                          ? NAN
-                          : std::fmin(in[0].value, in[1].value));
-        })
-        .Case<arith::ExtFOp>([&](auto) { return real(in[0].value); })
-        .Case<arith::TruncFOp>([&](auto) { return real(in[0].value); })
-        .Case<arith::UIToFPOp>(
-            [&](auto) { return real(static_cast<double>(a)); })
-        .Case<arith::SIToFPOp>([&](auto) {
-          return real(static_cast<double>(in[0].signedValue()));
-        })
-        .Case<math::ExpOp>([&](auto) { return real(std::exp(in[0].value)); })
-        .Case<math::Exp2Op>([&](auto) { return real(std::exp2(in[0].value)); })
-        .Case<math::LogOp>([&](auto) { return real(std::log(in[0].value)); })
-        .Case<math::Log2Op>([&](auto) { return real(std::log2(in[0].value)); })
-        .Case<math::TanhOp>([&](auto) { return real(std::tanh(in[0].value)); })
-        .Case<math::ErfOp>([&](auto) { return real(std::erf(in[0].value)); })
-        .Case<math::SqrtOp>([&](auto) { return real(std::sqrt(in[0].value)); })
-        .Case<math::RsqrtOp>(
-            [&](auto) { return real(1.0 / std::sqrt(in[0].value)); })
-        .Default([&](Operation *) -> FailureOr<Scalar> {
-          return fail(op, "is not interpreted");
-        });
-  }
-
   std::vector<std::vector<uint8_t>> &buffers;
   const std::array<int64_t, 3> block;
   const int64_t blockSize;
@@ -1019,24 +666,8 @@ std::optional<std::string> findUninterpretedOp(gpu::GPUFuncOp kernel) {
             LLVM::StoreOp, LLVM::ExtractElementOp, LLVM::InsertElementOp,
             memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
             vector::ExtractOp, vector::FromElementsOp>(op);
-    // arith and math ops run lane by lane where elementwise() knows them.
-    if (isa<arith::SelectOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
-            arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ShLIOp,
-            arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp, arith::DivUIOp,
-            arith::RemUIOp, arith::ExtUIOp, arith::IndexCastUIOp,
-            arith::TruncIOp, arith::ExtSIOp, arith::IndexCastOp, arith::CmpIOp,
-            arith::MinSIOp, arith::MaxSIOp, arith::ShRSIOp, arith::DivSIOp,
-            arith::RemSIOp, arith::FPToSIOp, arith::FPToUIOp, arith::BitcastOp,
-            math::CopySignOp, math::FloorOp, math::CeilOp, math::TruncOp,
-            math::RoundEvenOp, math::RoundOp, math::PowFOp, math::Log1pOp,
-            math::ExpM1Op, math::SinOp, math::CosOp, arith::RemFOp,
-            arith::CmpFOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
-            arith::DivFOp, arith::NegFOp, math::AbsFOp, math::FmaOp,
-            arith::MaxNumFOp, arith::MinNumFOp, arith::MaximumFOp,
-            arith::MinimumFOp, arith::ExtFOp, arith::TruncFOp, arith::UIToFPOp,
-            arith::SIToFPOp, math::ExpOp, math::Exp2Op, math::LogOp,
-            math::Log2Op, math::TanhOp, math::ErfOp, math::SqrtOp,
-            math::RsqrtOp>(op))
+    // arith and math ops run lane by lane where evaluateLaneOp knows them.
+    if (isa<arith::SelectOp>(op) || kernel::isLaneOp(*op))
       known = true;
     if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
       StringRef text = asmOp.getAsmString();
