@@ -98,10 +98,11 @@ protected:
       result.error = "compiles into " + std::to_string(groups) + " kernels";
       return result;
     }
+    fuse::FuseDialect &dialect = fuse::getFuseDialect(&context);
     auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-        group, group->getAttrOfType<SymbolRefAttr>("fuse.kernel"));
-    result.grid = group->getAttrOfType<DenseI64ArrayAttr>("fuse.grid")[0];
-    result.block = group->getAttrOfType<DenseI64ArrayAttr>("fuse.block")[0];
+        group, dialect.getKernelAttrHelper().getAttr(group));
+    result.grid = dialect.getGridAttrHelper().getAttr(group)[0];
+    result.block = dialect.getBlockAttrHelper().getAttr(group)[0];
 
     SmallVector<reference::Tensor> arguments =
         test::uniformArguments(original, seed);
