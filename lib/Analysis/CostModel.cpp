@@ -10,6 +10,8 @@
 #include "opfuse/Analysis/CostModel.h"
 
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
+#include "opfuse/Dialect/Fuse/IR/FuseAttributes.h"
+#include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/FuseTraits.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
@@ -193,14 +195,26 @@ Work CostModel::work(Operation *op) const {
       }
       result.computeSeconds += seconds;
     }
+    result.computeSeconds *= overlapSlowdown(op);
     return result;
   }
   result.contraction = isContraction(op);
   result.computeSeconds = result.flops / flopsCeiling(op) *
                           (result.contraction ? rowPadding(op) : 1);
-  if (result.contraction)
+  if (result.contraction) {
     result.tailSeconds = splitKTailSeconds(op, op);
+    result.computeSeconds *= overlapSlowdown(op);
+  }
   return result;
+}
+
+// A GEMM that leaves SMs to a collective beside it (fuse.overlap_sms)
+// computes on the rest.
+double CostModel::overlapSlowdown(Operation *kernel) const {
+  const int64_t sms = fuse::getOverlapSms(kernel);
+  if (sms <= 0 || sms >= target_.smCount)
+    return 1.0;
+  return double(target_.smCount) / (target_.smCount - sms);
 }
 
 // As the tile model prices it (rankMatmulTilings): every block stores its
@@ -300,11 +314,49 @@ double GraphAnalysis::flops() const {
   return total;
 }
 
+double scheduleSeconds(llvm::ArrayRef<ScheduledStep> steps) {
+  // When each step ends, and when each stream's last step ends.
+  std::vector<double> end(steps.size(), 0);
+  double kernels = 0, beside = 0;
+  for (auto [index, step] : llvm::enumerate(steps)) {
+    double start =
+        step.beside || step.joins ? std::max(kernels, beside) : kernels;
+    for (size_t earlier : step.after)
+      if (earlier < index)
+        start = std::max(start, end[earlier]);
+    end[index] = start + step.seconds;
+    (step.beside ? beside : kernels) = end[index];
+  }
+  return std::max(kernels, beside);
+}
+
 double GraphAnalysis::seconds() const {
+  std::vector<ScheduledStep> steps;
+  for (const KernelAnalysis &kernel : kernels) {
+    ScheduledStep step;
+    step.seconds = kernel.prediction.seconds();
+    step.beside = kernel.beside;
+    step.joins = kernel.collective && !kernel.beside;
+    step.after = kernel.reads;
+    steps.push_back(std::move(step));
+  }
+  return scheduleSeconds(steps);
+}
+
+double GraphAnalysis::serialSeconds() const {
   double total = 0;
   for (const KernelAnalysis &kernel : kernels)
     total += kernel.prediction.seconds();
   return total;
+}
+
+int GraphAnalysis::overlappedSteps() const {
+  return llvm::count_if(kernels,
+                        [](const KernelAnalysis &k) { return k.beside; });
+}
+
+double GraphAnalysis::hiddenSeconds() const {
+  return std::max(0.0, serialSeconds() - seconds());
 }
 
 int GraphAnalysis::collectiveSteps() const {
@@ -346,11 +398,24 @@ GraphAnalysis analyzeFunction(func::FuncOp func, const CostModel &model) {
   GraphAnalysis graph;
   graph.function = func.getSymName().str();
   int kernels = 0, collectives = 0;
+  // The step that wrote each value (through the reshapes that alias it).
+  llvm::DenseMap<Value, size_t> stepOf;
+  auto overlapSms =
+      fuse::getFuseDialect(func.getContext()).getOverlapSmsAttrHelper();
   for (Operation &op : func.getBody().getOps()) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op))
+      if (auto it = stepOf.find(reshape.getInput()); it != stepOf.end())
+        stepOf[reshape.getResult()] = it->second;
     if (!launchesKernel(&op))
       continue;
     KernelAnalysis kernel;
     kernel.collective = isCollective(&op);
+    kernel.beside = kernel.collective && overlapSms.getAttr(&op);
+    for (Value operand : op.getOperands())
+      if (auto it = stepOf.find(operand); it != stepOf.end())
+        kernel.reads.push_back(it->second);
+    for (Value result : op.getResults())
+      stepOf[result] = graph.kernels.size();
     kernel.name =
         (graph.function + (kernel.collective ? "_c" + llvm::Twine(collectives++)
                                              : "_k" + llvm::Twine(kernels++)))

@@ -215,6 +215,8 @@ void recordMeasurement(const BenchResult &result, MeasuredRun &measured) {
   measured.stream = {result.stream.p50, result.stream.p99};
   if (result.graph)
     measured.graph = KernelMeasurement{result.graph->p50, result.graph->p99};
+  if (result.serial)
+    measured.serial = KernelMeasurement{result.serial->p50, result.serial->p99};
   measured.allocatedBytes = result.bytesAllocated;
   for (const LatencyStats &kernel : result.kernels)
     measured.kernels.push_back({kernel.p50, kernel.p99});

@@ -12,6 +12,7 @@
 
 #include "opfuse/Analysis/Passes.h"
 #include "opfuse/Conversion/FuseToGPU/Passes.h"
+#include "opfuse/Dialect/Fuse/IR/FuseAttributes.h"
 #include "opfuse/Dialect/Fuse/Transforms/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -64,6 +65,18 @@ std::optional<std::string> checkCudaToolkit(llvm::StringRef request) {
       .str();
 }
 
+std::optional<int64_t> parseOverlapChunks(llvm::StringRef value) {
+  if (value == "auto")
+    return 0;
+  if (value == "off")
+    return -1;
+  int64_t chunks = 0;
+  if (value.getAsInteger(10, chunks) ||
+      !llvm::is_contained({2, 3, 4, 6, 8}, chunks))
+    return std::nullopt;
+  return chunks;
+}
+
 std::optional<CompileStage> parseCompileStage(llvm::StringRef value) {
   return llvm::StringSwitch<std::optional<CompileStage>>(value)
       .Case("fused", CompileStage::Fused)
@@ -85,6 +98,8 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.fuse = fuse;
   options.explain = explain;
   options.gemmPrologues = gemmPrologues;
+  options.overlapCollectives = overlapCollectives;
+  options.overlapSms = overlapSms;
   options.planOutputs = planOutputs;
   options.target = target;
   options.chip = chip;
@@ -110,6 +125,12 @@ std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
   if (!fuse::isGemmPrologueMode(options.gemmPrologues))
     return "--gemm-prologues=" + options.gemmPrologues +
            ": expected auto, always or never";
+  if (!parseOverlapChunks(options.overlapCollectives))
+    return "--overlap-collectives=" + options.overlapCollectives +
+           ": expected auto, off or a chunk count (2, 3, 4, 6 or 8)";
+  if (options.overlapSms < 1 || options.overlapSms > fuse::kMaxOverlapSms)
+    return "--overlap-sms=" + std::to_string(options.overlapSms) +
+           ": expected 1 to " + std::to_string(fuse::kMaxOverlapSms);
   if (std::optional<std::string> error = checkCudaToolkit(options.cudaToolkit))
     return error;
   return checkEmitterOptions(options.emitter);
@@ -127,6 +148,17 @@ void buildFusionPasses(PipelineBuilder &b) {
   if (options.fuse) {
     // Attention is fused by recognising it and keeping it whole for the
     // attention kernel; without fusion every composite is decomposed.
+    // Before fusion, so that each chunk's GEMM takes its own epilogue and
+    // the users of the joined chunks read them as an index map.
+    std::optional<int64_t> chunks =
+        parseOverlapChunks(options.overlapCollectives);
+    if (chunks && *chunks >= 0) {
+      fuse::FuseWindowCollectivesOptions window;
+      window.chunks = *chunks;
+      window.overlapSms = options.overlapSms;
+      window.explain = options.explain;
+      b.add(fuse::createFuseWindowCollectives(window), "func.func");
+    }
     fuse::FuseRecognizeAttentionOptions recognize;
     recognize.explain = options.explain;
     b.add(fuse::createFuseRecognizeAttention(recognize), "func.func");

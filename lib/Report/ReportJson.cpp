@@ -87,7 +87,16 @@ llvm::json::Value reportToJson(const Report &report) {
          report.after.seconds() > 0
              ? report.after.collectiveSeconds() / report.after.seconds()
              : 0.0},
-        {"hidden_us", 0.0}};
+        {"overlapped_steps",
+         static_cast<int64_t>(report.after.overlappedSteps())},
+        {"hidden_us", report.after.hiddenSeconds() * 1e6},
+        {"serial_us", report.after.serialSeconds() * 1e6}};
+  if (report.measured && report.measured->serial)
+    object["overlap_measured"] =
+        llvm::json::Object{{"stream_p50_us", report.measured->stream.p50},
+                           {"serial_p50_us", report.measured->serial->p50},
+                           {"hidden_us", report.measured->serial->p50 -
+                                             report.measured->stream.p50}};
   if (report.memory) {
     const MemorySummary &m = report.memory->summary;
     llvm::json::Array buffers;

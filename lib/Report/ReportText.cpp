@@ -119,7 +119,7 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
                       llvm::formatv("{0:F2} us", before.seconds() * 1e6).str(),
                       llvm::formatv("{0:F2} us", after.seconds() * 1e6).str(),
                       ratio(before.seconds(), after.seconds(), "faster"));
-  if (after.collectiveSteps() > 0)
+  if (after.collectiveSteps() > 0 && after.overlappedSteps() == 0)
     os << llvm::formatv(
         "  communication     {0:F2} us of the {1:F2} us predicted ({2:F1}%), "
         "{3} collective step(s); none hidden: collectives run on the "
@@ -128,6 +128,25 @@ void writeReportText(const Report &report, llvm::raw_ostream &os) {
         after.seconds() > 0 ? 100 * after.collectiveSeconds() / after.seconds()
                             : 0.0,
         after.collectiveSteps());
+  if (after.overlappedSteps() > 0)
+    os << llvm::formatv(
+        "  communication     {0:F2} us in {1} collective step(s), {2} beside "
+        "the kernels: {3:F2} us hidden ({4:F1}%), the steps in a row would "
+        "take {5:F2} us\n",
+        after.collectiveSeconds() * 1e6, after.collectiveSteps(),
+        after.overlappedSteps(), after.hiddenSeconds() * 1e6,
+        after.collectiveSeconds() > 0
+            ? 100 * after.hiddenSeconds() / after.collectiveSeconds()
+            : 0.0,
+        after.serialSeconds() * 1e6);
+  if (measured && measured->serial)
+    os << llvm::formatv(
+        "  overlap measured  step by step P50 {0:F2} us, every step on the "
+        "kernels' stream P50 {1:F2} us: {2:F2} us hidden (predicted "
+        "{3:F2})\n",
+        measured->stream.p50, measured->serial->p50,
+        measured->serial->p50 - measured->stream.p50,
+        after.hiddenSeconds() * 1e6);
   if (measured)
     os << llvm::formatv(
         "  measured on {0}: P50 {1:F2} us, P99 {2:F2} us (prediction error "

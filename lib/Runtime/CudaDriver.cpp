@@ -57,6 +57,7 @@ struct Driver::Api {
   // Streams and graphs; bound when present (hasGraphs()).
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
   CUresult (*cuStreamBeginCapture)(CUstream, int);
   CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
   CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
@@ -183,6 +184,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
   const bool graphs =
       bindSymbol(l, "cuStreamCreate", a.cuStreamCreate) &&
       bindSymbol(l, "cuStreamDestroy_v2", a.cuStreamDestroy) &&
+      bindSymbol(l, "cuStreamWaitEvent", a.cuStreamWaitEvent) &&
       bindSymbol(l, "cuStreamBeginCapture_v2", a.cuStreamBeginCapture) &&
       bindSymbol(l, "cuStreamEndCapture", a.cuStreamEndCapture) &&
       bindSymbol(l, "cuGraphInstantiateWithFlags",
@@ -234,6 +236,8 @@ void Driver::destroyGraph(CUgraphExec graph) {
 }
 
 Driver::~Driver() {
+  if (api && sideStream)
+    api->cuStreamDestroy(sideStream);
   if (api && stream)
     api->cuStreamDestroy(stream);
   if (api && context)
@@ -388,9 +392,11 @@ llvm::Error Driver::launch(CUfunction function, const int64_t grid[3],
                "cuLaunchKernel");
 }
 
-llvm::Expected<CUevent> Driver::createEvent() {
+llvm::Expected<CUevent> Driver::createEvent(bool timing) {
   CUevent event = nullptr;
-  if (llvm::Error error = check(api->cuEventCreate(&event, 0), "cuEventCreate"))
+  // CU_EVENT_DISABLE_TIMING = 2.
+  if (llvm::Error error =
+          check(api->cuEventCreate(&event, timing ? 0 : 2), "cuEventCreate"))
     return std::move(error);
   return event;
 }
@@ -402,6 +408,27 @@ void Driver::destroyEvent(CUevent event) {
 
 llvm::Error Driver::record(CUevent event) {
   return check(api->cuEventRecord(event, stream), "cuEventRecord");
+}
+
+llvm::Expected<CUstream> Driver::getSideStream() {
+  if (!stream)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the CUDA driver has no streams of its own "
+                                   "to run collectives beside the kernels");
+  // Blocking (flags 0), like the kernels' stream.
+  if (!sideStream)
+    if (llvm::Error error =
+            check(api->cuStreamCreate(&sideStream, 0), "cuStreamCreate"))
+      return std::move(error);
+  return sideStream;
+}
+
+llvm::Error Driver::recordOn(CUevent event, CUstream on) {
+  return check(api->cuEventRecord(event, on), "cuEventRecord");
+}
+
+llvm::Error Driver::waitFor(CUstream waiting, CUevent event) {
+  return check(api->cuStreamWaitEvent(waiting, event, 0), "cuStreamWaitEvent");
 }
 
 llvm::Expected<float> Driver::elapsed(CUevent start, CUevent end) {

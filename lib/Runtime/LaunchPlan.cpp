@@ -180,11 +180,14 @@ json::Object stepJson(const LaunchPlan &plan, const PlanStep &step) {
   }
   case StepKind::Collective: {
     const PlanCollective &collective = plan.collectives[step.index];
-    return json::Object{{"kind", collectiveName(collective.kind)},
+    json::Object object{{"kind", collectiveName(collective.kind)},
                         {"reduce", collective.reduce},
                         {"input", collective.input},
                         {"output", collective.output},
                         {"devices", collective.devices}};
+    if (collective.overlapSms > 0)
+      object["overlap_sms"] = collective.overlapSms;
+    return object;
   }
   }
   llvm_unreachable("unknown step kind");

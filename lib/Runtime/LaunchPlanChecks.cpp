@@ -21,6 +21,9 @@ namespace {
 constexpr int64_t kMaxSharedBytes = 227 * 1024;
 constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 constexpr int64_t kMaxGridYZ = 65535;
+/// The most SMs a collective beside the kernels may take (the compiler's
+/// fuse.overlap_sms bound; the runtime does not link the dialect).
+constexpr int kMaxPlanOverlapSms = 64;
 
 llvm::Error planError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -115,6 +118,10 @@ llvm::Error checkCollective(const LaunchPlan &plan, const PlanCollective &c,
     return planError(where + " names a buffer that does not exist");
   if (c.devices < 1)
     return planError(where + " needs \"devices\" of at least 1");
+  if (c.overlapSms < 0 || c.overlapSms > kMaxPlanOverlapSms)
+    return planError(where +
+                     " has \"overlap_sms\": " + llvm::Twine(c.overlapSms) +
+                     "; expected 0 to " + llvm::Twine(kMaxPlanOverlapSms));
   if (c.reduce != "sum" && c.reduce != "max")
     return planError(where + " has \"reduce\": \"" + c.reduce +
                      "\"; expected sum or max");

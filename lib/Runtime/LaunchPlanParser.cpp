@@ -253,6 +253,10 @@ llvm::Error parseStep(const json::Value &value, LaunchPlan &plan) {
         !integer("devices", collective.devices))
       return planError(where + " (" + *kind +
                        ") needs \"input\", \"output\" and \"devices\"");
+    if (object->get("overlap_sms") &&
+        !integer("overlap_sms", collective.overlapSms))
+      return planError(where + " (" + *kind +
+                       "): \"overlap_sms\" must be an integer");
     plan.steps.push_back({StepKind::Collective, plan.collectives.size()});
     plan.collectives.push_back(std::move(collective));
     return llvm::Error::success();

@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "opfuse/Runtime/Spmd.h"
+#include "opfuse/Runtime/StreamSchedule.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -86,6 +88,11 @@ llvm::Expected<DeviceSet> openDeviceSet(cuda::Driver &first, int devices,
     set.drivers.push_back(set.owned.back().get());
   }
   if (!plan.collectives.empty()) {
+    // Collectives beside the kernels find only the SMs the chunked GEMMs
+    // leave them: NCCL is held to as many CTAs (NCCL_MAX_CTAS, read when
+    // the communicator is set up), unless the user set it.
+    if (int ctas = overlapCtas(plan); ctas > 0)
+      setenv("NCCL_MAX_CTAS", std::to_string(ctas).c_str(), /*overwrite=*/0);
     llvm::Expected<std::unique_ptr<Nccl>> opened =
         Nccl::open(ncclPath, devices);
     if (!opened)

@@ -180,6 +180,8 @@ LogicalResult planCollective(fuse::FuseDialect &dialect, Operation &op,
       offsets && !offsets.empty())
     plan.buffers[*output].offset = offsets[0];
   collective.output = *output;
+  if (IntegerAttr sms = dialect.getOverlapSmsAttrHelper().getAttr(&op))
+    collective.overlapSms = sms.getInt();
   plan.steps.push_back({StepKind::Collective, plan.collectives.size()});
   plan.collectives.push_back(std::move(collective));
   return success();

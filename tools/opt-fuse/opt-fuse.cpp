@@ -97,6 +97,20 @@ cl::opt<std::string> gemmPrologues(
              "its rows itself, measured slower than the norm's kernel on the "
              "H200) or never (they stay a kernel of their own)"),
     cl::value_desc("auto|always|never"), cl::init("auto"), cl::cat(category));
+cl::opt<std::string> overlapCollectives(
+    "overlap-collectives",
+    cl::desc("Split a matmul whose result only an all_reduce reads (a "
+             "row-parallel layer) into row chunks, so that each chunk's "
+             "all_reduce runs on a stream of its own while the next chunk "
+             "multiplies: auto (default: where the cost model predicts a "
+             "gain of 5% or more), off, or a chunk count (2, 3, 4, 6 or 8)"),
+    cl::value_desc("auto|off|N"), cl::init("auto"), cl::cat(category));
+cl::opt<int64_t> overlapSms(
+    "overlap-sms",
+    cl::desc("SMs the chunked GEMMs of --overlap-collectives leave free "
+             "and the CTAs NCCL may use (NCCL_MAX_CTAS) for the all_reduces "
+             "beside them (1 to 64, default 16)"),
+    cl::value_desc("N"), cl::init(16), cl::cat(category));
 cl::opt<bool> planOutputs(
     "plan-outputs",
     cl::desc("Plan the function's results into the arena too (by default "
@@ -475,6 +489,8 @@ int main(int argc, char **argv) {
   compile.explain = explain || !remarksOutputFile.empty();
   options.remarksPath = remarksOutputFile;
   compile.gemmPrologues = gemmPrologues;
+  compile.overlapCollectives = overlapCollectives;
+  compile.overlapSms = overlapSms;
   compile.planOutputs = planOutputs;
   compile.target = target;
   compile.chip = chip;

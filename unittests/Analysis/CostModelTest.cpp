@@ -248,6 +248,67 @@ TEST_F(CostModelTest, RingAllReduceIsLinkBound) {
   EXPECT_NEAR(p.linkSeconds, 1572864 / 100e9, 1e-15);
 }
 
+TEST(ScheduleSecondsTest, ChunksBesideTheKernelsPipeline) {
+  // GEMM chunks of 10 us, each followed by its all_reduce of 15 us beside
+  // the kernels: 0-10 g0, 10-25 c0, 10-20 g1, 25-40 c1 (it waits for c0).
+  std::vector<ScheduledStep> steps = {{10, false, false, {}},
+                                      {15, true, false, {0}},
+                                      {10, false, false, {}},
+                                      {15, true, false, {2}}};
+  EXPECT_DOUBLE_EQ(scheduleSeconds(steps), 40);
+  // A kernel reading both reduced chunks starts at 40.
+  steps.push_back({5, false, false, {1, 3}});
+  EXPECT_DOUBLE_EQ(scheduleSeconds(steps), 45);
+  // On one stream the same steps take their sum.
+  for (ScheduledStep &step : steps)
+    step.beside = false;
+  EXPECT_DOUBLE_EQ(scheduleSeconds(steps), 55);
+}
+
+TEST(ScheduleSecondsTest, ACollectiveOnTheKernelsStreamWaitsForThoseBeside) {
+  // c0 beside (0-30) while k1 runs (0-10); c1 on the kernels' stream joins
+  // the streams first: 30-35, then k2 35-36.
+  std::vector<ScheduledStep> steps = {{30, true, false, {}},
+                                      {10, false, false, {}},
+                                      {5, false, true, {}},
+                                      {1, false, false, {}}};
+  EXPECT_DOUBLE_EQ(scheduleSeconds(steps), 36);
+}
+
+TEST_F(CostModelTest, WindowedChunksHideTheirAllReducesBehindTheNextGemm) {
+  GpuTarget target = roundTarget();
+  target.smCount = 100;
+  CostModel windowed(target);
+  // Two chunks of a row-parallel layer as fuse-window-collectives leaves
+  // them: each GEMM leaves 20 of the 100 SMs to NCCL, so it computes
+  // 100 / 80 slower; chunk 0's all_reduce runs beside chunk 1's GEMM.
+  func::FuncOp func = parseFirst<func::FuncOp>(R"(
+    func.func @f(%a: tensor<512x1024xbf16>, %b: tensor<512x1024xbf16>, %w: tensor<1024x1024xbf16>) -> tensor<1024x1024xbf16> {
+      %p0 = fuse.matmul %a, %w {fuse.overlap_sms = 20 : i64} : (tensor<512x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<512x1024xbf16>
+      %r0 = fuse.all_reduce sum, %p0 devices = 2 {fuse.overlap_sms = 20 : i64} : tensor<512x1024xbf16>
+      %p1 = fuse.matmul %b, %w {fuse.overlap_sms = 20 : i64} : (tensor<512x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<512x1024xbf16>
+      %r1 = fuse.all_reduce sum, %p1 devices = 2 {fuse.overlap_sms = 20 : i64} : tensor<512x1024xbf16>
+      %j = fuse.concat %r0, %r1 axis = 0 : (tensor<512x1024xbf16>, tensor<512x1024xbf16>) -> tensor<1024x1024xbf16>
+      return %j : tensor<1024x1024xbf16>
+    })");
+  GraphAnalysis graph = analyzeFunction(func, windowed);
+  ASSERT_EQ(graph.kernels.size(), 5u);
+  const double flops = 2.0 * 512 * 1024 * 1024;
+  EXPECT_NEAR(graph.kernels[0].prediction.computeSeconds,
+              flops / 100e12 * 100 / 80, 1e-12);
+  EXPECT_TRUE(graph.kernels[1].beside);
+  EXPECT_FALSE(graph.kernels[2].beside);
+  EXPECT_EQ(graph.kernels[4].reads, (std::vector<size_t>{1, 3}));
+  EXPECT_EQ(graph.overlappedSteps(), 2);
+  const double g = graph.kernels[0].prediction.seconds();
+  const double c = graph.kernels[1].prediction.seconds();
+  const double join = graph.kernels[4].prediction.seconds();
+  // g0, then c0 beside g1, then c1, then the concat's kernel.
+  EXPECT_NEAR(graph.seconds(), g + std::max(g, c) + c + join, 1e-12);
+  EXPECT_NEAR(graph.serialSeconds(), 2 * g + 2 * c + join, 1e-12);
+  EXPECT_NEAR(graph.hiddenSeconds(), std::min(g, c), 1e-12);
+}
+
 TEST_F(CostModelTest, GroupCostsItsBoundaryOnly) {
   // add + exp on 1M f32 in one kernel: reads x (4 MiB) and the 1024-float
   // bias (4 KiB), writes 4 MiB; the intermediate never reaches memory.

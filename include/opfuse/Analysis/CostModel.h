@@ -120,6 +120,10 @@ private:
   /// L2 or HBM bandwidth, times the memory efficiency.
   double bandwidth(bool fromL2) const;
 
+  /// How much slower the GEMM kernel `kernel` computes on the SMs its
+  /// fuse.overlap_sms leaves it; 1 without one.
+  double overlapSlowdown(mlir::Operation *kernel) const;
+
   /// Work::tailSeconds of the GEMM kernel `kernel` with `contraction`.
   double splitKTailSeconds(mlir::Operation *kernel,
                            mlir::Operation *contraction) const;
@@ -147,6 +151,11 @@ struct KernelAnalysis {
   std::string name;
   /// A collective step: timed with the run, not as a kernel of its own.
   bool collective = false;
+  /// A collective on a stream of its own, beside the kernels
+  /// (fuse.overlap_sms), and the earlier steps whose results it or a
+  /// kernel reads (indices into GraphAnalysis::kernels).
+  bool beside = false;
+  std::vector<size_t> reads;
   /// "file:line:col" of the op or group.
   std::string location;
   /// The fuse ops it computes, in order ("mul", "tanh", ...).
@@ -157,18 +166,46 @@ struct KernelAnalysis {
   Prediction prediction;
 };
 
+/// One step of a plan run on two streams: the kernels' stream and, for
+/// collectives that overlap (fuse.overlap_sms), a stream of their own.
+struct ScheduledStep {
+  double seconds = 0;
+  /// Runs on the collectives' stream, beside the kernels: it starts when
+  /// the steps queued before it on the kernels' stream are done and the
+  /// collective before it on its stream has finished.
+  bool beside = false;
+  /// On the kernels' stream, but after everything beside them too: a
+  /// collective that does not overlap (NCCL runs one communicator's calls
+  /// in the order they were made, and the runtime joins the streams).
+  bool joins = false;
+  /// Earlier steps whose results it reads (only those beside the kernels
+  /// matter: the kernels' stream runs in order anyway).
+  std::vector<size_t> after;
+};
+
+/// When the last of `steps` ends, each starting as soon as its stream and
+/// what it reads allow.
+double scheduleSeconds(llvm::ArrayRef<ScheduledStep> steps);
+
 /// The kernels of a function in launch order, and their sums.
 struct GraphAnalysis {
   std::string function;
   std::vector<KernelAnalysis> kernels;
   int64_t bytes() const;
   double flops() const;
-  /// The sum along the schedule: kernels run one after another.
+  /// The time along the schedule: kernels run one after another, and a
+  /// collective beside them (fuse.overlap_sms) while the kernels after it
+  /// that do not read it run (scheduleSeconds).
   double seconds() const;
-  /// The collective steps: how many, and their predicted time. The runtime
-  /// runs them on the kernels' stream, so none of it overlaps a kernel.
+  /// The sum of every step's time: the schedule on one stream.
+  double serialSeconds() const;
+  /// The collective steps: how many, and their predicted time.
   int collectiveSteps() const;
   double collectiveSeconds() const;
+  /// How many collectives run beside the kernels, and how much of the
+  /// collectives' time the schedule hides (serialSeconds() - seconds()).
+  int overlappedSteps() const;
+  double hiddenSeconds() const;
 };
 
 /// Analyses `func` as it stands: before fusion every op is a kernel, after

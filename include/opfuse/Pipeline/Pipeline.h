@@ -30,6 +30,10 @@ enum class CompileStage { Fused, Planned, Gpu, Llvm, Ptx };
 /// Parses a --compile-to value; nullopt for an unknown one.
 std::optional<CompileStage> parseCompileStage(llvm::StringRef value);
 
+/// --overlap-collectives: 0 for "auto" (the cost model chooses), -1 for
+/// "off", or the chunk count; nothing for anything else.
+std::optional<int64_t> parseOverlapChunks(llvm::StringRef value);
+
 /// The accepted --compile-to values, for help and errors.
 const char *listCompileStages();
 
@@ -62,6 +66,12 @@ struct CompileOptions {
   /// When GEMMs compute A in a prologue: auto (where the cost model says
   /// it pays), always or never.
   std::string gemmPrologues = "auto";
+  /// Whether a GEMM that feeds an all_reduce is split into chunks whose
+  /// all_reduces overlap the next chunk (fuse-window-collectives): "auto"
+  /// (where the cost model predicts a gain), "off", or a chunk count.
+  std::string overlapCollectives = "auto";
+  /// SMs those GEMMs leave to NCCL.
+  int64_t overlapSms = 16;
   /// Plan the function's results into the arena too.
   bool planOutputs = false;
   /// A built-in target (a100, h100, h200) or a target file.
@@ -98,6 +108,17 @@ struct FusePipelineOptions
                      "prologue: auto (where the cost model says it pays), "
                      "always or never"),
       llvm::cl::init("auto")};
+  Option<std::string> overlapCollectives{
+      *this, "overlap-collectives",
+      llvm::cl::desc("Split a GEMM that feeds an all_reduce into chunks "
+                     "whose all_reduces overlap the next chunk: auto "
+                     "(where the cost model predicts a gain), off, or a "
+                     "chunk count (2, 3, 4, 6 or 8)"),
+      llvm::cl::init("auto")};
+  Option<int64_t> overlapSms{
+      *this, "overlap-sms",
+      llvm::cl::desc("SMs the chunked GEMMs leave to NCCL (1 to 64)"),
+      llvm::cl::init(16)};
   Option<bool> planOutputs{
       *this, "plan-outputs",
       llvm::cl::desc("Plan the function's results into the arena too"),

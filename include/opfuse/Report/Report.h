@@ -37,6 +37,10 @@ struct MeasuredRun {
   /// (unset without one); `total` is the faster.
   KernelMeasurement stream;
   std::optional<KernelMeasurement> graph;
+  /// With collectives beside the kernels: the runs launched step by step
+  /// with every step on the kernels' stream instead (`stream` minus it is
+  /// what the overlap hid).
+  std::optional<KernelMeasurement> serial;
   std::vector<KernelMeasurement> kernels;
   /// Device memory the runtime allocated for the plan's buffers.
   int64_t allocatedBytes = 0;

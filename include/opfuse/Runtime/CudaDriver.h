@@ -93,9 +93,16 @@ public:
   llvm::Error launch(CUfunction function, const int64_t grid[3],
                      const int64_t block[3], int64_t sharedBytes, void **args,
                      bool early = false);
-  llvm::Expected<CUevent> createEvent();
+  /// An event; without `timing`, one only for ordering streams (cheaper).
+  llvm::Expected<CUevent> createEvent(bool timing = true);
   void destroyEvent(CUevent event);
   llvm::Error record(CUevent event);
+  /// The second stream collectives beside the kernels run on (created on
+  /// first use, where hasGraphs()), and the two ways streams meet: an
+  /// event recorded on one, and another waiting for it.
+  llvm::Expected<CUstream> getSideStream();
+  llvm::Error recordOn(CUevent event, CUstream on);
+  llvm::Error waitFor(CUstream waiting, CUevent event);
   /// Milliseconds between two recorded events (waits for `end`).
   llvm::Expected<float> elapsed(CUevent start, CUevent end);
   llvm::Error synchronize();
@@ -135,6 +142,7 @@ private:
   /// The stream everything is queued on: the runtime's own where graphs
   /// are available, else the legacy default stream (null).
   CUstream stream = nullptr;
+  CUstream sideStream = nullptr;
   bool earlyLaunch = false;
   std::string name;
 };

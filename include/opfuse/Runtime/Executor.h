@@ -63,6 +63,12 @@ struct BenchOptions {
   /// dependent launches when they follow a kernel (where the driver and
   /// GPU can): each may start while the one before it finishes.
   bool earlyLaunch = true;
+  /// Run the collectives the plan puts beside the kernels (overlap_sms:
+  /// the chunks of a windowed layer) on a second stream, where the driver
+  /// has streams of its own; off: every step on the kernels' stream. When
+  /// on and the plan overlaps, runs are also timed with it off, so that
+  /// the result says how much the overlap hid.
+  bool overlapCollectives = true;
   /// Where libnccl.so.2 is, for plans with collective steps; empty: search
   /// (opfuse/Runtime/Nccl.h).
   std::string ncclPath;
@@ -98,6 +104,11 @@ struct BenchResult {
   std::vector<LatencyStats> kernels;
   /// Kernel steps of a run launched early (programmatic dependent launch).
   int earlyLaunches = 0;
+  /// Collective steps that ran beside the kernels, and whole runs launched
+  /// step by step with every step on the kernels' stream instead (unset
+  /// when none ran beside them): the difference is the time hidden.
+  int overlappedSteps = 0;
+  std::optional<LatencyStats> serial;
   /// Device-memory bytes the kernels move per run (from the plan).
   int64_t bytesMoved = 0;
   /// Bytes of device memory allocated for the plan's buffers.

@@ -133,6 +133,12 @@ struct PlanCollective {
   std::string reduce = "sum";
   int input = 0, output = 0;
   int devices = 1;
+  /// 0: on the kernels' stream, in order with them. Otherwise it runs on a
+  /// stream of its own beside the kernels after it that do not touch its
+  /// buffers, with NCCL limited to this many CTAs (the SMs the GEMMs
+  /// around it leave free): a chunk of a windowed layer
+  /// (fuse-window-collectives).
+  int overlapSms = 0;
 };
 
 enum class StepKind { Kernel, Copy, Memset, Collective };

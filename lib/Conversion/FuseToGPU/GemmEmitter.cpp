@@ -199,8 +199,13 @@ public:
 
   FailureOr<LaunchConfig> configure(GroupOp group,
                                     const EmitContext &context) const override {
+    // A GEMM whose chunks alternate with all_reduce chunks on another
+    // stream (fuse-window-collectives) leaves SMs to NCCL: it is tiled and
+    // its persistent grid sized for the rest.
+    const GpuTarget target =
+        withSmsSetAside(context.target, getOverlapSms(group));
     FailureOr<MatmulTiling> tiling =
-        chooseGemmTiling(group, context.options, context.target);
+        chooseGemmTiling(group, context.options, target);
     if (failed(tiling))
       return failure();
     FailureOr<GemmProblem> problem =
@@ -208,7 +213,7 @@ public:
     if (failed(problem))
       return failure();
     GemmDecision decision =
-        decideGemmSchedule(*problem, *tiling, context.options, context.target);
+        decideGemmSchedule(*problem, *tiling, context.options, target);
     FuseDialect &dialect = getFuseDialect(group.getContext());
     MLIRContext *mlirContext = group.getContext();
     dialect.getMatmulTilingAttrHelper().setAttr(

@@ -306,3 +306,29 @@ func.func @misspelt_shard(%x: tensor<4xf32> {fuse.shards = 0 : i64}) -> tensor<4
 func.func @name_not_a_string(%x: tensor<4xf32> {fuse.name = 3 : i64}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// fuse.overlap_sms marks the chunks of a windowed layer: a collective and
+// the GEMMs beside it, nothing else, with a count of SMs in [1, 64].
+func.func @overlap_on_elementwise(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.overlap_sms' belongs on a collective, a GEMM contraction or a fuse.group}}
+  %0 = fuse.relu %x {fuse.overlap_sms = 16 : i64} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @overlap_too_many_sms(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.overlap_sms' must be an i64 in [1, 64]}}
+  %0 = fuse.all_reduce sum, %x devices = 2 {fuse.overlap_sms = 65 : i64} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @overlap_as_string(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.overlap_sms' must be an i64 count of SMs}}
+  %0 = fuse.all_reduce sum, %x devices = 2 {fuse.overlap_sms = "all"} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

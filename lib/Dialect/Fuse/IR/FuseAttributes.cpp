@@ -249,6 +249,32 @@ GpuTarget getTarget(Operation *op) {
   return *findBuiltinTarget("h200");
 }
 
+int64_t getOverlapSms(Operation *kernelOp) {
+  auto helper =
+      getFuseDialect(kernelOp->getContext()).getOverlapSmsAttrHelper();
+  if (IntegerAttr own = helper.getAttr(kernelOp))
+    return own.getInt();
+  if (auto group = dyn_cast<GroupOp>(kernelOp))
+    for (Operation &inner : group.getBody().front())
+      if (IntegerAttr sms = helper.getAttr(&inner);
+          sms && isGemmContraction(&inner))
+        return sms.getInt();
+  return 0;
+}
+
+GpuTarget withSmsSetAside(GpuTarget target, int64_t sms) {
+  if (sms <= 0 || sms >= target.smCount)
+    return target;
+  const double share = double(target.smCount - sms) / target.smCount;
+  target.smCount -= sms;
+  target.fp32Flops *= share;
+  target.tf32TensorFlops *= share;
+  target.fp16TensorFlops *= share;
+  target.l2Bandwidth *= share;
+  target.hbmBandwidth *= share;
+  return target;
+}
+
 } // namespace opfuse::fuse
 
 //===----------------------------------------------------------------------===//
@@ -422,6 +448,19 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
     if (failed(typedAttr<UnitAttr>(op, attribute, "a unit attribute")))
       return failure();
     return onlyOn(isa<GroupOp>(op), "a fuse.group");
+  }
+  if (name == getOverlapSmsAttrHelper().getName()) {
+    FailureOr<IntegerAttr> sms =
+        typedAttr<IntegerAttr>(op, attribute, "an i64 count of SMs");
+    if (failed(sms))
+      return failure();
+    if (!sms->getType().isInteger(64) || sms->getInt() < 1 ||
+        sms->getInt() > kMaxOverlapSms)
+      return op->emitError()
+             << "'" << name.getValue() << "' must be an i64 in [1, "
+             << kMaxOverlapSms << "]";
+    return onlyOn(isCollective(op) || isGemmContraction(op) || isa<GroupOp>(op),
+                  "a collective, a GEMM contraction or a fuse.group");
   }
   if (name == getShardAttrHelper().getName())
     return op->emitError() << "'" << name.getValue()

@@ -38,6 +38,21 @@ llvm::SmallVector<TensorMapAttr> getTensorMaps(mlir::Operation *op);
 /// that holds it (or of `op` itself), else the built-in h200.
 GpuTarget getTarget(mlir::Operation *op);
 
+/// The most SMs a `fuse.overlap_sms` may set aside: past half of a GPU's
+/// SMs the GEMM beside the collective would lose more than it hides.
+inline constexpr int64_t kMaxOverlapSms = 64;
+
+/// The SMs the GEMM kernel `kernelOp` (a fuse.group or a lone contraction)
+/// leaves to a collective that runs beside it: the `fuse.overlap_sms` of
+/// the group or of a contraction in it; 0 when it has none.
+int64_t getOverlapSms(mlir::Operation *kernelOp);
+
+/// `target` with `sms` of its SMs set aside (0 leaves it as it is): fewer
+/// SMs, and its throughputs (FLOP/s, L2 and HBM bandwidth) scaled by the
+/// share left, so that each SM keeps its rates. What a GEMM kernel sized
+/// by getOverlapSms is tiled and priced on.
+GpuTarget withSmsSetAside(GpuTarget target, int64_t sms);
+
 } // namespace opfuse::fuse
 
 #endif // OPFUSE_DIALECT_FUSE_IR_FUSEATTRIBUTES_H

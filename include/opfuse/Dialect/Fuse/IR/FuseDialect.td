@@ -89,6 +89,13 @@ def Fuse_Dialect : Dialect {
     // (fuse-dedup-kernels): the name its launch step keeps, while
     // `kernel` names the function it launches.
     "::mlir::StringAttr":$step_name,
+    // On the chunks of a GEMM and its all_reduce that
+    // fuse-window-collectives split so that one chunk's all_reduce runs
+    // while the next chunk multiplies: on each all_reduce, the SMs (NCCL
+    // CTAs) it may use on a stream of its own; on each contraction (and
+    // the GEMM group formed from it), the SMs its grid leaves free for
+    // them.
+    "::mlir::IntegerAttr":$overlap_sms,
     // On a function argument: the axis along which the devices of an SPMD
     // run (--devices N) each hold one slice of the global tensor; an
     // argument without it is replicated (every device holds all of it).

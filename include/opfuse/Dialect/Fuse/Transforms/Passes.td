@@ -92,6 +92,61 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }
 
+def FuseWindowCollectives : Pass<"fuse-window-collectives", "mlir::func::FuncOp"> {
+  let summary = "Split a GEMM feeding an all_reduce into chunks whose all_reduces overlap the next chunk's GEMM";
+  let description = [{
+    A row-parallel layer of tensor parallelism ends in `matmul` then
+    `all_reduce`: run one after the other, the GPUs' links idle while the
+    tensor cores work and the other way round. This pass splits such a
+    matmul along its rows (the first non-unit dimension of its result
+    before the last two, else M) into chunks, each a `fuse.slice` of the
+    left operand times the whole right operand, and gives every chunk an
+    `all_reduce` of its own; a `fuse.concat` joins the reduced chunks for
+    the users, where fusion reads them as an index map (no copy). The
+    runtime then runs each chunk's all_reduce on a stream of its own while
+    the next chunk multiplies (XLA's windowed einsum and PyTorch's async
+    tensor parallelism do the same).
+
+    Every chunk's matmul and all_reduce carry `fuse.overlap_sms`: the SMs
+    the GEMM kernels leave free and the CTAs NCCL may use, so that both
+    run at once (a persistent GEMM otherwise holds every SM).
+
+    It applies where the matmul's only user is an all_reduce over more than
+    one device, the left operand is not transposed and its row count, the
+    right operand is 2-D, every user of the all_reduce is elementwise (so
+    the concat costs nothing) and the cost model predicts a gain of 5% or
+    more: the chunked pipeline on two streams (each chunk's GEMM, then its
+    all_reduce beside the next GEMM) against the GEMM and the all_reduce in
+    a row, both at the roofline, a chunk's GEMM scaled by the tile model's
+    ratio of a chunk on the SMs left to the whole GEMM on all of them (the
+    waves a smaller grid loses). Chunks are 2, 3, 4, 6 or 8 equal parts of whole
+    128-row tiles; `chunks` forces a count. With `fuse-explain`, a remark
+    at each all_reduce says what was predicted or why it was left whole.
+
+    ```mlir
+    %p = fuse.matmul %h, %w : (tensor<8192x1376xbf16>, tensor<1376x4096xbf16>) -> tensor<8192x4096xbf16>
+    %r = fuse.all_reduce sum, %p devices = 8 : tensor<8192x4096xbf16>
+    // becomes, with two chunks
+    %h0 = fuse.slice %h offsets = [0, 0] sizes = [4096, 1376] strides = [1, 1] : tensor<8192x1376xbf16> -> tensor<4096x1376xbf16>
+    %p0 = fuse.matmul %h0, %w {fuse.overlap_sms = 16 : i64} : (tensor<4096x1376xbf16>, tensor<1376x4096xbf16>) -> tensor<4096x4096xbf16>
+    %r0 = fuse.all_reduce sum, %p0 devices = 8 {fuse.overlap_sms = 16 : i64} : tensor<4096x4096xbf16>
+    // ... the same for rows 4096-8191 ...
+    %r = fuse.concat %r0, %r1 axis = 0 : (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<8192x4096xbf16>
+    ```
+  }];
+  let options = [
+    Option<"chunks", "chunks", "int64_t", /*default=*/"0",
+           "Chunks per window (2 to 8); 0 lets the cost model choose, and "
+           "leaves a layer whole when it predicts no gain">,
+    Option<"overlapSms", "overlap-sms", "int64_t", /*default=*/"16",
+           "SMs the chunk GEMMs leave to NCCL (1 to 64)">,
+    Option<"explain", "fuse-explain", "bool", /*default=*/"false",
+           "Remark at each all_reduce of a matmul: the chunks and the "
+           "predicted times, or why it stays whole">,
+  ];
+  let dependentDialects = ["::opfuse::fuse::FuseDialect"];
+}
+
 def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Group elementwise chains, row reductions with their prologues and epilogues, and matmuls with their epilogues into fuse.group kernels";
   let description = [{
