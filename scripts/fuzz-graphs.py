@@ -26,6 +26,11 @@ or, with --modes=gpu on a machine with a GPU,
   opt-fuse G --check               the GPU's outputs within tolerance of
   opt-fuse G --check --numerics=strict    the reference of each mode
 
+or, with --modes=window, row-parallel layers (a matmul, its all_reduce over
+2 devices and an elementwise epilogue) split into the row chunks the graph
+names (--overlap-collectives=C, fuse-window-collectives), through
+--check-fusion --devices=2 and --emit=ptx;
+
 or, with --modes=host anywhere, the same two runs through --check-on-host
 (the kernels interpreted on the host; a kernel the interpreter does not
 run, a GEMM's, exits 4 and is counted as unsupported).
@@ -343,6 +348,55 @@ def generate(seed, spmd=False):
             "\n".join(g.lines) + f"\n  return {names} : {types}\n}}\n")
 
 
+def generate_window(seed):
+    """A row-parallel layer over 2 devices for fuse-window-collectives:
+    matmul(h, w) (w split by rows half the time), an all_reduce (sum or
+    max), then up to four elementwise ops on the reduced rows (bias,
+    residual, activations), h of 128 x C x {1, 2} rows for a chunk count
+    C drawn with the graph and named in its first line."""
+    rng = random.Random(seed)
+    g = Graph(rng)
+    dtype = rng.choice(FLOATS)
+    chunks = rng.choice((2, 3, 4, 6, 8))
+    m, k, n = 128 * chunks * rng.choice((1, 2)), rng.choice(DIMS), \
+        rng.choice(DIMS)
+    h, w = g.arg((m, k), dtype), g.arg((k, n), dtype)
+    t = type_of((m, n), dtype)
+    x = g.emit(f"fuse.matmul {h[0]}, {w[0]} : ({type_of(h[1], dtype)}, "
+               f"{type_of(w[1], dtype)}) -> {t}", (m, n), dtype)
+    x = g.emit(f"fuse.all_reduce {rng.choice(('sum', 'max'))}, {x[0]} "
+               f"devices = 2 : {t}", (m, n), dtype)
+    for _ in range(rng.randint(0, 4)):
+        op = rng.choice(("relu", "tanh", "silu", "bias", "residual"))
+        if op in ("bias", "residual"):
+            other = g.arg((n,) if op == "bias" else (m, n), dtype)
+            x = g.emit(f"fuse.add {x[0]}, {other[0]} : ({t}, "
+                       f"{type_of(other[1], dtype)}) -> {t}", (m, n), dtype)
+        else:
+            x = g.emit(f"fuse.{op} {x[0]} : {t}", (m, n), dtype)
+    shard = " {fuse.shard = 0 : i64}" if k % 2 == 0 and rng.random() < 0.5 \
+        else ""
+    params = ", ".join(f"{name}: {type_of(shape, d)}"
+                       f"{shard if name == w[0] else ''}"
+                       for name, shape, d in g.args)
+    return (f"// fuzz-graphs.py seed {seed} window {chunks}\n"
+            f"func.func @g({params}) -> ({t}) {{\n" + "\n".join(g.lines) +
+            f"\n  return {x[0]} : {t}\n}}\n")
+
+
+def window_chunks(path):
+    """The chunk count generate_window named in the graph's first line."""
+    with open(path) as f:
+        match = re.search(r"window (\d+)", f.readline())
+    return match.group(1) if match else "auto"
+
+
+def graph_for(seed, modes):
+    if "--check-fusion-window" in modes:
+        return generate_window(seed)
+    return generate(seed, spmd="--check-fusion-spmd" in modes)
+
+
 MODES = {"--check-fusion": ["--check-fusion"],
          "--check-fusion-spmd": ["--check-fusion", "--devices=2"],
          "--emit=ptx": ["--emit=ptx", "-o", os.devnull],
@@ -350,7 +404,14 @@ MODES = {"--check-fusion": ["--check-fusion"],
          "--check-strict": ["--check", "--numerics=strict"],
          "--check-on-host": ["--check-on-host"],
          "--check-on-host-strict": ["--check-on-host", "--numerics=strict"],
-         "--check-on-host-spmd": ["--check-on-host", "--devices=2"]}
+         "--check-on-host-spmd": ["--check-on-host", "--devices=2"],
+         # Row-parallel layers split into the chunks the graph names.
+         "--check-fusion-window": lambda path: [
+             "--check-fusion", "--devices=2",
+             "--overlap-collectives=" + window_chunks(path)],
+         "--emit=ptx-window": lambda path: [
+             "--emit=ptx", "-o", os.devnull,
+             "--overlap-collectives=" + window_chunks(path)]}
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
              "--check-strict", "--check-on-host", "--check-on-host-strict",
@@ -360,13 +421,15 @@ MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
                       "--emit=ptx"),
              "gpu": ("--check", "--check-strict"),
-             "host": ("--check-on-host", "--check-on-host-strict")}
+             "host": ("--check-on-host", "--check-on-host-strict"),
+             "window": ("--check-fusion-window", "--emit=ptx-window")}
 
 
 def outcome(opt_fuse, path, mode):
     """(kind, exit code, output) of one run of opt-fuse on `path`."""
     try:
-        done = subprocess.run([opt_fuse, path, *MODES[mode]],
+        args = MODES[mode](path) if callable(MODES[mode]) else MODES[mode]
+        done = subprocess.run([opt_fuse, path, *args],
                               capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "failure", "timeout", ""
@@ -386,7 +449,7 @@ def outcome(opt_fuse, path, mode):
 def run_one(opt_fuse, seed, directory, modes):
     path = os.path.join(directory, f"seed{seed}.mlir")
     with open(path, "w") as f:
-        f.write(generate(seed, spmd="--check-fusion-spmd" in modes))
+        f.write(graph_for(seed, modes))
     outcomes = []
     for mode in modes:
         kind, code, text = outcome(opt_fuse, path, mode)
@@ -403,7 +466,7 @@ def run_batch(opt_fuse, seeds, directory, modes):
     paths, texts = {}, []
     for seed in seeds:
         paths[seed] = os.path.join(directory, f"seed{seed}.mlir")
-        text = generate(seed, spmd="--check-fusion-spmd" in modes)
+        text = graph_for(seed, modes)
         with open(paths[seed], "w") as f:
             f.write(text)
         texts.append(text.replace("func.func @g(", f"func.func @s{seed}(", 1))
@@ -566,10 +629,13 @@ def main():
                              "--check-on-host --devices=2 and --emit=ptx; gpu: --check in the default and "
                              "the strict numerics (needs a GPU); host: the "
                              "same through --check-on-host (no GPU; "
-                             "GEMM kernels count as unsupported)")
+                             "GEMM kernels count as unsupported); window: "
+                             "row-parallel layers split into row chunks "
+                             "(--overlap-collectives), --check-fusion "
+                             "--devices=2 and --emit=ptx")
     args = parser.parse_args()
     if args.print is not None:
-        sys.stdout.write(generate(args.print, spmd=args.modes == "spmd"))
+        sys.stdout.write(graph_for(args.print, MODE_SETS[args.modes]))
         return 0
     if args.reduce:
         kind, code, _ = outcome(args.opt_fuse, args.reduce, args.mode)

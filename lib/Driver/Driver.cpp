@@ -232,10 +232,17 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
     return ExitUsage;
   }
   if (options.devices && !(options.check || options.bench ||
-                           options.checkFusion || options.checkOnHost)) {
+                           options.checkFusion || options.checkOnHost ||
+                           options.calibrate)) {
     llvm::errs() << "opt-fuse: error: --devices runs the function on "
                     "several devices: it needs --check, --check-on-host, "
-                    "--bench or --check-fusion\n";
+                    "--bench or --check-fusion (or --calibrate, to measure "
+                    "the links)\n";
+    return ExitUsage;
+  }
+  if (options.calibrate && options.devices == 1) {
+    llvm::errs() << "opt-fuse: error: --calibrate --devices=N measures the "
+                    "links between N GPUs: N must be 2 or more\n";
     return ExitUsage;
   }
   if (options.devices &&

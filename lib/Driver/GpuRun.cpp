@@ -345,6 +345,34 @@ int runCalibration(const DriverOptions &options, const GpuTarget &base) {
                  << llvm::toString(measured.takeError()) << "\n";
     return ExitGpuError;
   }
+  if (options.devices >= 2) {
+    // The links, through NCCL as plans run collectives: at full width
+    // (the link bandwidth of the target), then held to the CTAs
+    // --overlap-sms leaves a collective beside the kernels (logged, to
+    // choose that setting by; NCCL_MAX_CTAS then stays set, so second).
+    constexpr int64_t kLinkBytes = int64_t(256) << 20;
+    for (int ctas : {0, static_cast<int>(options.compile.overlapSms)}) {
+      llvm::Expected<LinkMeasurement> link =
+          measureLinkBandwidth(*driver, options.devices, kLinkBytes, ctas,
+                               options.ncclPath, calibration, llvm::errs());
+      if (!link) {
+        llvm::Error error = link.takeError();
+        const bool unavailable = error.isA<CollectivesUnavailableError>();
+        llvm::errs() << "opt-fuse: error: link calibration failed: "
+                     << llvm::toString(std::move(error)) << "\n";
+        return unavailable ? ExitNoCollectives : ExitGpuError;
+      }
+      if (ctas == 0) {
+        measured->linkBandwidth = link->busBandwidth;
+        // "... (link bandwidth from h200)" no longer holds.
+        std::string &source = measured->source;
+        source = source.substr(0, source.find(" (link bandwidth from")) +
+                 llvm::formatv(" (links: {0} GPUs through NCCL)",
+                               options.devices)
+                     .str();
+      }
+    }
+  }
   return writeOutput(
       options, [&](llvm::raw_ostream &os) { writeTargetJson(*measured, os); });
 }

@@ -135,7 +135,10 @@ cl::opt<bool> calibrate(
     "calibrate",
     cl::desc("On the GPU: measure copy bandwidth (HBM, L2), FP32 and "
              "tensor-core throughput and launch overhead, and write a "
-             "target file to -o for --target (takes no model)"),
+             "target file to -o for --target (takes no model); with "
+             "--devices=N (2 or more) also the link bandwidth, an all_reduce "
+             "of 256 MB through NCCL on GPUs 0 to N-1, and the same with "
+             "NCCL held to --overlap-sms CTAs (logged)"),
     cl::cat(category));
 cl::opt<int> vectorsPerThread(
     "vectors-per-thread",

@@ -27,11 +27,31 @@ struct CalibrateOptions {
 std::string calibrationPtx();
 
 /// Measures the device behind `driver`. Fields no single-GPU benchmark can
-/// measure (NVLink bandwidth) come from `base`; sizes and the chip come from
+/// measure (NVLink bandwidth; measureLinkBandwidth below) come from `base`; sizes and the chip come from
 /// the device's attributes. Writes one line per measurement to `log`.
 llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
                                     const CalibrateOptions &options,
                                     llvm::raw_ostream &log);
+
+/// What measureLinkBandwidth found: the P50 of one all_reduce and the bus
+/// bandwidth, bytes x 2(N-1)/N over that time (what each device sends in a
+/// ring, as nccl-tests counts it).
+struct LinkMeasurement {
+  double p50Us = 0;
+  double busBandwidth = 0;
+};
+
+/// Times an all_reduce (sum, out of place) of `bytes` of bf16 on GPUs 0 to
+/// `devices`-1 (`first` is GPU 0) through NCCL, a thread a GPU, as an SPMD
+/// run of a one-step plan; GPU 0's P50. With `ctas` > 0 the step carries
+/// overlap_sms = `ctas`, so NCCL is held to that many CTAs when
+/// NCCL_MAX_CTAS is not set yet (it stays set for the process: measure the
+/// full width first). A machine with fewer GPUs or without NCCL is a
+/// CollectivesUnavailableError.
+llvm::Expected<LinkMeasurement>
+measureLinkBandwidth(cuda::Driver &first, int devices, int64_t bytes,
+                     int ctas, const std::string &ncclPath,
+                     const CalibrateOptions &options, llvm::raw_ostream &log);
 
 } // namespace opfuse
 
