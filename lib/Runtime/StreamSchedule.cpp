@@ -46,10 +46,8 @@ bool sharesMemory(const LaunchPlan &plan, int a, int b) {
 }
 
 bool runsBeside(const LaunchPlan &plan, const PlanStep &step) {
-  if (step.kind != StepKind::Collective)
-    return false;
-  const PlanCollective &collective = plan.collectives[step.index];
-  return collective.overlapSms > 0 && collective.devices > 1;
+  return step.kind == StepKind::Collective &&
+         plan.collectives[step.index].overlapSms > 0;
 }
 
 } // namespace
@@ -94,8 +92,7 @@ StreamSchedule scheduleStreams(const LaunchPlan &plan) {
 int overlapCtas(const LaunchPlan &plan) {
   int ctas = 0;
   for (const PlanCollective &collective : plan.collectives)
-    if (collective.devices > 1)
-      ctas = std::max(ctas, collective.overlapSms);
+    ctas = std::max(ctas, collective.overlapSms);
   return ctas;
 }
 

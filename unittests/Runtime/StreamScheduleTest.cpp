@@ -112,19 +112,32 @@ TEST(StreamScheduleTest, ACollectiveOnTheKernelsStreamJoinsAll) {
   EXPECT_TRUE(schedule.joinAtEnd.empty());
 }
 
-// Without overlap_sms, or over one device (NCCL copies, nothing to hide),
-// every step stays on the kernels' stream and NCCL keeps its CTAs.
-TEST(StreamScheduleTest, NoOverlapWithoutSmsOrWithOneDevice) {
+// Without overlap_sms every step stays on the kernels' stream and NCCL
+// keeps its CTAs.
+TEST(StreamScheduleTest, NoOverlapWithoutSms) {
   LaunchPlan plan = planWithBuffers({-1, 0, 0, 1024, 1024});
   addKernel(plan, {0, 1});
   addAllReduce(plan, 1, 2, /*overlapSms=*/0);
   addKernel(plan, {0, 3});
-  addAllReduce(plan, 3, 4, 16, /*devices=*/1);
+  addAllReduce(plan, 3, 4, /*overlapSms=*/0, /*devices=*/1);
   StreamSchedule schedule = scheduleStreams(plan);
   EXPECT_FALSE(schedule.overlaps());
   for (const std::vector<size_t> &waits : schedule.waits)
     EXPECT_TRUE(waits.empty());
   EXPECT_EQ(overlapCtas(plan), 0);
+}
+
+// A collective of one device marked overlap_sms runs beside the kernels
+// too (NCCL copies): how one GPU exercises the two streams.
+TEST(StreamScheduleTest, OneDeviceRunsBesideWhenMarked) {
+  LaunchPlan plan = planWithBuffers({-1, 0, 0, 1024});
+  addKernel(plan, {0, 1});
+  addAllReduce(plan, 1, 2, 4, /*devices=*/1);
+  addKernel(plan, {2, 3});
+  StreamSchedule schedule = scheduleStreams(plan);
+  EXPECT_TRUE(schedule.beside[1]);
+  EXPECT_EQ(schedule.waits[2], (std::vector<size_t>{1}));
+  EXPECT_EQ(overlapCtas(plan), 4);
 }
 
 // overlap_sms travels with the plan and is checked where it is read.

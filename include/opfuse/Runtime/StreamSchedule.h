@@ -36,7 +36,9 @@ struct StreamSchedule {
 };
 
 /// The schedule of `plan`'s steps on two streams. A collective runs beside
-/// the kernels when it has overlap_sms and spans more than one device.
+/// the kernels when it has overlap_sms (fuse-window-collectives sets it
+/// only over several devices; on one, NCCL copies, which is how a single
+/// GPU tests the two streams).
 StreamSchedule scheduleStreams(const LaunchPlan &plan);
 
 /// The CTAs NCCL may use so that collectives beside the kernels find free
