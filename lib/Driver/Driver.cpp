@@ -231,9 +231,9 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
                     "with --emit or --function\n";
     return ExitUsage;
   }
-  if (options.devices && !(options.check || options.bench ||
-                           options.checkFusion || options.checkOnHost ||
-                           options.calibrate)) {
+  if (options.devices &&
+      !(options.check || options.bench || options.checkFusion ||
+        options.checkOnHost || options.calibrate)) {
     llvm::errs() << "opt-fuse: error: --devices runs the function on "
                     "several devices: it needs --check, --check-on-host, "
                     "--bench or --check-fusion (or --calibrate, to measure "

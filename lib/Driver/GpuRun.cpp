@@ -366,10 +366,10 @@ int runCalibration(const DriverOptions &options, const GpuTarget &base) {
         measured->linkBandwidth = link->busBandwidth;
         // "... (link bandwidth from h200)" no longer holds.
         std::string &source = measured->source;
-        source = source.substr(0, source.find(" (link bandwidth from")) +
-                 llvm::formatv(" (links: {0} GPUs through NCCL)",
-                               options.devices)
-                     .str();
+        source =
+            source.substr(0, source.find(" (link bandwidth from")) +
+            llvm::formatv(" (links: {0} GPUs through NCCL)", options.devices)
+                .str();
       }
     }
   }

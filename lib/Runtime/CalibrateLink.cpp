@@ -46,8 +46,7 @@ measureLinkBandwidth(cuda::Driver &first, int devices, int64_t bytes, int ctas,
   plan.steps.push_back({StepKind::Collective, 0});
   plan.collectives.push_back(reduce);
 
-  llvm::Expected<DeviceSet> set =
-      openDeviceSet(first, devices, plan, ncclPath);
+  llvm::Expected<DeviceSet> set = openDeviceSet(first, devices, plan, ncclPath);
   if (!set)
     return set.takeError();
   std::vector<std::vector<HostBuffer>> inputs(

@@ -27,8 +27,9 @@ struct CalibrateOptions {
 std::string calibrationPtx();
 
 /// Measures the device behind `driver`. Fields no single-GPU benchmark can
-/// measure (NVLink bandwidth; measureLinkBandwidth below) come from `base`; sizes and the chip come from
-/// the device's attributes. Writes one line per measurement to `log`.
+/// measure (NVLink bandwidth; measureLinkBandwidth below) come from `base`;
+/// sizes and the chip come from the device's attributes. Writes one line per
+/// measurement to `log`.
 llvm::Expected<GpuTarget> calibrate(cuda::Driver &driver, const GpuTarget &base,
                                     const CalibrateOptions &options,
                                     llvm::raw_ostream &log);
@@ -49,8 +50,8 @@ struct LinkMeasurement {
 /// full width first). A machine with fewer GPUs or without NCCL is a
 /// CollectivesUnavailableError.
 llvm::Expected<LinkMeasurement>
-measureLinkBandwidth(cuda::Driver &first, int devices, int64_t bytes,
-                     int ctas, const std::string &ncclPath,
+measureLinkBandwidth(cuda::Driver &first, int devices, int64_t bytes, int ctas,
+                     const std::string &ncclPath,
                      const CalibrateOptions &options, llvm::raw_ostream &log);
 
 } // namespace opfuse
