@@ -32,6 +32,8 @@ struct Nccl::Api {
   ncclResult_t (*ncclGetVersion)(int *);
   ncclResult_t (*ncclCommInitAll)(ncclComm_t *, int, const int *);
   ncclResult_t (*ncclCommDestroy)(ncclComm_t);
+  // NCCL 2.4 and later; bound when present.
+  ncclResult_t (*ncclCommAbort)(ncclComm_t);
   const char *(*ncclGetErrorString)(ncclResult_t);
   ncclResult_t (*ncclAllReduce)(const void *, void *, size_t, int, int,
                                 ncclComm_t, cuda::CUstream);
@@ -98,6 +100,8 @@ llvm::Expected<std::unique_ptr<Nccl>> Nccl::open(const std::string &path,
         bindSymbol(l, "ncclReduceScatter", a.ncclReduceScatter)))
     return llvm::make_error<CollectivesUnavailableError>(
         "no usable NCCL: " + nccl->libraryPath + " lacks " + dlerror());
+  if (!bindSymbol(l, "ncclCommAbort", a.ncclCommAbort))
+    a.ncclCommAbort = nullptr;
   a.ncclGetVersion(&nccl->versionCode);
   std::vector<int> devices(ranks);
   for (int i = 0; i < ranks; ++i)
@@ -116,8 +120,18 @@ llvm::Expected<std::unique_ptr<Nccl>> Nccl::open(const std::string &path,
   return std::move(nccl);
 }
 
+bool Nccl::abort() {
+  if (!api || !api->ncclCommAbort || aborted.exchange(true))
+    return false;
+  for (void *comm : comms)
+    if (comm)
+      api->ncclCommAbort(comm);
+  return true;
+}
+
 Nccl::~Nccl() {
-  if (api)
+  // An aborted communicator is freed by its abort.
+  if (api && !aborted)
     for (void *comm : comms)
       if (comm)
         api->ncclCommDestroy(comm);
@@ -166,6 +180,10 @@ llvm::Error Nccl::run(const PlanCollective &collective, const LaunchPlan &plan,
                                    "rank " + std::to_string(rank) +
                                        " of a communicator of " +
                                        std::to_string(comms.size()));
+  if (aborted)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "NCCL's communicator was aborted: another device of the run failed");
   void *comm = comms[rank];
   const void *send = reinterpret_cast<const void *>(input);
   void *receive = reinterpret_cast<void *>(output);

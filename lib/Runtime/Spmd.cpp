@@ -12,6 +12,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -154,6 +155,9 @@ runPlanOnDevices(const DeviceSet &devices, const std::string &ptx,
   shared.cudaGraph = options.cudaGraph && count == 1;
   shared.communicator = devices.nccl.get();
   SetupBarrier barrier(count);
+  // The first device to fail aborts NCCL, so that the others' collectives
+  // stop instead of waiting for it; they then fail too, and say why.
+  std::atomic<int> firstFailure{-1};
   std::vector<DeviceRun> runs(count);
   std::vector<std::thread> threads;
   for (int device = 0; device < count; ++device)
@@ -177,6 +181,15 @@ runPlanOnDevices(const DeviceSet &devices, const std::string &ptx,
       }
       run.failure = classifyRunFailure(error);
       run.error = llvm::toString(std::move(error));
+      int none = -1;
+      if (firstFailure.compare_exchange_strong(none, device)) {
+        if (devices.nccl)
+          devices.nccl->abort();
+      } else {
+        run.error = llvm::formatv("stopped after GPU {0} failed: {1}",
+                                  firstFailure.load(), run.error)
+                        .str();
+      }
       barrier.fail(device);
     });
   for (std::thread &thread : threads)

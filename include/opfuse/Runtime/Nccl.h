@@ -16,6 +16,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +58,12 @@ public:
                   cuda::CUdeviceptr input, cuda::CUdeviceptr output,
                   cuda::CUstream stream, int rank = 0);
 
+  /// Aborts every rank's communicator (ncclCommAbort), once, from any
+  /// thread: an SPMD run whose device failed stops the others, whose
+  /// collectives would otherwise wait for it forever. Later calls of run()
+  /// fail. Returns whether this call aborted them (false: already done).
+  bool abort();
+
 private:
   Nccl() = default;
   struct Api;
@@ -66,6 +73,7 @@ private:
   int numRanks = 0;
   int versionCode = 0;
   std::vector<void *> comms;
+  std::atomic<bool> aborted{false};
 };
 
 } // namespace opfuse

@@ -67,7 +67,9 @@ struct DeviceRun {
 /// for all; without progress lines, and without CUDA graphs on more than
 /// one device (graph capture of NCCL calls from several threads is not
 /// measured yet). Devices meet after setup: none enters a collective that
-/// a failed device will never join.
+/// a failed device will never join. A device that fails later aborts
+/// NCCL's communicators (Nccl::abort), so that the others' collectives
+/// stop instead of waiting for it; their errors then name it.
 std::vector<DeviceRun>
 runPlanOnDevices(const DeviceSet &devices, const std::string &ptx,
                  const LaunchPlan &plan,
