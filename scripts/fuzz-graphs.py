@@ -29,7 +29,9 @@ or, with --modes=gpu on a machine with a GPU,
 or, with --modes=window, row-parallel layers (a matmul, its all_reduce over
 2 devices and an elementwise epilogue) split into the row chunks the graph
 names (--overlap-collectives=C, fuse-window-collectives), through
---check-fusion --devices=2 and --emit=ptx;
+--check-fusion --devices=2, --check-on-host --devices=2 --chip=sm_80 (the
+chunk GEMMs as mma.sync kernels, which the host interpreter runs) and
+--emit=ptx;
 
 or, with --modes=host anywhere, the same two runs through --check-on-host
 (the kernels interpreted on the host; a kernel the interpreter does not
@@ -409,6 +411,9 @@ MODES = {"--check-fusion": ["--check-fusion"],
          "--check-fusion-window": lambda path: [
              "--check-fusion", "--devices=2",
              "--overlap-collectives=" + window_chunks(path)],
+         "--check-on-host-window": lambda path: [
+             "--check-on-host", "--devices=2", "--chip=sm_80",
+             "--overlap-collectives=" + window_chunks(path)],
          "--emit=ptx-window": lambda path: [
              "--emit=ptx", "-o", os.devnull,
              "--overlap-collectives=" + window_chunks(path)]}
@@ -422,7 +427,8 @@ MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
                       "--emit=ptx"),
              "gpu": ("--check", "--check-strict"),
              "host": ("--check-on-host", "--check-on-host-strict"),
-             "window": ("--check-fusion-window", "--emit=ptx-window")}
+             "window": ("--check-fusion-window", "--check-on-host-window",
+                        "--emit=ptx-window")}
 
 
 def outcome(opt_fuse, path, mode):
@@ -632,7 +638,8 @@ def main():
                              "GEMM kernels count as unsupported); window: "
                              "row-parallel layers split into row chunks "
                              "(--overlap-collectives), --check-fusion "
-                             "--devices=2 and --emit=ptx")
+                             "--devices=2, --check-on-host --devices=2 "
+                             "--chip=sm_80 and --emit=ptx")
     args = parser.parse_args()
     if args.print is not None:
         sys.stdout.write(graph_for(args.print, MODE_SETS[args.modes]))

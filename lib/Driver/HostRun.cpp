@@ -17,6 +17,7 @@
 #include "opfuse/Runtime/Spmd.h"
 #include "opfuse/Target/Artifact.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,6 +38,11 @@ struct HostKernel {
   gpu::GPUFuncOp func;
   SmallVector<int64_t, 3> grid;
   int64_t block = 0;
+  /// Dynamic shared memory per block (fuse.shared_bytes).
+  int64_t sharedBytes = 0;
+  /// A split-K GEMM's f32 workspace and i32 counters (fuse.split_workspace),
+  /// passed after the buffers as the runtime does.
+  int64_t workspaceBytes = 0, counters = 0;
 };
 
 FailureOr<HostKernel> hostKernelOf(fuse::GroupOp group, HostRunError &error) {
@@ -56,15 +62,24 @@ FailureOr<HostKernel> hostKernelOf(fuse::GroupOp group, HostRunError &error) {
     error = {true, "kernel @" + func.getName().str() + " holds " + *op};
     return failure();
   }
+  // A split-K GEMM takes its workspace and counters after the buffers.
+  DenseI64ArrayAttr split =
+      dialect.getSplitWorkspaceAttrHelper().getAttr(group);
   if (grid.size() != 3 || block.size() != 3 || block[1] != 1 || block[2] != 1 ||
       func.getNumArguments() !=
-          group.getNumOperands() + group.getNumResults()) {
+          group.getNumOperands() + group.getNumResults() + (split ? 2 : 0)) {
     error = {true, "kernel @" + func.getName().str() +
-                       " takes a 2-D or 3-D block, tensor maps or a "
-                       "workspace"};
+                       " takes a 2-D or 3-D block or tensor maps"};
     return failure();
   }
-  return HostKernel{func, SmallVector<int64_t, 3>(grid.asArrayRef()), block[0]};
+  IntegerAttr shared = dialect.getSharedBytesAttrHelper().getAttr(group);
+  HostKernel kernel{func, SmallVector<int64_t, 3>(grid.asArrayRef()), block[0],
+                    shared ? shared.getInt() : 0};
+  if (split) {
+    kernel.workspaceBytes = split[2];
+    kernel.counters = split[1];
+  }
+  return kernel;
 }
 
 /// An empty host buffer of tensor type `type` (its element type has a
@@ -125,13 +140,27 @@ runOnHost(func::FuncOp func, const std::vector<std::vector<HostBuffer>> &inputs,
         // NaN in every float type: an element no thread writes fails.
         for (Type type : group.getResultTypes())
           buffers.emplace_back(hostBufferOf(type).bytes.size(), 0xff);
-        std::string stopped = reference::interpretKernel(
-            kernel.func, kernel.grid, kernel.block, buffers);
+        // The workspace starts as garbage, the counters at zero.
+        if (kernel.counters > 0) {
+          buffers.emplace_back(kernel.workspaceBytes, 0xff);
+          buffers.emplace_back(kernel.counters * 4, 0);
+        }
+        std::string stopped =
+            reference::interpretKernel(kernel.func, kernel.grid, kernel.block,
+                                       buffers, kernel.sharedBytes);
         if (!stopped.empty()) {
           error = {false, (devices > 1 ? "device " + std::to_string(d) + ": "
                                        : std::string()) +
                               "kernel @" + kernel.func.getName().str() + ": " +
                               stopped};
+          return failure();
+        }
+        if (kernel.counters > 0 &&
+            llvm::any_of(buffers.back(), [](uint8_t b) { return b != 0; })) {
+          error = {false, "kernel @" + kernel.func.getName().str() +
+                              " leaves its split-K counters nonzero: the "
+                              "next launch would take the wrong block for "
+                              "a tile's last"};
           return failure();
         }
         for (auto [k, result] : llvm::enumerate(group.getResults()))
@@ -227,13 +256,14 @@ int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
                        options.seed),
         axes, options.devices);
   } else {
-    for (Operation &op : model.getBody().front())
-      if (isa<fuse::AllReduceOp, fuse::AllGatherOp, fuse::ReduceScatterOp>(
-              op)) {
-        llvm::errs() << "opt-fuse: error: --check-on-host: the collectives "
-                        "span several devices: add --devices=N\n";
-        return ExitUnsupported;
-      }
+    // One device: its collectives must span one (NCCL would copy).
+    ScopedDiagnosticHandler quiet(model.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(checkCollectivesSpan(model, 1))) {
+      llvm::errs() << "opt-fuse: error: --check-on-host: the collectives "
+                      "span several devices: add --devices=N\n";
+      return ExitUnsupported;
+    }
     inputs.push_back(generateInputs(specs, options.seed));
   }
 

@@ -18,9 +18,11 @@
 #include "opfuse/Reference/KernelInterpreter.h"
 
 #include "KernelValues.h"
+#include "KernelWarpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -33,6 +35,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <deque>
 
 using namespace mlir;
 
@@ -63,6 +66,17 @@ struct Shared {
   std::vector<Access> lastWrite, lastRead;
 };
 
+/// The buffer number of a block's dynamic shared memory (the kernel's
+/// llvm.mlir.global in address space 3) in a pointer scalar.
+constexpr int kDynamicShared = -2;
+
+/// One cp.async copy a thread issued: `size` bytes to shared memory at
+/// `dst`, the first `srcSize` from `src`, the rest zeros.
+struct AsyncCopy {
+  Scalar dst, src;
+  int64_t size = 0, srcSize = 0;
+};
+
 /// The approximate f32 functions of inline PTX that kernels use.
 constexpr StringLiteral kApproximations[] = {
     "ex2.approx", "rcp.approx", "rsqrt.approx", "tanh.approx", "lg2.approx"};
@@ -76,8 +90,14 @@ class BlockRun {
 public:
   BlockRun(std::vector<std::vector<uint8_t>> &buffers,
            std::array<int64_t, 3> block, int64_t blockSize,
-           std::array<int64_t, 3> grid)
-      : buffers(buffers), block(block), blockSize(blockSize), grid(grid) {}
+           std::array<int64_t, 3> grid, int64_t sharedBytes)
+      : buffers(buffers), block(block), blockSize(blockSize), grid(grid),
+        asyncOpen(blockSize), asyncCommitted(blockSize) {
+    // Garbage, as on the GPU, tracked byte by byte for races.
+    dynamicShared.bytes.assign(sharedBytes, 0xff);
+    dynamicShared.lastWrite.resize(sharedBytes);
+    dynamicShared.lastRead.resize(sharedBytes);
+  }
 
   /// Runs `body`'s ops for the threads of `mask`; an scf.yield's operands
   /// go to `yielded`.
@@ -148,6 +168,12 @@ private:
       return runFor(f, mask);
     if (auto s = dyn_cast<gpu::ShuffleOp>(op))
       return shuffle(s, mask);
+    if (auto s = dyn_cast<NVVM::ShflOp>(op))
+      return shfl(s, mask);
+    if (auto l = dyn_cast<NVVM::LdMatrixOp>(op))
+      return ldmatrix(l, mask);
+    if (auto m = dyn_cast<NVVM::MmaOp>(op))
+      return mma(m, mask);
     if (isa<gpu::BarrierOp>(op)) {
       for (int64_t t = 0; t < blockSize; ++t)
         if (!mask[t]) {
@@ -389,18 +415,45 @@ private:
       return failure();
     auto [s, linear] = *at;
     Type element = s->type.getElementType();
+    if (failed(noteRead(op, *s, linear, count)))
+      return failure();
     Lanes lanes;
-    for (int64_t i = linear; i < linear + count; ++i) {
-      const Shared::Access &w = s->lastWrite[i];
+    for (int64_t i = linear; i < linear + count; ++i)
+      lanes.push_back(decode(element, &s->bytes[i * byteSize(element)]));
+    bind(result, std::move(lanes));
+    return success();
+  }
+
+  /// Elements [first, first + count) of `s` read by `thread`: a race when
+  /// another thread wrote one since the last barrier.
+  LogicalResult noteRead(Operation &op, Shared &s, int64_t first,
+                         int64_t count) {
+    for (int64_t i = first; i < first + count; ++i) {
+      const Shared::Access &w = s.lastWrite[i];
       if (w.interval == interval && w.thread != thread)
         return fail(op, "reads an element thread " + Twine(w.thread) +
                             " wrote since the last barrier");
-      Shared::Access &r = s->lastRead[i];
+      Shared::Access &r = s.lastRead[i];
       r.thread = r.interval == interval && r.thread != thread ? -2 : thread;
       r.interval = interval;
-      lanes.push_back(decode(element, &s->bytes[i * byteSize(element)]));
     }
-    bind(result, std::move(lanes));
+    return success();
+  }
+
+  /// The same for a write: a race when another thread read or wrote one.
+  LogicalResult noteWrite(Operation &op, Shared &s, int64_t first,
+                          int64_t count) {
+    for (int64_t i = first; i < first + count; ++i) {
+      const Shared::Access &r = s.lastRead[i];
+      if (r.interval == interval && r.thread != thread)
+        return fail(op, "writes an element another thread read since the "
+                        "last barrier");
+      const Shared::Access &w = s.lastWrite[i];
+      if (w.interval == interval && w.thread != thread)
+        return fail(op, "writes an element thread " + Twine(w.thread) +
+                            " wrote since the last barrier");
+      s.lastWrite[i] = {interval, thread};
+    }
     return success();
   }
 
@@ -412,21 +465,13 @@ private:
       return failure();
     auto [s, linear] = *at;
     Type element = s->type.getElementType();
-    for (auto [k, lane] : llvm::enumerate(lanes)) {
-      const int64_t i = linear + k;
-      const Shared::Access &r = s->lastRead[i];
-      if (r.interval == interval && r.thread != thread)
-        return fail(op, "writes an element another thread read since the "
-                        "last barrier");
-      const Shared::Access &w = s->lastWrite[i];
-      if (w.interval == interval && w.thread != thread)
-        return fail(op, "writes an element thread " + Twine(w.thread) +
-                            " wrote since the last barrier");
+    for (const Scalar &lane : lanes)
       if (lane.kind == Scalar::Poison)
         return fail(op, "stores poison");
-      s->lastWrite[i] = {interval, thread};
-      encode(element, lane, &s->bytes[i * byteSize(element)]);
-    }
+    if (failed(noteWrite(op, *s, linear, lanes.size())))
+      return failure();
+    for (auto [k, lane] : llvm::enumerate(lanes))
+      encode(element, lane, &s->bytes[(linear + k) * byteSize(element)]);
     return success();
   }
 
@@ -457,6 +502,248 @@ private:
     out = static_cast<float>(out);
     bind(op.getResult(0), {Scalar::real(ftz ? flushSubnormal(out) : out)});
     return success();
+  }
+
+  /// Runs `fn` for each warp of the threads of `mask`, given its first
+  /// thread. Warp-wide matrix ops are .sync.aligned: every thread of a
+  /// warp executes them together, so a warp partly active is an error.
+  LogicalResult forEachWarp(Operation &op, const Mask &mask,
+                            function_ref<LogicalResult(int64_t)> fn) {
+    if (blockSize % kernel::kWarpSize != 0)
+      return fail(op, "runs in a block of " + Twine(blockSize) +
+                          " threads, not whole warps");
+    for (int64_t first = 0; first < blockSize; first += kernel::kWarpSize) {
+      int64_t active = 0;
+      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane)
+        active += mask[first + lane] != 0;
+      if (active == 0)
+        continue;
+      if (active != kernel::kWarpSize) {
+        thread = first;
+        return fail(op, "is reached by " + Twine(active) +
+                            " threads of a warp, not all 32");
+      }
+      if (failed(fn(first)))
+        return failure();
+    }
+    thread = 0;
+    return success();
+  }
+
+  /// nvvm.shfl.sync as the PTX ISA defines it (clamp and segment mask in
+  /// the last operand); a lane that reads an inactive one is an error.
+  LogicalResult shfl(NVVM::ShflOp s, const Mask &mask) {
+    PerThread result(blockSize);
+    if (failed(forEach(mask, [&]() -> LogicalResult {
+          const int64_t lane = thread % kernel::kWarpSize;
+          const uint64_t b = one(s.getOffset()).bits & 31;
+          const uint64_t c = one(s.getMaskAndClamp()).bits;
+          const uint64_t members = one(s.getThreadMask()).bits;
+          const int64_t segmask = (c >> 8) & 31, clamp = c & 31;
+          const int64_t maxLane = (lane & segmask) | (clamp & ~segmask);
+          const int64_t minLane = lane & segmask;
+          int64_t j = lane;
+          bool valid = false;
+          switch (s.getKind()) {
+          case NVVM::ShflKind::up:
+            j = lane - b;
+            valid = j >= maxLane;
+            break;
+          case NVVM::ShflKind::down:
+            j = lane + b;
+            valid = j <= maxLane;
+            break;
+          case NVVM::ShflKind::bfly:
+            j = lane ^ b;
+            valid = j <= maxLane;
+            break;
+          case NVVM::ShflKind::idx:
+            j = minLane | (b & ~segmask);
+            valid = j <= maxLane;
+            break;
+          }
+          if (!valid)
+            j = lane;
+          const int64_t from = thread - lane + j;
+          if (from >= blockSize || !mask[from] || !((members >> j) & 1))
+            return fail(*s, "reads lane " + Twine(j) +
+                                ", which is not active or not in its mask");
+          Lanes out = env[s.getVal()][from];
+          if (s.getReturnValueAndIsValid())
+            out.push_back(Scalar::integer(valid, 1));
+          result[thread] = std::move(out);
+          return success();
+        })))
+      return failure();
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (mask[t]) {
+        thread = t;
+        bind(s.getRes(), result[t]);
+      }
+    thread = 0;
+    return success();
+  }
+
+  /// nvvm.ldmatrix .m8n8 .b16 from dynamic shared memory.
+  LogicalResult ldmatrix(NVVM::LdMatrixOp ld, const Mask &mask) {
+    Operation &op = *ld;
+    const int num = ld.getNum();
+    if (ld.getShape().getM() != 8 || ld.getShape().getN() != 8 ||
+        ld.getEltType() != NVVM::LdStMatrixEltType::B16 ||
+        !llvm::is_contained({1, 2, 4}, num))
+      return fail(op, "has a shape or element type it does not interpret");
+    const bool transpose = ld.getLayout() == NVVM::MMALayout::col;
+    return forEachWarp(op, mask, [&](int64_t first) -> LogicalResult {
+      kernel::LdMatrixRows rows{};
+      for (int64_t lane = 0; lane < 8 * num; ++lane) {
+        thread = first + lane;
+        FailureOr<uint8_t *> at =
+            address(op, one(ld.getPtr()), 16, 16, Access::Read);
+        if (failed(at))
+          return failure();
+        std::memcpy(rows[lane].data(), *at, 16);
+      }
+      kernel::LdMatrixRegisters registers =
+          kernel::ldmatrix(rows, num, transpose);
+      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
+        thread = first + lane;
+        Lanes out;
+        for (int i = 0; i < num; ++i)
+          out.push_back(Scalar::integer(registers[lane][i], 32));
+        bind(ld.getRes(), std::move(out));
+      }
+      return success();
+    });
+  }
+
+  /// The 16-bit floats of one mma.sync operand register: an i32 holding
+  /// two (the low half first) or a vector of two.
+  FailureOr<std::array<double, 2>> halves(Operation &op, Value value,
+                                          Type element) {
+    const Lanes &lanes = get(value);
+    if (lanes.size() == 2 && lanes[0].kind == Scalar::Float &&
+        lanes[1].kind == Scalar::Float)
+      return std::array<double, 2>{lanes[0].value, lanes[1].value};
+    if (lanes.size() != 1 || lanes[0].kind != Scalar::Int ||
+        lanes[0].width != 32)
+      return fail(op, "has an operand that is not two 16-bit floats");
+    std::array<double, 2> out;
+    for (int h = 0; h < 2; ++h) {
+      const uint16_t bits = (lanes[0].bits >> (16 * h)) & 0xffff;
+      uint8_t bytes[2];
+      std::memcpy(bytes, &bits, 2);
+      out[h] = decode(element, bytes).value;
+    }
+    return out;
+  }
+
+  /// nvvm.mma.sync .m16n8k16 .row.col on bf16 or f16 with f32
+  /// accumulators.
+  LogicalResult mma(NVVM::MmaOp m, const Mask &mask) {
+    Operation &op = *m;
+    Builder b(op.getContext());
+    std::optional<NVVM::MMATypes> type = m.getMultiplicandAPtxType();
+    Type element = !type                           ? Type()
+                   : *type == NVVM::MMATypes::bf16 ? b.getBF16Type()
+                   : *type == NVVM::MMATypes::f16  ? b.getF16Type()
+                                                   : Type();
+    if (!element || m.getShapeAttr().getM() != 16 ||
+        m.getShapeAttr().getN() != 8 || m.getShapeAttr().getK() != 16 ||
+        m.getLayoutA() != NVVM::MMALayout::row ||
+        m.getLayoutB() != NVVM::MMALayout::col || m.getOperandA().size() != 4 ||
+        m.getOperandB().size() != 2 || m.getOperandC().size() != 4 ||
+        !m.getOperandC().front().getType().isF32())
+      return fail(op, "is not the m16n8k16 row.col bf16/f16 MMA with f32 "
+                      "accumulators the interpreter runs");
+    return forEachWarp(op, mask, [&](int64_t first) -> LogicalResult {
+      kernel::MmaA a{};
+      kernel::MmaB bFragment{};
+      kernel::MmaC c{};
+      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
+        thread = first + lane;
+        for (int r = 0; r < 4; ++r) {
+          FailureOr<std::array<double, 2>> h =
+              halves(op, m.getOperandA()[r], element);
+          if (failed(h))
+            return failure();
+          a[lane][2 * r] = (*h)[0];
+          a[lane][2 * r + 1] = (*h)[1];
+        }
+        for (int r = 0; r < 2; ++r) {
+          FailureOr<std::array<double, 2>> h =
+              halves(op, m.getOperandB()[r], element);
+          if (failed(h))
+            return failure();
+          bFragment[lane][2 * r] = (*h)[0];
+          bFragment[lane][2 * r + 1] = (*h)[1];
+        }
+        for (int r = 0; r < 4; ++r) {
+          const Scalar &s = one(m.getOperandC()[r]);
+          if (s.kind != Scalar::Float)
+            return fail(op, "accumulates into a value that is not a float");
+          c[lane][r] = s.value;
+        }
+      }
+      kernel::MmaC d = kernel::mmaM16N8K16(a, bFragment, c);
+      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
+        thread = first + lane;
+        Lanes out;
+        for (int r = 0; r < 4; ++r)
+          out.push_back(Scalar::real(d[lane][r]));
+        bind(m.getRes(), std::move(out));
+      }
+      return success();
+    });
+  }
+
+  /// Completes thread `thread`'s oldest committed cp.async group: its
+  /// bytes land in shared memory now, written by that thread.
+  LogicalResult completeAsyncGroup(Operation &op) {
+    for (const AsyncCopy &copy : asyncCommitted[thread].front()) {
+      FailureOr<uint8_t *> dst =
+          address(op, copy.dst, copy.size, copy.size, Access::Write);
+      if (failed(dst))
+        return failure();
+      std::memset(*dst, 0, copy.size);
+      if (copy.srcSize > 0) {
+        FailureOr<uint8_t *> src =
+            address(op, copy.src, copy.srcSize, 1, Access::Read);
+        if (failed(src))
+          return failure();
+        std::memcpy(*dst, *src, copy.srcSize);
+      }
+    }
+    asyncCommitted[thread].pop_front();
+    return success();
+  }
+
+  /// An integer wider than 64 bits (a bitcast's i128 between vectors) is
+  /// kept as lanes of its 64-bit words, low first.
+  static bool isWide(Type type) {
+    auto integer = dyn_cast<IntegerType>(type);
+    return integer && integer.getWidth() > 64;
+  }
+
+  /// Bytes of `lanes` as `type` stores them.
+  std::vector<uint8_t> bytesOf(Type type, const Lanes &lanes) {
+    Type element = isWide(type) ? IntegerType::get(type.getContext(), 64)
+                                : scalarType(type);
+    const int64_t width = byteSize(element);
+    std::vector<uint8_t> bytes(width * lanes.size());
+    for (auto [i, lane] : llvm::enumerate(lanes))
+      encode(element, lane, bytes.data() + i * width);
+    return bytes;
+  }
+
+  /// `bytes` as lanes of `type`.
+  Lanes lanesOf(Type type, ArrayRef<uint8_t> bytes) {
+    Type element = isWide(type) ? IntegerType::get(type.getContext(), 64)
+                                : scalarType(type);
+    const int64_t width = byteSize(element);
+    Lanes lanes;
+    for (size_t at = 0; at + width <= bytes.size(); at += width)
+      lanes.push_back(decode(element, bytes.data() + at));
+    return lanes;
   }
 
   /// One op of one thread (`thread`).
@@ -501,8 +788,9 @@ private:
         })
         .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
           Type type = load.getResult().getType();
-          FailureOr<uint8_t *> at = address(op, one(load.getAddr()), type,
-                                            load.getAlignment().value_or(1));
+          FailureOr<uint8_t *> at =
+              address(op, one(load.getAddr()), type,
+                      load.getAlignment().value_or(1), Access::Read);
           if (failed(at))
             return failure();
           Lanes lanes;
@@ -514,8 +802,9 @@ private:
         })
         .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
           Type type = store.getValue().getType();
-          FailureOr<uint8_t *> at = address(op, one(store.getAddr()), type,
-                                            store.getAlignment().value_or(1));
+          FailureOr<uint8_t *> at =
+              address(op, one(store.getAddr()), type,
+                      store.getAlignment().value_or(1), Access::Write);
           if (failed(at))
             return failure();
           const int64_t width = byteSize(scalarType(type));
@@ -544,6 +833,104 @@ private:
                         "writes lane " + Twine(i) + " of " + Twine(v.size()));
           v[i] = one(e.getValue());
           bind(e.getResult(), std::move(v));
+          return success();
+        })
+        .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp a) {
+          auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+              SymbolTable::lookupNearestSymbolFrom(&op, a.getGlobalNameAttr()));
+          if (!global || global.getAddrSpace() != 3 || global.getValueOrNull())
+            return fail(op, "takes the address of a global other than the "
+                            "dynamic shared memory");
+          Scalar p;
+          p.kind = Scalar::Pointer;
+          p.buffer = kDynamicShared;
+          bind(a.getResult(), {p});
+          return success();
+        })
+        .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp e) {
+          ArrayRef<int64_t> position = e.getPosition();
+          const Lanes &v = get(e.getContainer());
+          if (position.size() != 1 || position[0] >= int64_t(v.size()))
+            return fail(op, "has a position it does not interpret");
+          bind(e.getResult(), {v[position[0]]});
+          return success();
+        })
+        .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp e) {
+          ArrayRef<int64_t> position = e.getPosition();
+          Lanes v = get(e.getContainer());
+          if (position.size() != 1 || position[0] >= int64_t(v.size()))
+            return fail(op, "has a position it does not interpret");
+          v[position[0]] = one(e.getValue());
+          bind(e.getResult(), std::move(v));
+          return success();
+        })
+        .Case<LLVM::BitcastOp>([&](LLVM::BitcastOp c) {
+          Type from = c.getArg().getType(), to = c.getResult().getType();
+          if (isa<LLVM::LLVMPointerType>(from)) {
+            bind(c.getResult(), get(c.getArg()));
+            return success();
+          }
+          for (const Scalar &lane : get(c.getArg()))
+            if (lane.kind == Scalar::Poison)
+              return fail(op, "reinterprets poison");
+          std::vector<uint8_t> bytes = bytesOf(from, get(c.getArg()));
+          const int64_t size = isWide(to)
+                                   ? cast<IntegerType>(to).getWidth() / 8
+                                   : byteSize(scalarType(to)) * laneCount(to);
+          if (size == 0 || int64_t(bytes.size()) != size)
+            return fail(op, "changes the size of its value");
+          bind(c.getResult(), lanesOf(to, bytes));
+          return success();
+        })
+        .Case<NVVM::CpAsyncOp>([&](NVVM::CpAsyncOp copy) {
+          AsyncCopy pending;
+          pending.dst = one(copy.getDst());
+          pending.src = one(copy.getSrc());
+          pending.size = copy.getSize();
+          pending.srcSize = copy.getCpSize()
+                                ? int64_t(one(copy.getCpSize()).bits)
+                                : pending.size;
+          if (pending.dst.buffer != kDynamicShared ||
+              pending.srcSize > pending.size)
+            return fail(op, "copies to memory other than the dynamic shared "
+                            "memory, or more bytes than it stores");
+          asyncOpen[thread].push_back(pending);
+          return success();
+        })
+        .Case<NVVM::MembarOp>([&](auto) {
+          // Blocks that talk through memory run one after another on the
+          // host (interpretKernel), so every access is already visible.
+          return success();
+        })
+        .Case<LLVM::AtomicRMWOp>([&](LLVM::AtomicRMWOp rmw) {
+          Type type = rmw.getVal().getType();
+          const Scalar &pointer = one(rmw.getPtr());
+          if (pointer.buffer == kDynamicShared ||
+              rmw.getBinOp() != LLVM::AtomicBinOp::add ||
+              !isa<IntegerType>(type))
+            return fail(op, "is an atomic the interpreter does not run "
+                            "(only an integer add to global memory)");
+          FailureOr<uint8_t *> at =
+              address(op, pointer, type, byteSize(type), Access::Write);
+          if (failed(at))
+            return failure();
+          Scalar old = decode(type, *at);
+          encode(type,
+                 Scalar::integer(old.bits + one(rmw.getVal()).bits,
+                                 intWidth(type)),
+                 *at);
+          bind(rmw.getRes(), {old});
+          return success();
+        })
+        .Case<NVVM::CpAsyncCommitGroupOp>([&](auto) {
+          asyncCommitted[thread].push_back(std::move(asyncOpen[thread]));
+          asyncOpen[thread].clear();
+          return success();
+        })
+        .Case<NVVM::CpAsyncWaitGroupOp>([&](NVVM::CpAsyncWaitGroupOp wait) {
+          while (asyncCommitted[thread].size() > wait.getN())
+            if (failed(completeAsyncGroup(op)))
+              return failure();
           return success();
         })
         .Case<memref::LoadOp>([&](memref::LoadOp load) {
@@ -621,13 +1008,24 @@ private:
     return success();
   }
 
+  enum class Access { Read, Write };
+
   FailureOr<uint8_t *> address(Operation &op, const Scalar &pointer, Type type,
-                               uint64_t alignment) {
+                               uint64_t alignment, Access access) {
+    return address(op, pointer, byteSize(type), alignment, access);
+  }
+
+  /// Where `size` bytes at `pointer` are, checked against the buffer's
+  /// bounds and `alignment`; in dynamic shared memory also for races.
+  FailureOr<uint8_t *> address(Operation &op, const Scalar &pointer,
+                               int64_t size, uint64_t alignment,
+                               Access access) {
     if (pointer.kind != Scalar::Pointer)
       return fail(op, "accesses memory through a value that is not a "
-                      "global pointer");
-    std::vector<uint8_t> &memory = buffers[pointer.buffer];
-    const int64_t size = byteSize(type);
+                      "pointer");
+    const bool shared = pointer.buffer == kDynamicShared;
+    std::vector<uint8_t> &memory =
+        shared ? dynamicShared.bytes : buffers[pointer.buffer];
     if (pointer.offset < 0 ||
         pointer.offset + size > static_cast<int64_t>(memory.size()))
       return fail(op, "accesses bytes [" + Twine(pointer.offset) + ", " +
@@ -638,6 +1036,11 @@ private:
       return fail(op, "accesses byte " + Twine(pointer.offset) + " of buffer " +
                           Twine(pointer.buffer) + ", not aligned to " +
                           Twine(alignment));
+    if (shared &&
+        failed(access == Access::Read
+                   ? noteRead(op, dynamicShared, pointer.offset, size)
+                   : noteWrite(op, dynamicShared, pointer.offset, size)))
+      return failure();
     return memory.data() + pointer.offset;
   }
 
@@ -651,6 +1054,12 @@ private:
   llvm::DenseMap<Value, PerThread> env;
   std::vector<Shared> shared;
   llvm::DenseMap<Value, size_t> sharedOf;
+  /// The block's dynamic shared memory, tracked byte by byte.
+  Shared dynamicShared;
+  /// Per thread: the cp.async copies since its last commit, and its
+  /// committed groups, oldest first, not yet waited for.
+  std::vector<std::vector<AsyncCopy>> asyncOpen;
+  std::vector<std::deque<std::vector<AsyncCopy>>> asyncCommitted;
 };
 
 } // namespace
@@ -665,7 +1074,11 @@ std::optional<std::string> findUninterpretedOp(gpu::GPUFuncOp kernel) {
             LLVM::ConstantOp, LLVM::PoisonOp, LLVM::GEPOp, LLVM::LoadOp,
             LLVM::StoreOp, LLVM::ExtractElementOp, LLVM::InsertElementOp,
             memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
-            vector::ExtractOp, vector::FromElementsOp>(op);
+            vector::ExtractOp, vector::FromElementsOp, LLVM::AddressOfOp,
+            LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::BitcastOp,
+            NVVM::ShflOp, NVVM::LdMatrixOp, NVVM::MmaOp, NVVM::CpAsyncOp,
+            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
+            NVVM::MembarOp, LLVM::AtomicRMWOp>(op);
     // arith and math ops run lane by lane where evaluateLaneOp knows them.
     if (isa<arith::SelectOp>(op) || kernel::isLaneOp(*op))
       known = true;
@@ -678,12 +1091,36 @@ std::optional<std::string> findUninterpretedOp(gpu::GPUFuncOp kernel) {
            llvm::any_of(kApproximations,
                         [&](StringRef f) { return text.starts_with(f); }));
     }
-    // Values of other types (f64 vectors, i128) would decode wrongly.
+    // Values of other types (f64 vectors, i128, nested structs) would
+    // decode wrongly; a struct of scalars is its fields as lanes.
+    auto scalarOrVector = [](Type type) {
+      return isa<LLVM::LLVMPointerType>(type) || type.isIntOrIndexOrFloat() ||
+             (isa<VectorType>(type) && cast<VectorType>(type).getRank() == 1);
+    };
+    // An integer wider than 64 bits only between two bitcasts.
+    auto wideBetweenBitcasts = [&](Type type) {
+      auto integer = dyn_cast<IntegerType>(type);
+      return integer && integer.getWidth() > 64 &&
+             integer.getWidth() % 64 == 0 && isa<LLVM::BitcastOp>(op) &&
+             llvm::all_of(op->getUsers(), [](Operation *user) {
+               return isa<LLVM::BitcastOp>(user);
+             });
+    };
     if (known && !isa<gpu::GPUFuncOp>(op))
-      for (Type type : op->getResultTypes())
-        if (!isa<LLVM::LLVMPointerType>(type) && !type.isIntOrIndexOrFloat() &&
-            !(isa<VectorType>(type) && cast<VectorType>(type).getRank() == 1))
+      for (Type type : op->getResultTypes()) {
+        if (auto integer = dyn_cast<IntegerType>(type);
+            integer && integer.getWidth() > 64) {
+          known = known && wideBetweenBitcasts(type);
+          continue;
+        }
+        auto structType = dyn_cast<LLVM::LLVMStructType>(type);
+        if (structType ? !llvm::all_of(structType.getBody(),
+                                       [](Type field) {
+                                         return field.isIntOrIndexOrFloat();
+                                       })
+                       : !scalarOrVector(type))
           known = false;
+      }
     if (known)
       return WalkResult::advance();
     std::string text;
@@ -697,7 +1134,8 @@ std::optional<std::string> findUninterpretedOp(gpu::GPUFuncOp kernel) {
 
 std::string interpretKernel(gpu::GPUFuncOp kernel, ArrayRef<int64_t> grid,
                             int64_t block,
-                            std::vector<std::vector<uint8_t>> &buffers) {
+                            std::vector<std::vector<uint8_t>> &buffers,
+                            int64_t sharedBytes) {
   Block &entry = kernel.getBody().front();
   if (kernel.getNumArguments() != buffers.size())
     return "the kernel takes " + std::to_string(kernel.getNumArguments()) +
@@ -714,19 +1152,25 @@ std::string interpretKernel(gpu::GPUFuncOp kernel, ArrayRef<int64_t> grid,
   // Blocks share nothing but global memory, where each writes its own
   // elements (a kernel whose blocks write the same element is wrong
   // whichever order they run in), so they run on the host's cores. The
-  // first failing block in launch order is reported.
+  // first failing block in launch order is reported. Blocks that talk
+  // through atomics (a split-K GEMM's counters: the last of a tile's
+  // blocks sums the others' partial tiles) run one after another, in
+  // launch order, each seeing all the writes before it.
+  const bool talk =
+      kernel.walk([](LLVM::AtomicRMWOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   const int64_t blocks = dims[0] * dims[1] * dims[2];
   constexpr int64_t kChunk = 1024;
   std::vector<std::string> errors;
   for (int64_t first = 0; first < blocks; first += kChunk) {
     const int64_t count = std::min(kChunk, blocks - first);
     errors.assign(count, "");
-    llvm::parallelFor(0, count, [&](size_t k) {
+    auto runBlock = [&](size_t k) {
       const int64_t b = first + static_cast<int64_t>(k);
       BlockRun run(
           buffers,
           {b % dims[0], b / dims[0] % dims[1], b / (dims[0] * dims[1])}, block,
-          dims);
+          dims, sharedBytes);
       for (auto [i, argument] : llvm::enumerate(
                entry.getArguments().take_front(kernel.getNumArguments()))) {
         Scalar p;
@@ -738,7 +1182,13 @@ std::string interpretKernel(gpu::GPUFuncOp kernel, ArrayRef<int64_t> grid,
         run.addShared(attribution);
       if (failed(run.run(entry, Mask(block, 1))))
         errors[k] = run.error;
-    });
+    };
+    if (talk) {
+      for (int64_t k = 0; k < count; ++k)
+        runBlock(k);
+    } else {
+      llvm::parallelFor(0, count, runBlock);
+    }
     for (const std::string &error : errors)
       if (!error.empty())
         return error;

@@ -305,8 +305,10 @@ cl::opt<bool> checkOnHost(
     "check-on-host",
     cl::desc("Check the kernels without a GPU: run them on the host by "
              "interpreting the IR they are emitted as (loop, view, row and "
-             "transpose kernels; exit 4 for a kernel with tensor-core, TMA "
-             "or asynchronous-copy operations), every load and store bounds- "
+             "transpose kernels, and GEMM, convolution and attention "
+             "kernels compiled with --chip=sm_80: mma.sync, ldmatrix, "
+             "cp.async; exit 4 for an sm_90 kernel's warpgroup MMA or TMA "
+             "operations), every load and store bounds- "
              "and alignment-checked and shared memory checked for races, "
              "and compare every output with the reference as --check does; "
              "with --devices=N, SPMD on N host devices whose collective "

@@ -370,6 +370,80 @@ TEST_F(KernelInterpreterTest, ABarrierOrdersSharedMemory) {
   EXPECT_EQ(first, 1.0f);
 }
 
+class AsyncCopyTest : public KernelInterpreterTest {
+protected:
+  /// Runs a block of 32 threads that cp.async 16 bytes each of `in` into
+  /// dynamic shared memory, then (after `between`) read their neighbour's
+  /// 16 bytes back and store them to `out`.
+  std::string runAsyncCopy(StringRef between, std::vector<uint8_t> &out) {
+    std::string source = R"mlir(
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    llvm.mlir.global external @opfuse_dynamic_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    gpu.func @copy(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) kernel {
+      %s = llvm.mlir.addressof @opfuse_dynamic_shared : !llvm.ptr<3>
+      %tid = gpu.thread_id x
+      %t = arith.index_castui %tid : index to i32
+      %c1 = arith.constant 1 : i32
+      %c31 = arith.constant 31 : i32
+      %four = arith.constant 4 : i32
+      %e = arith.muli %t, %four : i32
+      %src = llvm.getelementptr %in[%e] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+      %dst = llvm.getelementptr %s[%e] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+      nvvm.cp.async.shared.global %dst, %src, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+      nvvm.cp.async.commit.group
+)mlir" + between.str() + R"mlir(
+      %next = arith.addi %t, %c1 : i32
+      %n = arith.minui %next, %c31 : i32
+      %ne = arith.muli %n, %four : i32
+      %from = llvm.getelementptr %s[%ne] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+      %v = llvm.load %from {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+      %to = llvm.getelementptr %out[%e] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+      llvm.store %v, %to {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+      gpu.return
+    }
+  }
+})mlir";
+    auto kernel = parseFirst<gpu::GPUFuncOp>(source);
+    if (!kernel)
+      return "does not parse";
+    std::vector<uint8_t> in(512);
+    for (int i = 0; i < 128; ++i) {
+      const float value = i;
+      std::memcpy(in.data() + 4 * i, &value, 4);
+    }
+    std::vector<std::vector<uint8_t>> buffers = {in, std::vector<uint8_t>(512)};
+    std::string error = reference::interpretKernel(kernel, {1}, 32, buffers,
+                                                   /*sharedBytes=*/512);
+    out = buffers[1];
+    return error;
+  }
+};
+
+TEST_F(AsyncCopyTest, AsyncCopiesLandAtTheirWaitAndNeedABarrier) {
+  std::vector<uint8_t> out;
+  // Waited for and ordered by a barrier: thread 0 reads thread 1's 4.0.
+  EXPECT_EQ(runAsyncCopy("      nvvm.cp.async.wait.group 0\n"
+                         "      gpu.barrier\n",
+                         out),
+            "");
+  float first;
+  std::memcpy(&first, out.data(), 4);
+  EXPECT_EQ(first, 4.0f);
+  // Without the barrier: thread 1's copy landed at its own wait, in the
+  // interval thread 0 reads it.
+  std::string error = runAsyncCopy("      nvvm.cp.async.wait.group 0\n", out);
+  EXPECT_NE(error.find("'llvm.load' reads an element thread 1 wrote since "
+                       "the last barrier"),
+            std::string::npos)
+      << error;
+  // Without the wait the copies have not landed: the shared memory still
+  // holds garbage (0xff bytes, NaN) when it is read.
+  EXPECT_EQ(runAsyncCopy("      gpu.barrier\n", out), "");
+  std::memcpy(&first, out.data(), 4);
+  EXPECT_TRUE(std::isnan(first));
+}
+
 TEST_F(KernelInterpreterTest, RefusesABarrierOfSomeThreads) {
   std::vector<uint8_t> out;
   std::string error = runTile(R"mlir(

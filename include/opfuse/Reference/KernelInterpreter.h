@@ -27,13 +27,15 @@ namespace opfuse::reference {
 std::optional<std::string> findUninterpretedOp(mlir::gpu::GPUFuncOp kernel);
 
 /// Runs `kernel` on a grid of `grid` blocks (x, and y and z where given) of
-/// `block` threads, each block in lockstep; `buffers[i]` is the memory its
-/// pointer argument i points to. Returns an empty string, or what stopped it
-/// (the op, the thread and why: an access out of bounds or misaligned, a race,
-/// an op it does not run).
+/// `block` threads, each block in lockstep with `sharedBytes` of dynamic
+/// shared memory; `buffers[i]` is the memory its pointer argument i points
+/// to. Returns an empty string, or what stopped it (the op, the thread and
+/// why: an access out of bounds or misaligned, a race, an op it does not
+/// run).
 std::string interpretKernel(mlir::gpu::GPUFuncOp kernel,
                             llvm::ArrayRef<int64_t> grid, int64_t block,
-                            std::vector<std::vector<uint8_t>> &buffers);
+                            std::vector<std::vector<uint8_t>> &buffers,
+                            int64_t sharedBytes = 0);
 
 } // namespace opfuse::reference
 
