@@ -36,7 +36,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from build_env import env_for
-from compare import percentile
+from compare import time_cuda
 
 ALL_REDUCE_BYTES = 256 << 20
 
@@ -117,22 +117,10 @@ def torch_worker(rank, world, port, job, shapes, warmup, iters, out):
             y = torch.nn.functional.gelu(x @ w1 + b1, approximate="tanh") @ w2
             dist.all_reduce(y)
             return y + b2 + x
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    for _ in range(iters):
-        dist.barrier()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) * 1000.0)
+    p50, p99 = time_cuda(fn, warmup, iters, before=dist.barrier)
     if rank == 0:
         with open(out, "w") as f:
-            json.dump([percentile(samples, 0.5), percentile(samples, 0.99)], f)
+            json.dump([p50, p99], f)
     dist.destroy_process_group()
 
 
@@ -149,7 +137,6 @@ def run_torch(job, world, shapes, args):
 
 
 def torch_one_gpu(shapes, args):
-    from compare import time_cuda
     t, h, f = shapes["tokens"], shapes["hidden"], shapes["ffn"]
     x = torch.randn(t, h, dtype=torch.bfloat16, device="cuda")
     w1 = torch.randn(h, f, dtype=torch.bfloat16, device="cuda") / h**0.5

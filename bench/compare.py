@@ -61,7 +61,10 @@ def percentile(samples, q):
     return ordered[index]
 
 
-def time_cuda(fn, warmup, iters):
+def time_cuda(fn, warmup, iters, before=None):
+    """P50 and P99 microseconds of `fn` by CUDA events after `warmup`
+    calls; `before` (untimed) runs ahead of each timed call, e.g. a
+    barrier of the processes of a distributed run."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -69,6 +72,8 @@ def time_cuda(fn, warmup, iters):
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     for _ in range(iters):
+        if before is not None:
+            before()
         start.record()
         fn()
         end.record()
