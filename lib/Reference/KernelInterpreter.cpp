@@ -4,7 +4,8 @@
 // the next op starts, divergent scf.if and scf.for narrow the active set,
 // and warps exchange values through gpu.shuffle. Each thread's values are
 // lanes of scalars (KernelValues.h); arith and math ops run lane by lane in
-// KernelLaneOps.cpp. Approximate functions of inline PTX (ex2.approx,
+// KernelLaneOps.cpp, warp-wide matrix ops and asynchronous copies in
+// KernelWarpRun.cpp. Approximate functions of inline PTX (ex2.approx,
 // rcp.approx, ...) are computed exactly and rounded to their type: a kernel
 // is judged against the reference with a tolerance, not bit for bit.
 //
@@ -17,8 +18,7 @@
 
 #include "opfuse/Reference/KernelInterpreter.h"
 
-#include "KernelValues.h"
-#include "KernelWarpOps.h"
+#include "KernelBlockRun.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -39,43 +39,8 @@
 
 using namespace mlir;
 
-namespace opfuse::reference {
+namespace opfuse::reference::kernel {
 namespace {
-
-using kernel::byteSize;
-using kernel::decode;
-using kernel::encode;
-using kernel::intWidth;
-using kernel::laneCount;
-using kernel::Lanes;
-using kernel::Scalar;
-using kernel::scalarType;
-/// A value of every thread of the block (empty where a thread has none).
-using PerThread = std::vector<Lanes>;
-using Mask = std::vector<char>;
-
-/// A workgroup attribution: its bytes and, per element, who last wrote and
-/// read it in which barrier interval.
-struct Shared {
-  MemRefType type;
-  std::vector<uint8_t> bytes;
-  struct Access {
-    int64_t interval = -1;
-    int64_t thread = -1; // -2: several threads
-  };
-  std::vector<Access> lastWrite, lastRead;
-};
-
-/// The buffer number of a block's dynamic shared memory (the kernel's
-/// llvm.mlir.global in address space 3) in a pointer scalar.
-constexpr int kDynamicShared = -2;
-
-/// One cp.async copy a thread issued: `size` bytes to shared memory at
-/// `dst`, the first `srcSize` from `src`, the rest zeros.
-struct AsyncCopy {
-  Scalar dst, src;
-  int64_t size = 0, srcSize = 0;
-};
 
 /// The approximate f32 functions of inline PTX that kernels use.
 constexpr StringLiteral kApproximations[] = {
@@ -86,983 +51,655 @@ double flushSubnormal(double v) {
   return std::fabs(v) < 0x1p-126 ? std::copysign(0.0, v) : v;
 }
 
-class BlockRun {
-public:
-  BlockRun(std::vector<std::vector<uint8_t>> &buffers,
-           std::array<int64_t, 3> block, int64_t blockSize,
-           std::array<int64_t, 3> grid, int64_t sharedBytes)
-      : buffers(buffers), block(block), blockSize(blockSize), grid(grid),
-        asyncOpen(blockSize), asyncCommitted(blockSize) {
-    // Garbage, as on the GPU, tracked byte by byte for races.
-    dynamicShared.bytes.assign(sharedBytes, 0xff);
-    dynamicShared.lastWrite.resize(sharedBytes);
-    dynamicShared.lastRead.resize(sharedBytes);
-  }
+} // namespace
 
-  /// Runs `body`'s ops for the threads of `mask`; an scf.yield's operands
-  /// go to `yielded`.
-  LogicalResult run(Block &body, const Mask &mask,
-                    SmallVectorImpl<PerThread> *yielded = nullptr) {
-    for (Operation &op : body) {
-      if (isa<scf::YieldOp>(op)) {
-        if (yielded)
-          for (Value v : op.getOperands())
-            yielded->push_back(env[v]);
-        return success();
-      }
-      if (isa<gpu::ReturnOp>(op))
-        return success();
-      if (failed(step(op, mask)))
-        return failure();
+LogicalResult BlockRun::run(Block &body, const Mask &mask,
+                            SmallVectorImpl<PerThread> *yielded) {
+  for (Operation &op : body) {
+    if (isa<scf::YieldOp>(op)) {
+      if (yielded)
+        for (Value v : op.getOperands())
+          yielded->push_back(env[v]);
+      return success();
     }
+    if (isa<gpu::ReturnOp>(op))
+      return success();
+    if (failed(step(op, mask)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult BlockRun::step(Operation &op, const Mask &mask) {
+  if (auto s = dyn_cast<scf::IfOp>(op))
+    return runIf(s, mask);
+  if (auto f = dyn_cast<scf::ForOp>(op))
+    return runFor(f, mask);
+  if (auto s = dyn_cast<gpu::ShuffleOp>(op))
+    return shuffle(s, mask);
+  if (auto s = dyn_cast<NVVM::ShflOp>(op))
+    return shfl(s, mask);
+  if (auto l = dyn_cast<NVVM::LdMatrixOp>(op))
+    return ldmatrix(l, mask);
+  if (auto m = dyn_cast<NVVM::MmaOp>(op))
+    return mma(m, mask);
+  if (isa<gpu::BarrierOp>(op)) {
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (!mask[t]) {
+        thread = t;
+        return fail(op, "is reached by some threads of the block only");
+      }
+    ++interval;
     return success();
   }
-
-  void bindAll(Value value, const Lanes &lanes) {
-    env[value] = PerThread(blockSize, lanes);
-  }
-
-  void addShared(Value attribution) {
-    Shared s;
-    s.type = cast<MemRefType>(attribution.getType());
-    const int64_t n = s.type.getNumElements();
-    s.bytes.assign(n * byteSize(s.type.getElementType()), 0xff);
-    s.lastWrite.resize(n);
-    s.lastRead.resize(n);
-    sharedOf[attribution] = shared.size();
-    shared.push_back(std::move(s));
-  }
-
-  std::string error;
-
-private:
-  LogicalResult fail(Operation &op, const Twine &why) {
-    llvm::raw_string_ostream os(error);
-    os << "thread " << thread << " of block (" << block[0] << ", " << block[1]
-       << ", " << block[2] << "): '" << op.getName() << "' " << why;
-    return failure();
-  }
-
-  const Lanes &get(Value v) { return env[v][thread]; }
-  const Scalar &one(Value v) { return env[v][thread].front(); }
-  void bind(Value v, Lanes lanes) {
-    PerThread &values = env[v];
-    if (values.size() != static_cast<size_t>(blockSize))
-      values.resize(blockSize);
-    values[thread] = std::move(lanes);
-  }
-
-  /// Runs `fn` for each thread of `mask` (as `thread`).
-  LogicalResult forEach(const Mask &mask, function_ref<LogicalResult()> fn) {
-    for (thread = 0; thread < blockSize; ++thread)
-      if (mask[thread] && failed(fn()))
-        return failure();
+  if (kernel::isLaneOp(op))
+    return laneWise(op, mask);
+  if (isa<arith::ConstantOp, LLVM::ConstantOp>(op)) {
+    // The same in every thread: evaluated once.
+    thread = 0;
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (mask[t]) {
+        thread = t;
+        break;
+      }
+    Attribute value = isa<arith::ConstantOp>(op)
+                          ? Attribute(cast<arith::ConstantOp>(op).getValue())
+                          : cast<LLVM::ConstantOp>(op).getValue();
+    if (failed(constant(op, value)))
+      return failure();
+    Lanes lanes = env[op.getResult(0)][thread];
+    PerThread &out = env[op.getResult(0)];
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (mask[t])
+        out[t] = lanes;
     thread = 0;
     return success();
   }
+  return forEach(mask, [&] { return stepThread(op); });
+}
 
-  LogicalResult step(Operation &op, const Mask &mask) {
-    if (auto s = dyn_cast<scf::IfOp>(op))
-      return runIf(s, mask);
-    if (auto f = dyn_cast<scf::ForOp>(op))
-      return runFor(f, mask);
-    if (auto s = dyn_cast<gpu::ShuffleOp>(op))
-      return shuffle(s, mask);
-    if (auto s = dyn_cast<NVVM::ShflOp>(op))
-      return shfl(s, mask);
-    if (auto l = dyn_cast<NVVM::LdMatrixOp>(op))
-      return ldmatrix(l, mask);
-    if (auto m = dyn_cast<NVVM::MmaOp>(op))
-      return mma(m, mask);
-    if (isa<gpu::BarrierOp>(op)) {
-      for (int64_t t = 0; t < blockSize; ++t)
-        if (!mask[t]) {
-          thread = t;
-          return fail(op, "is reached by some threads of the block only");
-        }
-      ++interval;
-      return success();
+LogicalResult BlockRun::laneWise(Operation &op, const Mask &mask) {
+  PerThread &out = env[op.getResult(0)];
+  out.resize(blockSize);
+  SmallVector<const PerThread *, 3> operands;
+  for (Value operand : op.getOperands())
+    operands.push_back(&env[operand]);
+  const int64_t n = laneCount(op.getResult(0).getType());
+  SmallVector<Scalar, 3> in;
+  for (thread = 0; thread < blockSize; ++thread) {
+    if (!mask[thread])
+      continue;
+    Lanes lanes;
+    for (int64_t lane = 0; lane < n; ++lane) {
+      in.clear();
+      for (const PerThread *values : operands) {
+        if (values->size() != static_cast<size_t>(blockSize) ||
+            (*values)[thread].empty())
+          return fail(op, "reads a value it never computed");
+        const Lanes &l = (*values)[thread];
+        const Scalar &s = l.size() == 1 ? l.front() : l[lane];
+        if (s.kind == Scalar::Poison)
+          return fail(op, "computes on poison");
+        in.push_back(s);
+      }
+      kernel::LaneResult r = kernel::evaluateLaneOp(op, in);
+      if (r.kind == kernel::LaneResult::Error)
+        return fail(op, r.error);
+      if (r.kind == kernel::LaneResult::Unknown)
+        return fail(op, "is not interpreted");
+      lanes.push_back(r.value);
     }
-    if (kernel::isLaneOp(op))
-      return laneWise(op, mask);
-    if (isa<arith::ConstantOp, LLVM::ConstantOp>(op)) {
-      // The same in every thread: evaluated once.
-      thread = 0;
+    out[thread] = std::move(lanes);
+  }
+  thread = 0;
+  return success();
+}
+
+LogicalResult BlockRun::runIf(scf::IfOp s, const Mask &mask) {
+  Mask thenMask(blockSize, 0), elseMask(blockSize, 0);
+  if (failed(forEach(mask, [&]() -> LogicalResult {
+        const Scalar &c = one(s.getCondition());
+        if (c.kind != Scalar::Int)
+          return fail(*s, "branches on poison");
+        (c.bits ? thenMask : elseMask)[thread] = 1;
+        return success();
+      })))
+    return failure();
+  auto branch = [&](Region &region, const Mask &m) -> LogicalResult {
+    if (region.empty() || llvm::none_of(m, [](char c) { return c; }))
+      return success();
+    SmallVector<PerThread> yielded;
+    if (failed(run(region.front(), m, &yielded)))
+      return failure();
+    for (auto [result, values] : llvm::zip(s.getResults(), yielded))
       for (int64_t t = 0; t < blockSize; ++t)
-        if (mask[t]) {
+        if (m[t]) {
           thread = t;
+          bind(result, values[t]);
+        }
+    thread = 0;
+    return success();
+  };
+  if (failed(branch(s.getThenRegion(), thenMask)))
+    return failure();
+  return branch(s.getElseRegion(), elseMask);
+}
+
+LogicalResult BlockRun::runFor(scf::ForOp f, const Mask &mask) {
+  const bool isUnsigned = f.getUnsignedCmp();
+  const unsigned width = intWidth(f.getInductionVar().getType());
+  std::vector<int64_t> index(blockSize), upper(blockSize), by(blockSize);
+  auto value = [&](Value v) {
+    const Scalar &s = one(v);
+    return isUnsigned ? static_cast<int64_t>(s.bits) : s.signedValue();
+  };
+  if (failed(forEach(mask, [&]() -> LogicalResult {
+        index[thread] = value(f.getLowerBound());
+        upper[thread] = value(f.getUpperBound());
+        by[thread] = value(f.getStep());
+        if (by[thread] <= 0)
+          return fail(*f, "steps by " + Twine(by[thread]));
+        for (auto [arg, init] :
+             llvm::zip(f.getRegionIterArgs(), f.getInitArgs()))
+          bind(arg, get(init));
+        return success();
+      })))
+    return failure();
+  while (true) {
+    Mask live(blockSize, 0);
+    bool any = false;
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (mask[t] && index[t] < upper[t]) {
+        live[t] = 1;
+        any = true;
+        thread = t;
+        bind(f.getInductionVar(), {Scalar::integer(index[t], width)});
+      }
+    thread = 0;
+    if (!any)
+      break;
+    SmallVector<PerThread> next;
+    if (failed(run(*f.getBody(), live, &next)))
+      return failure();
+    for (int64_t t = 0; t < blockSize; ++t)
+      if (live[t]) {
+        thread = t;
+        for (auto [arg, values] : llvm::zip(f.getRegionIterArgs(), next))
+          bind(arg, values[t]);
+        index[t] += by[t];
+      }
+    thread = 0;
+  }
+  return forEach(mask, [&] {
+    for (auto [result, arg] : llvm::zip(f.getResults(), f.getRegionIterArgs()))
+      bind(result, get(arg));
+    return success();
+  });
+}
+
+LogicalResult BlockRun::shuffle(gpu::ShuffleOp s, const Mask &mask) {
+  PerThread result(blockSize);
+  PerThread valid(blockSize);
+  if (failed(forEach(mask, [&]() -> LogicalResult {
+        const int64_t lane = thread % 32;
+        const int64_t offset = one(s.getOffset()).bits;
+        const int64_t width = one(s.getWidth()).bits;
+        if (width <= 0 || width > 32)
+          return fail(*s, "has a width of " + Twine(width));
+        const int64_t first = lane - lane % width;
+        int64_t source = 0;
+        switch (s.getMode()) {
+        case gpu::ShuffleMode::XOR:
+          source = lane ^ offset;
+          break;
+        case gpu::ShuffleMode::DOWN:
+          source = lane + offset;
+          break;
+        case gpu::ShuffleMode::UP:
+          source = lane - offset;
+          break;
+        case gpu::ShuffleMode::IDX:
+          source = first + offset;
           break;
         }
-      Attribute value = isa<arith::ConstantOp>(op)
-                            ? Attribute(cast<arith::ConstantOp>(op).getValue())
-                            : cast<LLVM::ConstantOp>(op).getValue();
-      if (failed(constant(op, value)))
-        return failure();
-      Lanes lanes = env[op.getResult(0)][thread];
-      PerThread &out = env[op.getResult(0)];
-      for (int64_t t = 0; t < blockSize; ++t)
-        if (mask[t])
-          out[t] = lanes;
-      thread = 0;
-      return success();
-    }
-    return forEach(mask, [&] { return stepThread(op); });
-  }
-
-  /// An elementwise arith or math op for every thread of `mask`, lane by
-  /// lane; the operands' and the result's values are looked up once.
-  LogicalResult laneWise(Operation &op, const Mask &mask) {
-    PerThread &out = env[op.getResult(0)];
-    out.resize(blockSize);
-    SmallVector<const PerThread *, 3> operands;
-    for (Value operand : op.getOperands())
-      operands.push_back(&env[operand]);
-    const int64_t n = laneCount(op.getResult(0).getType());
-    SmallVector<Scalar, 3> in;
-    for (thread = 0; thread < blockSize; ++thread) {
-      if (!mask[thread])
-        continue;
-      Lanes lanes;
-      for (int64_t lane = 0; lane < n; ++lane) {
-        in.clear();
-        for (const PerThread *values : operands) {
-          if (values->size() != static_cast<size_t>(blockSize) ||
-              (*values)[thread].empty())
-            return fail(op, "reads a value it never computed");
-          const Lanes &l = (*values)[thread];
-          const Scalar &s = l.size() == 1 ? l.front() : l[lane];
-          if (s.kind == Scalar::Poison)
-            return fail(op, "computes on poison");
-          in.push_back(s);
-        }
-        kernel::LaneResult r = kernel::evaluateLaneOp(op, in);
-        if (r.kind == kernel::LaneResult::Error)
-          return fail(op, r.error);
-        if (r.kind == kernel::LaneResult::Unknown)
-          return fail(op, "is not interpreted");
-        lanes.push_back(r.value);
-      }
-      out[thread] = std::move(lanes);
-    }
-    thread = 0;
-    return success();
-  }
-
-  LogicalResult runIf(scf::IfOp s, const Mask &mask) {
-    Mask thenMask(blockSize, 0), elseMask(blockSize, 0);
-    if (failed(forEach(mask, [&]() -> LogicalResult {
-          const Scalar &c = one(s.getCondition());
-          if (c.kind != Scalar::Int)
-            return fail(*s, "branches on poison");
-          (c.bits ? thenMask : elseMask)[thread] = 1;
-          return success();
-        })))
-      return failure();
-    auto branch = [&](Region &region, const Mask &m) -> LogicalResult {
-      if (region.empty() || llvm::none_of(m, [](char c) { return c; }))
+        const bool inRange = source >= first && source < first + width;
+        const int64_t from = thread - lane + source;
+        if (inRange && (from >= blockSize || !mask[from]))
+          return fail(*s,
+                      "reads lane " + Twine(source) + ", which is not active");
+        result[thread] = inRange ? env[s.getValue()][from] : get(s.getValue());
+        valid[thread] = {Scalar::integer(inRange, 1)};
         return success();
-      SmallVector<PerThread> yielded;
-      if (failed(run(region.front(), m, &yielded)))
-        return failure();
-      for (auto [result, values] : llvm::zip(s.getResults(), yielded))
-        for (int64_t t = 0; t < blockSize; ++t)
-          if (m[t]) {
-            thread = t;
-            bind(result, values[t]);
-          }
-      thread = 0;
-      return success();
-    };
-    if (failed(branch(s.getThenRegion(), thenMask)))
-      return failure();
-    return branch(s.getElseRegion(), elseMask);
-  }
+      })))
+    return failure();
+  for (int64_t t = 0; t < blockSize; ++t)
+    if (mask[t]) {
+      thread = t;
+      bind(s.getShuffleResult(), result[t]);
+      bind(s.getValid(), valid[t]);
+    }
+  thread = 0;
+  return success();
+}
 
-  /// Each thread runs its own trip count; an iteration runs for the
-  /// threads still in their loop.
-  LogicalResult runFor(scf::ForOp f, const Mask &mask) {
-    const bool isUnsigned = f.getUnsignedCmp();
-    const unsigned width = intWidth(f.getInductionVar().getType());
-    std::vector<int64_t> index(blockSize), upper(blockSize), by(blockSize);
-    auto value = [&](Value v) {
-      const Scalar &s = one(v);
-      return isUnsigned ? static_cast<int64_t>(s.bits) : s.signedValue();
-    };
-    if (failed(forEach(mask, [&]() -> LogicalResult {
-          index[thread] = value(f.getLowerBound());
-          upper[thread] = value(f.getUpperBound());
-          by[thread] = value(f.getStep());
-          if (by[thread] <= 0)
-            return fail(*f, "steps by " + Twine(by[thread]));
-          for (auto [arg, init] :
-               llvm::zip(f.getRegionIterArgs(), f.getInitArgs()))
-            bind(arg, get(init));
-          return success();
-        })))
-      return failure();
-    while (true) {
-      Mask live(blockSize, 0);
-      bool any = false;
-      for (int64_t t = 0; t < blockSize; ++t)
-        if (mask[t] && index[t] < upper[t]) {
-          live[t] = 1;
-          any = true;
-          thread = t;
-          bind(f.getInductionVar(), {Scalar::integer(index[t], width)});
+FailureOr<std::pair<Shared *, int64_t>>
+BlockRun::sharedElement(Operation &op, Value memref, ValueRange indices,
+                        int64_t count) {
+  auto it = sharedOf.find(memref);
+  if (it == sharedOf.end())
+    return fail(op, "accesses a memref that is not a workgroup "
+                    "attribution");
+  Shared &s = shared[it->second];
+  ArrayRef<int64_t> shape = s.type.getShape();
+  int64_t linear = 0;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    const int64_t i = one(index).bits;
+    if (i >= shape[d])
+      return fail(op, "indexes dimension " + Twine(d) + " at " + Twine(i) +
+                          " of " + Twine(shape[d]));
+    linear = linear * shape[d] + i;
+  }
+  if (linear + count > s.type.getNumElements() ||
+      (indices.size() > 0 &&
+       one(indices.back()).bits + count > static_cast<uint64_t>(shape.back())))
+    return fail(op, "accesses " + Twine(count) + " elements past a row");
+  return std::make_pair(&s, linear);
+}
+
+LogicalResult BlockRun::readShared(Operation &op, Value memref,
+                                   ValueRange indices, Type type,
+                                   Value result) {
+  const int64_t count = laneCount(type);
+  auto at = sharedElement(op, memref, indices, count);
+  if (failed(at))
+    return failure();
+  auto [s, linear] = *at;
+  Type element = s->type.getElementType();
+  if (failed(noteRead(op, *s, linear, count)))
+    return failure();
+  Lanes lanes;
+  for (int64_t i = linear; i < linear + count; ++i)
+    lanes.push_back(decode(element, &s->bytes[i * byteSize(element)]));
+  bind(result, std::move(lanes));
+  return success();
+}
+
+LogicalResult BlockRun::noteRead(Operation &op, Shared &s, int64_t first,
+                                 int64_t count) {
+  for (int64_t i = first; i < first + count; ++i) {
+    const Shared::Access &w = s.lastWrite[i];
+    if (w.interval == interval && w.thread != thread)
+      return fail(op, "reads an element thread " + Twine(w.thread) +
+                          " wrote since the last barrier");
+    Shared::Access &r = s.lastRead[i];
+    r.thread = r.interval == interval && r.thread != thread ? -2 : thread;
+    r.interval = interval;
+  }
+  return success();
+}
+
+LogicalResult BlockRun::noteWrite(Operation &op, Shared &s, int64_t first,
+                                  int64_t count) {
+  for (int64_t i = first; i < first + count; ++i) {
+    const Shared::Access &r = s.lastRead[i];
+    if (r.interval == interval && r.thread != thread)
+      return fail(op, "writes an element another thread read since the "
+                      "last barrier");
+    const Shared::Access &w = s.lastWrite[i];
+    if (w.interval == interval && w.thread != thread)
+      return fail(op, "writes an element thread " + Twine(w.thread) +
+                          " wrote since the last barrier");
+    s.lastWrite[i] = {interval, thread};
+  }
+  return success();
+}
+
+LogicalResult BlockRun::writeShared(Operation &op, Value memref,
+                                    ValueRange indices, Value value) {
+  const Lanes &lanes = get(value);
+  auto at = sharedElement(op, memref, indices, lanes.size());
+  if (failed(at))
+    return failure();
+  auto [s, linear] = *at;
+  Type element = s->type.getElementType();
+  for (const Scalar &lane : lanes)
+    if (lane.kind == Scalar::Poison)
+      return fail(op, "stores poison");
+  if (failed(noteWrite(op, *s, linear, lanes.size())))
+    return failure();
+  for (auto [k, lane] : llvm::enumerate(lanes))
+    encode(element, lane, &s->bytes[(linear + k) * byteSize(element)]);
+  return success();
+}
+
+LogicalResult BlockRun::inlineAsm(LLVM::InlineAsmOp asmOp) {
+  Operation &op = *asmOp;
+  StringRef text = asmOp.getAsmString();
+  // Grid-dependency control orders kernels, not threads.
+  if (op.getNumResults() == 0 && text.starts_with("griddepcontrol"))
+    return success();
+  if (op.getNumResults() != 1 || op.getNumOperands() != 1 ||
+      !op.getResult(0).getType().isF32())
+    return fail(op, "'" + text + "' is not interpreted");
+  const Scalar &x = one(op.getOperand(0));
+  const bool ftz = text.contains(".ftz");
+  double in = ftz ? flushSubnormal(x.value) : x.value, out;
+  if (text.starts_with("ex2.approx"))
+    out = std::exp2(in);
+  else if (text.starts_with("rcp.approx"))
+    out = 1.0 / in;
+  else if (text.starts_with("rsqrt.approx"))
+    out = 1.0 / std::sqrt(in);
+  else if (text.starts_with("tanh.approx"))
+    out = std::tanh(in);
+  else if (text.starts_with("lg2.approx"))
+    out = std::log2(in);
+  else
+    return fail(op, "'" + text + "' is not interpreted");
+  out = static_cast<float>(out);
+  bind(op.getResult(0), {Scalar::real(ftz ? flushSubnormal(out) : out)});
+  return success();
+}
+
+LogicalResult BlockRun::stepThread(Operation &op) {
+  return TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<arith::ConstantOp, LLVM::ConstantOp>(
+          [&](auto c) { return constant(op, c.getValue()); })
+      .Case<LLVM::PoisonOp>([&](auto p) {
+        bind(p.getResult(),
+             Lanes(laneCount(p.getResult().getType()), Scalar()));
+        return success();
+      })
+      .Case<arith::SelectOp>([&](arith::SelectOp s) {
+        const Scalar &c = one(s.getCondition());
+        if (c.kind != Scalar::Int)
+          return fail(op, "selects on poison");
+        bind(s.getResult(), get(c.bits ? s.getTrueValue() : s.getFalseValue()));
+        return success();
+      })
+      .Case<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp>(
+          [&](auto id) { return index(id); })
+      .Case<LLVM::InlineAsmOp>(
+          [&](LLVM::InlineAsmOp asmOp) { return inlineAsm(asmOp); })
+      .Case<LLVM::GEPOp>([&](LLVM::GEPOp gep) {
+        Scalar p = one(gep.getBase());
+        if (p.kind != Scalar::Pointer)
+          return fail(op, "offsets a value that is not a pointer");
+        const int64_t size = byteSize(gep.getElemType());
+        if (size == 0)
+          return fail(op, "has an element type of unknown size");
+        for (auto index : gep.getIndices()) {
+          int64_t i;
+          if (auto attr = dyn_cast<IntegerAttr>(index))
+            i = attr.getInt();
+          else
+            i = one(cast<Value>(index)).signedValue();
+          p.offset += i * size;
         }
-      thread = 0;
-      if (!any)
-        break;
-      SmallVector<PerThread> next;
-      if (failed(run(*f.getBody(), live, &next)))
-        return failure();
-      for (int64_t t = 0; t < blockSize; ++t)
-        if (live[t]) {
-          thread = t;
-          for (auto [arg, values] : llvm::zip(f.getRegionIterArgs(), next))
-            bind(arg, values[t]);
-          index[t] += by[t];
-        }
-      thread = 0;
-    }
-    return forEach(mask, [&] {
-      for (auto [result, arg] :
-           llvm::zip(f.getResults(), f.getRegionIterArgs()))
-        bind(result, get(arg));
-      return success();
-    });
-  }
-
-  /// A warp's lanes trade values; a lane that reads an inactive one is an
-  /// error (its value is undefined on the GPU).
-  LogicalResult shuffle(gpu::ShuffleOp s, const Mask &mask) {
-    PerThread result(blockSize);
-    PerThread valid(blockSize);
-    if (failed(forEach(mask, [&]() -> LogicalResult {
-          const int64_t lane = thread % 32;
-          const int64_t offset = one(s.getOffset()).bits;
-          const int64_t width = one(s.getWidth()).bits;
-          if (width <= 0 || width > 32)
-            return fail(*s, "has a width of " + Twine(width));
-          const int64_t first = lane - lane % width;
-          int64_t source = 0;
-          switch (s.getMode()) {
-          case gpu::ShuffleMode::XOR:
-            source = lane ^ offset;
-            break;
-          case gpu::ShuffleMode::DOWN:
-            source = lane + offset;
-            break;
-          case gpu::ShuffleMode::UP:
-            source = lane - offset;
-            break;
-          case gpu::ShuffleMode::IDX:
-            source = first + offset;
-            break;
-          }
-          const bool inRange = source >= first && source < first + width;
-          const int64_t from = thread - lane + source;
-          if (inRange && (from >= blockSize || !mask[from]))
-            return fail(*s, "reads lane " + Twine(source) +
-                                ", which is not active");
-          result[thread] =
-              inRange ? env[s.getValue()][from] : get(s.getValue());
-          valid[thread] = {Scalar::integer(inRange, 1)};
-          return success();
-        })))
-      return failure();
-    for (int64_t t = 0; t < blockSize; ++t)
-      if (mask[t]) {
-        thread = t;
-        bind(s.getShuffleResult(), result[t]);
-        bind(s.getValid(), valid[t]);
-      }
-    thread = 0;
-    return success();
-  }
-
-  /// The element offset of `indices` in a workgroup attribution.
-  FailureOr<std::pair<Shared *, int64_t>> sharedElement(Operation &op,
-                                                        Value memref,
-                                                        ValueRange indices,
-                                                        int64_t count) {
-    auto it = sharedOf.find(memref);
-    if (it == sharedOf.end())
-      return fail(op, "accesses a memref that is not a workgroup "
-                      "attribution");
-    Shared &s = shared[it->second];
-    ArrayRef<int64_t> shape = s.type.getShape();
-    int64_t linear = 0;
-    for (auto [d, index] : llvm::enumerate(indices)) {
-      const int64_t i = one(index).bits;
-      if (i >= shape[d])
-        return fail(op, "indexes dimension " + Twine(d) + " at " + Twine(i) +
-                            " of " + Twine(shape[d]));
-      linear = linear * shape[d] + i;
-    }
-    if (linear + count > s.type.getNumElements() ||
-        (indices.size() > 0 && one(indices.back()).bits + count >
-                                   static_cast<uint64_t>(shape.back())))
-      return fail(op, "accesses " + Twine(count) + " elements past a row");
-    return std::make_pair(&s, linear);
-  }
-
-  LogicalResult readShared(Operation &op, Value memref, ValueRange indices,
-                           Type type, Value result) {
-    const int64_t count = laneCount(type);
-    auto at = sharedElement(op, memref, indices, count);
-    if (failed(at))
-      return failure();
-    auto [s, linear] = *at;
-    Type element = s->type.getElementType();
-    if (failed(noteRead(op, *s, linear, count)))
-      return failure();
-    Lanes lanes;
-    for (int64_t i = linear; i < linear + count; ++i)
-      lanes.push_back(decode(element, &s->bytes[i * byteSize(element)]));
-    bind(result, std::move(lanes));
-    return success();
-  }
-
-  /// Elements [first, first + count) of `s` read by `thread`: a race when
-  /// another thread wrote one since the last barrier.
-  LogicalResult noteRead(Operation &op, Shared &s, int64_t first,
-                         int64_t count) {
-    for (int64_t i = first; i < first + count; ++i) {
-      const Shared::Access &w = s.lastWrite[i];
-      if (w.interval == interval && w.thread != thread)
-        return fail(op, "reads an element thread " + Twine(w.thread) +
-                            " wrote since the last barrier");
-      Shared::Access &r = s.lastRead[i];
-      r.thread = r.interval == interval && r.thread != thread ? -2 : thread;
-      r.interval = interval;
-    }
-    return success();
-  }
-
-  /// The same for a write: a race when another thread read or wrote one.
-  LogicalResult noteWrite(Operation &op, Shared &s, int64_t first,
-                          int64_t count) {
-    for (int64_t i = first; i < first + count; ++i) {
-      const Shared::Access &r = s.lastRead[i];
-      if (r.interval == interval && r.thread != thread)
-        return fail(op, "writes an element another thread read since the "
-                        "last barrier");
-      const Shared::Access &w = s.lastWrite[i];
-      if (w.interval == interval && w.thread != thread)
-        return fail(op, "writes an element thread " + Twine(w.thread) +
-                            " wrote since the last barrier");
-      s.lastWrite[i] = {interval, thread};
-    }
-    return success();
-  }
-
-  LogicalResult writeShared(Operation &op, Value memref, ValueRange indices,
-                            Value value) {
-    const Lanes &lanes = get(value);
-    auto at = sharedElement(op, memref, indices, lanes.size());
-    if (failed(at))
-      return failure();
-    auto [s, linear] = *at;
-    Type element = s->type.getElementType();
-    for (const Scalar &lane : lanes)
-      if (lane.kind == Scalar::Poison)
-        return fail(op, "stores poison");
-    if (failed(noteWrite(op, *s, linear, lanes.size())))
-      return failure();
-    for (auto [k, lane] : llvm::enumerate(lanes))
-      encode(element, lane, &s->bytes[(linear + k) * byteSize(element)]);
-    return success();
-  }
-
-  LogicalResult inlineAsm(LLVM::InlineAsmOp asmOp) {
-    Operation &op = *asmOp;
-    StringRef text = asmOp.getAsmString();
-    // Grid-dependency control orders kernels, not threads.
-    if (op.getNumResults() == 0 && text.starts_with("griddepcontrol"))
-      return success();
-    if (op.getNumResults() != 1 || op.getNumOperands() != 1 ||
-        !op.getResult(0).getType().isF32())
-      return fail(op, "'" + text + "' is not interpreted");
-    const Scalar &x = one(op.getOperand(0));
-    const bool ftz = text.contains(".ftz");
-    double in = ftz ? flushSubnormal(x.value) : x.value, out;
-    if (text.starts_with("ex2.approx"))
-      out = std::exp2(in);
-    else if (text.starts_with("rcp.approx"))
-      out = 1.0 / in;
-    else if (text.starts_with("rsqrt.approx"))
-      out = 1.0 / std::sqrt(in);
-    else if (text.starts_with("tanh.approx"))
-      out = std::tanh(in);
-    else if (text.starts_with("lg2.approx"))
-      out = std::log2(in);
-    else
-      return fail(op, "'" + text + "' is not interpreted");
-    out = static_cast<float>(out);
-    bind(op.getResult(0), {Scalar::real(ftz ? flushSubnormal(out) : out)});
-    return success();
-  }
-
-  /// Runs `fn` for each warp of the threads of `mask`, given its first
-  /// thread. Warp-wide matrix ops are .sync.aligned: every thread of a
-  /// warp executes them together, so a warp partly active is an error.
-  LogicalResult forEachWarp(Operation &op, const Mask &mask,
-                            function_ref<LogicalResult(int64_t)> fn) {
-    if (blockSize % kernel::kWarpSize != 0)
-      return fail(op, "runs in a block of " + Twine(blockSize) +
-                          " threads, not whole warps");
-    for (int64_t first = 0; first < blockSize; first += kernel::kWarpSize) {
-      int64_t active = 0;
-      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane)
-        active += mask[first + lane] != 0;
-      if (active == 0)
-        continue;
-      if (active != kernel::kWarpSize) {
-        thread = first;
-        return fail(op, "is reached by " + Twine(active) +
-                            " threads of a warp, not all 32");
-      }
-      if (failed(fn(first)))
-        return failure();
-    }
-    thread = 0;
-    return success();
-  }
-
-  /// nvvm.shfl.sync as the PTX ISA defines it (clamp and segment mask in
-  /// the last operand); a lane that reads an inactive one is an error.
-  LogicalResult shfl(NVVM::ShflOp s, const Mask &mask) {
-    PerThread result(blockSize);
-    if (failed(forEach(mask, [&]() -> LogicalResult {
-          const int64_t lane = thread % kernel::kWarpSize;
-          const uint64_t b = one(s.getOffset()).bits & 31;
-          const uint64_t c = one(s.getMaskAndClamp()).bits;
-          const uint64_t members = one(s.getThreadMask()).bits;
-          const int64_t segmask = (c >> 8) & 31, clamp = c & 31;
-          const int64_t maxLane = (lane & segmask) | (clamp & ~segmask);
-          const int64_t minLane = lane & segmask;
-          int64_t j = lane;
-          bool valid = false;
-          switch (s.getKind()) {
-          case NVVM::ShflKind::up:
-            j = lane - b;
-            valid = j >= maxLane;
-            break;
-          case NVVM::ShflKind::down:
-            j = lane + b;
-            valid = j <= maxLane;
-            break;
-          case NVVM::ShflKind::bfly:
-            j = lane ^ b;
-            valid = j <= maxLane;
-            break;
-          case NVVM::ShflKind::idx:
-            j = minLane | (b & ~segmask);
-            valid = j <= maxLane;
-            break;
-          }
-          if (!valid)
-            j = lane;
-          const int64_t from = thread - lane + j;
-          if (from >= blockSize || !mask[from] || !((members >> j) & 1))
-            return fail(*s, "reads lane " + Twine(j) +
-                                ", which is not active or not in its mask");
-          Lanes out = env[s.getVal()][from];
-          if (s.getReturnValueAndIsValid())
-            out.push_back(Scalar::integer(valid, 1));
-          result[thread] = std::move(out);
-          return success();
-        })))
-      return failure();
-    for (int64_t t = 0; t < blockSize; ++t)
-      if (mask[t]) {
-        thread = t;
-        bind(s.getRes(), result[t]);
-      }
-    thread = 0;
-    return success();
-  }
-
-  /// nvvm.ldmatrix .m8n8 .b16 from dynamic shared memory.
-  LogicalResult ldmatrix(NVVM::LdMatrixOp ld, const Mask &mask) {
-    Operation &op = *ld;
-    const int num = ld.getNum();
-    if (ld.getShape().getM() != 8 || ld.getShape().getN() != 8 ||
-        ld.getEltType() != NVVM::LdStMatrixEltType::B16 ||
-        !llvm::is_contained({1, 2, 4}, num))
-      return fail(op, "has a shape or element type it does not interpret");
-    const bool transpose = ld.getLayout() == NVVM::MMALayout::col;
-    return forEachWarp(op, mask, [&](int64_t first) -> LogicalResult {
-      kernel::LdMatrixRows rows{};
-      for (int64_t lane = 0; lane < 8 * num; ++lane) {
-        thread = first + lane;
+        bind(gep.getResult(), {p});
+        return success();
+      })
+      .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+        Type type = load.getResult().getType();
         FailureOr<uint8_t *> at =
-            address(op, one(ld.getPtr()), 16, 16, Access::Read);
+            address(op, one(load.getAddr()), type,
+                    load.getAlignment().value_or(1), Access::Read);
         if (failed(at))
           return failure();
-        std::memcpy(rows[lane].data(), *at, 16);
-      }
-      kernel::LdMatrixRegisters registers =
-          kernel::ldmatrix(rows, num, transpose);
-      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
-        thread = first + lane;
-        Lanes out;
-        for (int i = 0; i < num; ++i)
-          out.push_back(Scalar::integer(registers[lane][i], 32));
-        bind(ld.getRes(), std::move(out));
-      }
-      return success();
-    });
-  }
-
-  /// The 16-bit floats of one mma.sync operand register: an i32 holding
-  /// two (the low half first) or a vector of two.
-  FailureOr<std::array<double, 2>> halves(Operation &op, Value value,
-                                          Type element) {
-    const Lanes &lanes = get(value);
-    if (lanes.size() == 2 && lanes[0].kind == Scalar::Float &&
-        lanes[1].kind == Scalar::Float)
-      return std::array<double, 2>{lanes[0].value, lanes[1].value};
-    if (lanes.size() != 1 || lanes[0].kind != Scalar::Int ||
-        lanes[0].width != 32)
-      return fail(op, "has an operand that is not two 16-bit floats");
-    std::array<double, 2> out;
-    for (int h = 0; h < 2; ++h) {
-      const uint16_t bits = (lanes[0].bits >> (16 * h)) & 0xffff;
-      uint8_t bytes[2];
-      std::memcpy(bytes, &bits, 2);
-      out[h] = decode(element, bytes).value;
-    }
-    return out;
-  }
-
-  /// nvvm.mma.sync .m16n8k16 .row.col on bf16 or f16 with f32
-  /// accumulators.
-  LogicalResult mma(NVVM::MmaOp m, const Mask &mask) {
-    Operation &op = *m;
-    Builder b(op.getContext());
-    std::optional<NVVM::MMATypes> type = m.getMultiplicandAPtxType();
-    Type element = !type                           ? Type()
-                   : *type == NVVM::MMATypes::bf16 ? b.getBF16Type()
-                   : *type == NVVM::MMATypes::f16  ? b.getF16Type()
-                                                   : Type();
-    if (!element || m.getShapeAttr().getM() != 16 ||
-        m.getShapeAttr().getN() != 8 || m.getShapeAttr().getK() != 16 ||
-        m.getLayoutA() != NVVM::MMALayout::row ||
-        m.getLayoutB() != NVVM::MMALayout::col || m.getOperandA().size() != 4 ||
-        m.getOperandB().size() != 2 || m.getOperandC().size() != 4 ||
-        !m.getOperandC().front().getType().isF32())
-      return fail(op, "is not the m16n8k16 row.col bf16/f16 MMA with f32 "
-                      "accumulators the interpreter runs");
-    return forEachWarp(op, mask, [&](int64_t first) -> LogicalResult {
-      kernel::MmaA a{};
-      kernel::MmaB bFragment{};
-      kernel::MmaC c{};
-      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
-        thread = first + lane;
-        for (int r = 0; r < 4; ++r) {
-          FailureOr<std::array<double, 2>> h =
-              halves(op, m.getOperandA()[r], element);
-          if (failed(h))
-            return failure();
-          a[lane][2 * r] = (*h)[0];
-          a[lane][2 * r + 1] = (*h)[1];
-        }
-        for (int r = 0; r < 2; ++r) {
-          FailureOr<std::array<double, 2>> h =
-              halves(op, m.getOperandB()[r], element);
-          if (failed(h))
-            return failure();
-          bFragment[lane][2 * r] = (*h)[0];
-          bFragment[lane][2 * r + 1] = (*h)[1];
-        }
-        for (int r = 0; r < 4; ++r) {
-          const Scalar &s = one(m.getOperandC()[r]);
-          if (s.kind != Scalar::Float)
-            return fail(op, "accumulates into a value that is not a float");
-          c[lane][r] = s.value;
-        }
-      }
-      kernel::MmaC d = kernel::mmaM16N8K16(a, bFragment, c);
-      for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
-        thread = first + lane;
-        Lanes out;
-        for (int r = 0; r < 4; ++r)
-          out.push_back(Scalar::real(d[lane][r]));
-        bind(m.getRes(), std::move(out));
-      }
-      return success();
-    });
-  }
-
-  /// Completes thread `thread`'s oldest committed cp.async group: its
-  /// bytes land in shared memory now, written by that thread.
-  LogicalResult completeAsyncGroup(Operation &op) {
-    for (const AsyncCopy &copy : asyncCommitted[thread].front()) {
-      FailureOr<uint8_t *> dst =
-          address(op, copy.dst, copy.size, copy.size, Access::Write);
-      if (failed(dst))
-        return failure();
-      std::memset(*dst, 0, copy.size);
-      if (copy.srcSize > 0) {
-        FailureOr<uint8_t *> src =
-            address(op, copy.src, copy.srcSize, 1, Access::Read);
-        if (failed(src))
+        Lanes lanes;
+        const int64_t width = byteSize(scalarType(type));
+        for (int64_t lane = 0; lane < laneCount(type); ++lane)
+          lanes.push_back(decode(scalarType(type), *at + lane * width));
+        bind(load.getResult(), std::move(lanes));
+        return success();
+      })
+      .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
+        Type type = store.getValue().getType();
+        FailureOr<uint8_t *> at =
+            address(op, one(store.getAddr()), type,
+                    store.getAlignment().value_or(1), Access::Write);
+        if (failed(at))
           return failure();
-        std::memcpy(*dst, *src, copy.srcSize);
-      }
-    }
-    asyncCommitted[thread].pop_front();
-    return success();
-  }
-
-  /// An integer wider than 64 bits (a bitcast's i128 between vectors) is
-  /// kept as lanes of its 64-bit words, low first.
-  static bool isWide(Type type) {
-    auto integer = dyn_cast<IntegerType>(type);
-    return integer && integer.getWidth() > 64;
-  }
-
-  /// Bytes of `lanes` as `type` stores them.
-  std::vector<uint8_t> bytesOf(Type type, const Lanes &lanes) {
-    Type element = isWide(type) ? IntegerType::get(type.getContext(), 64)
-                                : scalarType(type);
-    const int64_t width = byteSize(element);
-    std::vector<uint8_t> bytes(width * lanes.size());
-    for (auto [i, lane] : llvm::enumerate(lanes))
-      encode(element, lane, bytes.data() + i * width);
-    return bytes;
-  }
-
-  /// `bytes` as lanes of `type`.
-  Lanes lanesOf(Type type, ArrayRef<uint8_t> bytes) {
-    Type element = isWide(type) ? IntegerType::get(type.getContext(), 64)
-                                : scalarType(type);
-    const int64_t width = byteSize(element);
-    Lanes lanes;
-    for (size_t at = 0; at + width <= bytes.size(); at += width)
-      lanes.push_back(decode(element, bytes.data() + at));
-    return lanes;
-  }
-
-  /// One op of one thread (`thread`).
-  LogicalResult stepThread(Operation &op) {
-    return TypeSwitch<Operation *, LogicalResult>(&op)
-        .Case<arith::ConstantOp, LLVM::ConstantOp>(
-            [&](auto c) { return constant(op, c.getValue()); })
-        .Case<LLVM::PoisonOp>([&](auto p) {
-          bind(p.getResult(),
-               Lanes(laneCount(p.getResult().getType()), Scalar()));
+        const int64_t width = byteSize(scalarType(type));
+        const Lanes &lanes = get(store.getValue());
+        for (auto [lane, s] : llvm::enumerate(lanes)) {
+          if (s.kind == Scalar::Poison)
+            return fail(op, "stores poison in lane " + Twine(lane));
+          encode(scalarType(type), s, *at + lane * width);
+        }
+        return success();
+      })
+      .Case<LLVM::ExtractElementOp>([&](LLVM::ExtractElementOp e) {
+        const int64_t i = one(e.getPosition()).bits;
+        const Lanes &v = get(e.getVector());
+        if (i >= static_cast<int64_t>(v.size()))
+          return fail(op, "reads lane " + Twine(i) + " of " + Twine(v.size()));
+        bind(e.getResult(), {v[i]});
+        return success();
+      })
+      .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp e) {
+        const int64_t i = one(e.getPosition()).bits;
+        Lanes v = get(e.getVector());
+        if (i >= static_cast<int64_t>(v.size()))
+          return fail(op, "writes lane " + Twine(i) + " of " + Twine(v.size()));
+        v[i] = one(e.getValue());
+        bind(e.getResult(), std::move(v));
+        return success();
+      })
+      .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp a) {
+        auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+            SymbolTable::lookupNearestSymbolFrom(&op, a.getGlobalNameAttr()));
+        if (!global || global.getAddrSpace() != 3 || global.getValueOrNull())
+          return fail(op, "takes the address of a global other than the "
+                          "dynamic shared memory");
+        Scalar p;
+        p.kind = Scalar::Pointer;
+        p.buffer = kDynamicShared;
+        bind(a.getResult(), {p});
+        return success();
+      })
+      .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp e) {
+        ArrayRef<int64_t> position = e.getPosition();
+        const Lanes &v = get(e.getContainer());
+        if (position.size() != 1 || position[0] >= int64_t(v.size()))
+          return fail(op, "has a position it does not interpret");
+        bind(e.getResult(), {v[position[0]]});
+        return success();
+      })
+      .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp e) {
+        ArrayRef<int64_t> position = e.getPosition();
+        Lanes v = get(e.getContainer());
+        if (position.size() != 1 || position[0] >= int64_t(v.size()))
+          return fail(op, "has a position it does not interpret");
+        v[position[0]] = one(e.getValue());
+        bind(e.getResult(), std::move(v));
+        return success();
+      })
+      .Case<LLVM::BitcastOp>([&](LLVM::BitcastOp c) {
+        Type from = c.getArg().getType(), to = c.getResult().getType();
+        if (isa<LLVM::LLVMPointerType>(from)) {
+          bind(c.getResult(), get(c.getArg()));
           return success();
-        })
-        .Case<arith::SelectOp>([&](arith::SelectOp s) {
-          const Scalar &c = one(s.getCondition());
-          if (c.kind != Scalar::Int)
-            return fail(op, "selects on poison");
-          bind(s.getResult(),
-               get(c.bits ? s.getTrueValue() : s.getFalseValue()));
-          return success();
-        })
-        .Case<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp>(
-            [&](auto id) { return index(id); })
-        .Case<LLVM::InlineAsmOp>(
-            [&](LLVM::InlineAsmOp asmOp) { return inlineAsm(asmOp); })
-        .Case<LLVM::GEPOp>([&](LLVM::GEPOp gep) {
-          Scalar p = one(gep.getBase());
-          if (p.kind != Scalar::Pointer)
-            return fail(op, "offsets a value that is not a pointer");
-          const int64_t size = byteSize(gep.getElemType());
-          if (size == 0)
-            return fail(op, "has an element type of unknown size");
-          for (auto index : gep.getIndices()) {
-            int64_t i;
-            if (auto attr = dyn_cast<IntegerAttr>(index))
-              i = attr.getInt();
-            else
-              i = one(cast<Value>(index)).signedValue();
-            p.offset += i * size;
-          }
-          bind(gep.getResult(), {p});
-          return success();
-        })
-        .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
-          Type type = load.getResult().getType();
-          FailureOr<uint8_t *> at =
-              address(op, one(load.getAddr()), type,
-                      load.getAlignment().value_or(1), Access::Read);
-          if (failed(at))
+        }
+        for (const Scalar &lane : get(c.getArg()))
+          if (lane.kind == Scalar::Poison)
+            return fail(op, "reinterprets poison");
+        std::vector<uint8_t> bytes = bytesOf(from, get(c.getArg()));
+        const int64_t size = isWide(to)
+                                 ? cast<IntegerType>(to).getWidth() / 8
+                                 : byteSize(scalarType(to)) * laneCount(to);
+        if (size == 0 || int64_t(bytes.size()) != size)
+          return fail(op, "changes the size of its value");
+        bind(c.getResult(), lanesOf(to, bytes));
+        return success();
+      })
+      .Case<NVVM::CpAsyncOp>([&](NVVM::CpAsyncOp copy) {
+        AsyncCopy pending;
+        pending.dst = one(copy.getDst());
+        pending.src = one(copy.getSrc());
+        pending.size = copy.getSize();
+        pending.srcSize = copy.getCpSize() ? int64_t(one(copy.getCpSize()).bits)
+                                           : pending.size;
+        if (pending.dst.buffer != kDynamicShared ||
+            pending.srcSize > pending.size)
+          return fail(op, "copies to memory other than the dynamic shared "
+                          "memory, or more bytes than it stores");
+        asyncOpen[thread].push_back(pending);
+        return success();
+      })
+      .Case<NVVM::MembarOp>([&](auto) {
+        // Blocks that talk through memory run one after another on the
+        // host (interpretKernel), so every access is already visible.
+        return success();
+      })
+      .Case<LLVM::AtomicRMWOp>([&](LLVM::AtomicRMWOp rmw) {
+        Type type = rmw.getVal().getType();
+        const Scalar &pointer = one(rmw.getPtr());
+        if (pointer.buffer == kDynamicShared ||
+            rmw.getBinOp() != LLVM::AtomicBinOp::add || !isa<IntegerType>(type))
+          return fail(op, "is an atomic the interpreter does not run "
+                          "(only an integer add to global memory)");
+        FailureOr<uint8_t *> at =
+            address(op, pointer, type, byteSize(type), Access::Write);
+        if (failed(at))
+          return failure();
+        Scalar old = decode(type, *at);
+        encode(
+            type,
+            Scalar::integer(old.bits + one(rmw.getVal()).bits, intWidth(type)),
+            *at);
+        bind(rmw.getRes(), {old});
+        return success();
+      })
+      .Case<NVVM::CpAsyncCommitGroupOp>([&](auto) {
+        asyncCommitted[thread].push_back(std::move(asyncOpen[thread]));
+        asyncOpen[thread].clear();
+        return success();
+      })
+      .Case<NVVM::CpAsyncWaitGroupOp>([&](NVVM::CpAsyncWaitGroupOp wait) {
+        while (asyncCommitted[thread].size() > wait.getN())
+          if (failed(completeAsyncGroup(op)))
             return failure();
-          Lanes lanes;
-          const int64_t width = byteSize(scalarType(type));
-          for (int64_t lane = 0; lane < laneCount(type); ++lane)
-            lanes.push_back(decode(scalarType(type), *at + lane * width));
-          bind(load.getResult(), std::move(lanes));
-          return success();
-        })
-        .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
-          Type type = store.getValue().getType();
-          FailureOr<uint8_t *> at =
-              address(op, one(store.getAddr()), type,
-                      store.getAlignment().value_or(1), Access::Write);
-          if (failed(at))
-            return failure();
-          const int64_t width = byteSize(scalarType(type));
-          const Lanes &lanes = get(store.getValue());
-          for (auto [lane, s] : llvm::enumerate(lanes)) {
-            if (s.kind == Scalar::Poison)
-              return fail(op, "stores poison in lane " + Twine(lane));
-            encode(scalarType(type), s, *at + lane * width);
-          }
-          return success();
-        })
-        .Case<LLVM::ExtractElementOp>([&](LLVM::ExtractElementOp e) {
-          const int64_t i = one(e.getPosition()).bits;
-          const Lanes &v = get(e.getVector());
-          if (i >= static_cast<int64_t>(v.size()))
-            return fail(op,
-                        "reads lane " + Twine(i) + " of " + Twine(v.size()));
-          bind(e.getResult(), {v[i]});
-          return success();
-        })
-        .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp e) {
-          const int64_t i = one(e.getPosition()).bits;
-          Lanes v = get(e.getVector());
-          if (i >= static_cast<int64_t>(v.size()))
-            return fail(op,
-                        "writes lane " + Twine(i) + " of " + Twine(v.size()));
-          v[i] = one(e.getValue());
-          bind(e.getResult(), std::move(v));
-          return success();
-        })
-        .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp a) {
-          auto global = dyn_cast_or_null<LLVM::GlobalOp>(
-              SymbolTable::lookupNearestSymbolFrom(&op, a.getGlobalNameAttr()));
-          if (!global || global.getAddrSpace() != 3 || global.getValueOrNull())
-            return fail(op, "takes the address of a global other than the "
-                            "dynamic shared memory");
-          Scalar p;
-          p.kind = Scalar::Pointer;
-          p.buffer = kDynamicShared;
-          bind(a.getResult(), {p});
-          return success();
-        })
-        .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp e) {
-          ArrayRef<int64_t> position = e.getPosition();
-          const Lanes &v = get(e.getContainer());
-          if (position.size() != 1 || position[0] >= int64_t(v.size()))
-            return fail(op, "has a position it does not interpret");
-          bind(e.getResult(), {v[position[0]]});
-          return success();
-        })
-        .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp e) {
-          ArrayRef<int64_t> position = e.getPosition();
-          Lanes v = get(e.getContainer());
-          if (position.size() != 1 || position[0] >= int64_t(v.size()))
-            return fail(op, "has a position it does not interpret");
-          v[position[0]] = one(e.getValue());
-          bind(e.getResult(), std::move(v));
-          return success();
-        })
-        .Case<LLVM::BitcastOp>([&](LLVM::BitcastOp c) {
-          Type from = c.getArg().getType(), to = c.getResult().getType();
-          if (isa<LLVM::LLVMPointerType>(from)) {
-            bind(c.getResult(), get(c.getArg()));
-            return success();
-          }
-          for (const Scalar &lane : get(c.getArg()))
-            if (lane.kind == Scalar::Poison)
-              return fail(op, "reinterprets poison");
-          std::vector<uint8_t> bytes = bytesOf(from, get(c.getArg()));
-          const int64_t size = isWide(to)
-                                   ? cast<IntegerType>(to).getWidth() / 8
-                                   : byteSize(scalarType(to)) * laneCount(to);
-          if (size == 0 || int64_t(bytes.size()) != size)
-            return fail(op, "changes the size of its value");
-          bind(c.getResult(), lanesOf(to, bytes));
-          return success();
-        })
-        .Case<NVVM::CpAsyncOp>([&](NVVM::CpAsyncOp copy) {
-          AsyncCopy pending;
-          pending.dst = one(copy.getDst());
-          pending.src = one(copy.getSrc());
-          pending.size = copy.getSize();
-          pending.srcSize = copy.getCpSize()
-                                ? int64_t(one(copy.getCpSize()).bits)
-                                : pending.size;
-          if (pending.dst.buffer != kDynamicShared ||
-              pending.srcSize > pending.size)
-            return fail(op, "copies to memory other than the dynamic shared "
-                            "memory, or more bytes than it stores");
-          asyncOpen[thread].push_back(pending);
-          return success();
-        })
-        .Case<NVVM::MembarOp>([&](auto) {
-          // Blocks that talk through memory run one after another on the
-          // host (interpretKernel), so every access is already visible.
-          return success();
-        })
-        .Case<LLVM::AtomicRMWOp>([&](LLVM::AtomicRMWOp rmw) {
-          Type type = rmw.getVal().getType();
-          const Scalar &pointer = one(rmw.getPtr());
-          if (pointer.buffer == kDynamicShared ||
-              rmw.getBinOp() != LLVM::AtomicBinOp::add ||
-              !isa<IntegerType>(type))
-            return fail(op, "is an atomic the interpreter does not run "
-                            "(only an integer add to global memory)");
-          FailureOr<uint8_t *> at =
-              address(op, pointer, type, byteSize(type), Access::Write);
-          if (failed(at))
-            return failure();
-          Scalar old = decode(type, *at);
-          encode(type,
-                 Scalar::integer(old.bits + one(rmw.getVal()).bits,
-                                 intWidth(type)),
-                 *at);
-          bind(rmw.getRes(), {old});
-          return success();
-        })
-        .Case<NVVM::CpAsyncCommitGroupOp>([&](auto) {
-          asyncCommitted[thread].push_back(std::move(asyncOpen[thread]));
-          asyncOpen[thread].clear();
-          return success();
-        })
-        .Case<NVVM::CpAsyncWaitGroupOp>([&](NVVM::CpAsyncWaitGroupOp wait) {
-          while (asyncCommitted[thread].size() > wait.getN())
-            if (failed(completeAsyncGroup(op)))
-              return failure();
-          return success();
-        })
-        .Case<memref::LoadOp>([&](memref::LoadOp load) {
-          return readShared(op, load.getMemRef(), load.getIndices(),
-                            load.getResult().getType(), load.getResult());
-        })
-        .Case<memref::StoreOp>([&](memref::StoreOp store) {
-          return writeShared(op, store.getMemRef(), store.getIndices(),
-                             store.getValue());
-        })
-        .Case<vector::LoadOp>([&](vector::LoadOp load) {
-          return readShared(op, load.getBase(), load.getIndices(),
-                            load.getResult().getType(), load.getResult());
-        })
-        .Case<vector::StoreOp>([&](vector::StoreOp store) {
-          return writeShared(op, store.getBase(), store.getIndices(),
-                             store.getValueToStore());
-        })
-        .Case<vector::ExtractOp>([&](vector::ExtractOp e) -> LogicalResult {
-          ArrayRef<int64_t> position = e.getStaticPosition();
-          if (position.size() != 1 || position[0] < 0 ||
-              e.getSourceVectorType().getRank() != 1)
-            return fail(op, "has a position it does not interpret");
-          bind(e.getResult(), {get(e.getSource())[position[0]]});
-          return success();
-        })
-        .Case<vector::FromElementsOp>([&](vector::FromElementsOp f) {
-          Lanes lanes;
-          for (Value element : f.getElements())
-            lanes.push_back(one(element));
-          bind(f.getResult(), std::move(lanes));
-          return success();
-        })
-        .Default([&](Operation *) { return fail(op, "is not interpreted"); });
+        return success();
+      })
+      .Case<memref::LoadOp>([&](memref::LoadOp load) {
+        return readShared(op, load.getMemRef(), load.getIndices(),
+                          load.getResult().getType(), load.getResult());
+      })
+      .Case<memref::StoreOp>([&](memref::StoreOp store) {
+        return writeShared(op, store.getMemRef(), store.getIndices(),
+                           store.getValue());
+      })
+      .Case<vector::LoadOp>([&](vector::LoadOp load) {
+        return readShared(op, load.getBase(), load.getIndices(),
+                          load.getResult().getType(), load.getResult());
+      })
+      .Case<vector::StoreOp>([&](vector::StoreOp store) {
+        return writeShared(op, store.getBase(), store.getIndices(),
+                           store.getValueToStore());
+      })
+      .Case<vector::ExtractOp>([&](vector::ExtractOp e) -> LogicalResult {
+        ArrayRef<int64_t> position = e.getStaticPosition();
+        if (position.size() != 1 || position[0] < 0 ||
+            e.getSourceVectorType().getRank() != 1)
+          return fail(op, "has a position it does not interpret");
+        bind(e.getResult(), {get(e.getSource())[position[0]]});
+        return success();
+      })
+      .Case<vector::FromElementsOp>([&](vector::FromElementsOp f) {
+        Lanes lanes;
+        for (Value element : f.getElements())
+          lanes.push_back(one(element));
+        bind(f.getResult(), std::move(lanes));
+        return success();
+      })
+      .Default([&](Operation *) { return fail(op, "is not interpreted"); });
+}
+
+LogicalResult BlockRun::constant(Operation &op, Attribute value) {
+  Type type = op.getResult(0).getType();
+  Lanes lanes;
+  auto scalarOf = [&](Attribute a) -> FailureOr<Scalar> {
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      return Scalar::integer(i.getValue().getZExtValue(),
+                             intWidth(scalarType(type)));
+    if (auto f = dyn_cast<FloatAttr>(a))
+      return Scalar::real(f.getValueAsDouble());
+    return failure();
+  };
+  if (auto dense = dyn_cast<SplatElementsAttr>(value)) {
+    FailureOr<Scalar> s = scalarOf(dense.getSplatValue<Attribute>());
+    if (failed(s))
+      return fail(op, "has a constant it cannot read");
+    lanes.assign(laneCount(type), *s);
+  } else {
+    FailureOr<Scalar> s = scalarOf(value);
+    if (failed(s))
+      return fail(op, "has a constant it cannot read");
+    lanes.push_back(*s);
   }
+  bind(op.getResult(0), std::move(lanes));
+  return success();
+}
 
-  LogicalResult constant(Operation &op, Attribute value) {
-    Type type = op.getResult(0).getType();
-    Lanes lanes;
-    auto scalarOf = [&](Attribute a) -> FailureOr<Scalar> {
-      if (auto i = dyn_cast<IntegerAttr>(a))
-        return Scalar::integer(i.getValue().getZExtValue(),
-                               intWidth(scalarType(type)));
-      if (auto f = dyn_cast<FloatAttr>(a))
-        return Scalar::real(f.getValueAsDouble());
-      return failure();
-    };
-    if (auto dense = dyn_cast<SplatElementsAttr>(value)) {
-      FailureOr<Scalar> s = scalarOf(dense.getSplatValue<Attribute>());
-      if (failed(s))
-        return fail(op, "has a constant it cannot read");
-      lanes.assign(laneCount(type), *s);
-    } else {
-      FailureOr<Scalar> s = scalarOf(value);
-      if (failed(s))
-        return fail(op, "has a constant it cannot read");
-      lanes.push_back(*s);
-    }
-    bind(op.getResult(0), std::move(lanes));
-    return success();
-  }
+template <typename IdOp> LogicalResult BlockRun::index(IdOp id) {
+  const int d = static_cast<int>(id.getDimension());
+  int64_t v;
+  if constexpr (std::is_same_v<IdOp, gpu::ThreadIdOp>)
+    v = d == 0 ? thread : 0;
+  else if constexpr (std::is_same_v<IdOp, gpu::BlockIdOp>)
+    v = block[d];
+  else if constexpr (std::is_same_v<IdOp, gpu::BlockDimOp>)
+    v = d == 0 ? blockSize : 1;
+  else
+    v = grid[d];
+  bind(id.getResult(), {Scalar::integer(v, 64)});
+  return success();
+}
 
-  template <typename IdOp> LogicalResult index(IdOp id) {
-    const int d = static_cast<int>(id.getDimension());
-    int64_t v;
-    if constexpr (std::is_same_v<IdOp, gpu::ThreadIdOp>)
-      v = d == 0 ? thread : 0;
-    else if constexpr (std::is_same_v<IdOp, gpu::BlockIdOp>)
-      v = block[d];
-    else if constexpr (std::is_same_v<IdOp, gpu::BlockDimOp>)
-      v = d == 0 ? blockSize : 1;
-    else
-      v = grid[d];
-    bind(id.getResult(), {Scalar::integer(v, 64)});
-    return success();
-  }
+FailureOr<uint8_t *> BlockRun::address(Operation &op, const Scalar &pointer,
+                                       Type type, uint64_t alignment,
+                                       Access access) {
+  return address(op, pointer, byteSize(type), alignment, access);
+}
 
-  enum class Access { Read, Write };
+FailureOr<uint8_t *> BlockRun::address(Operation &op, const Scalar &pointer,
+                                       int64_t size, uint64_t alignment,
+                                       Access access) {
+  if (pointer.kind != Scalar::Pointer)
+    return fail(op, "accesses memory through a value that is not a "
+                    "pointer");
+  const bool shared = pointer.buffer == kDynamicShared;
+  std::vector<uint8_t> &memory =
+      shared ? dynamicShared.bytes : buffers[pointer.buffer];
+  if (pointer.offset < 0 ||
+      pointer.offset + size > static_cast<int64_t>(memory.size()))
+    return fail(op, "accesses bytes [" + Twine(pointer.offset) + ", " +
+                        Twine(pointer.offset + size) + ") of buffer " +
+                        Twine(pointer.buffer) + ", which holds " +
+                        Twine(memory.size()));
+  if (pointer.offset % alignment != 0)
+    return fail(op, "accesses byte " + Twine(pointer.offset) + " of buffer " +
+                        Twine(pointer.buffer) + ", not aligned to " +
+                        Twine(alignment));
+  if (shared &&
+      failed(access == Access::Read
+                 ? noteRead(op, dynamicShared, pointer.offset, size)
+                 : noteWrite(op, dynamicShared, pointer.offset, size)))
+    return failure();
+  return memory.data() + pointer.offset;
+}
 
-  FailureOr<uint8_t *> address(Operation &op, const Scalar &pointer, Type type,
-                               uint64_t alignment, Access access) {
-    return address(op, pointer, byteSize(type), alignment, access);
-  }
+} // namespace opfuse::reference::kernel
 
-  /// Where `size` bytes at `pointer` are, checked against the buffer's
-  /// bounds and `alignment`; in dynamic shared memory also for races.
-  FailureOr<uint8_t *> address(Operation &op, const Scalar &pointer,
-                               int64_t size, uint64_t alignment,
-                               Access access) {
-    if (pointer.kind != Scalar::Pointer)
-      return fail(op, "accesses memory through a value that is not a "
-                      "pointer");
-    const bool shared = pointer.buffer == kDynamicShared;
-    std::vector<uint8_t> &memory =
-        shared ? dynamicShared.bytes : buffers[pointer.buffer];
-    if (pointer.offset < 0 ||
-        pointer.offset + size > static_cast<int64_t>(memory.size()))
-      return fail(op, "accesses bytes [" + Twine(pointer.offset) + ", " +
-                          Twine(pointer.offset + size) + ") of buffer " +
-                          Twine(pointer.buffer) + ", which holds " +
-                          Twine(memory.size()));
-    if (pointer.offset % alignment != 0)
-      return fail(op, "accesses byte " + Twine(pointer.offset) + " of buffer " +
-                          Twine(pointer.buffer) + ", not aligned to " +
-                          Twine(alignment));
-    if (shared &&
-        failed(access == Access::Read
-                   ? noteRead(op, dynamicShared, pointer.offset, size)
-                   : noteWrite(op, dynamicShared, pointer.offset, size)))
-      return failure();
-    return memory.data() + pointer.offset;
-  }
+namespace opfuse::reference {
 
-  std::vector<std::vector<uint8_t>> &buffers;
-  const std::array<int64_t, 3> block;
-  const int64_t blockSize;
-  const std::array<int64_t, 3> grid;
-  int64_t thread = 0;
-  /// Barriers passed so far.
-  int64_t interval = 0;
-  llvm::DenseMap<Value, PerThread> env;
-  std::vector<Shared> shared;
-  llvm::DenseMap<Value, size_t> sharedOf;
-  /// The block's dynamic shared memory, tracked byte by byte.
-  Shared dynamicShared;
-  /// Per thread: the cp.async copies since its last commit, and its
-  /// committed groups, oldest first, not yet waited for.
-  std::vector<std::vector<AsyncCopy>> asyncOpen;
-  std::vector<std::deque<std::vector<AsyncCopy>>> asyncCommitted;
-};
-
-} // namespace
+using kernel::BlockRun;
+using kernel::byteSize;
+using kernel::kApproximations;
+using kernel::laneCount;
+using kernel::Mask;
+using kernel::Scalar;
 
 std::optional<std::string> findUninterpretedOp(gpu::GPUFuncOp kernel) {
   std::optional<std::string> found;
