@@ -213,6 +213,9 @@ private:
 
   /// One op of one thread (`thread`).
   LogicalResult stepThread(Operation &op);
+  /// stepThread's LLVM struct, bitcast and address ops and NVVM ops of
+  /// asynchronous copies, atomics and fences (KernelWarpRun.cpp).
+  LogicalResult stepDeviceOp(Operation &op);
 
   LogicalResult constant(Operation &op, Attribute value);
 

@@ -486,102 +486,6 @@ LogicalResult BlockRun::stepThread(Operation &op) {
         bind(e.getResult(), std::move(v));
         return success();
       })
-      .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp a) {
-        auto global = dyn_cast_or_null<LLVM::GlobalOp>(
-            SymbolTable::lookupNearestSymbolFrom(&op, a.getGlobalNameAttr()));
-        if (!global || global.getAddrSpace() != 3 || global.getValueOrNull())
-          return fail(op, "takes the address of a global other than the "
-                          "dynamic shared memory");
-        Scalar p;
-        p.kind = Scalar::Pointer;
-        p.buffer = kDynamicShared;
-        bind(a.getResult(), {p});
-        return success();
-      })
-      .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp e) {
-        ArrayRef<int64_t> position = e.getPosition();
-        const Lanes &v = get(e.getContainer());
-        if (position.size() != 1 || position[0] >= int64_t(v.size()))
-          return fail(op, "has a position it does not interpret");
-        bind(e.getResult(), {v[position[0]]});
-        return success();
-      })
-      .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp e) {
-        ArrayRef<int64_t> position = e.getPosition();
-        Lanes v = get(e.getContainer());
-        if (position.size() != 1 || position[0] >= int64_t(v.size()))
-          return fail(op, "has a position it does not interpret");
-        v[position[0]] = one(e.getValue());
-        bind(e.getResult(), std::move(v));
-        return success();
-      })
-      .Case<LLVM::BitcastOp>([&](LLVM::BitcastOp c) {
-        Type from = c.getArg().getType(), to = c.getResult().getType();
-        if (isa<LLVM::LLVMPointerType>(from)) {
-          bind(c.getResult(), get(c.getArg()));
-          return success();
-        }
-        for (const Scalar &lane : get(c.getArg()))
-          if (lane.kind == Scalar::Poison)
-            return fail(op, "reinterprets poison");
-        std::vector<uint8_t> bytes = bytesOf(from, get(c.getArg()));
-        const int64_t size = isWide(to)
-                                 ? cast<IntegerType>(to).getWidth() / 8
-                                 : byteSize(scalarType(to)) * laneCount(to);
-        if (size == 0 || int64_t(bytes.size()) != size)
-          return fail(op, "changes the size of its value");
-        bind(c.getResult(), lanesOf(to, bytes));
-        return success();
-      })
-      .Case<NVVM::CpAsyncOp>([&](NVVM::CpAsyncOp copy) {
-        AsyncCopy pending;
-        pending.dst = one(copy.getDst());
-        pending.src = one(copy.getSrc());
-        pending.size = copy.getSize();
-        pending.srcSize = copy.getCpSize() ? int64_t(one(copy.getCpSize()).bits)
-                                           : pending.size;
-        if (pending.dst.buffer != kDynamicShared ||
-            pending.srcSize > pending.size)
-          return fail(op, "copies to memory other than the dynamic shared "
-                          "memory, or more bytes than it stores");
-        asyncOpen[thread].push_back(pending);
-        return success();
-      })
-      .Case<NVVM::MembarOp>([&](auto) {
-        // Blocks that talk through memory run one after another on the
-        // host (interpretKernel), so every access is already visible.
-        return success();
-      })
-      .Case<LLVM::AtomicRMWOp>([&](LLVM::AtomicRMWOp rmw) {
-        Type type = rmw.getVal().getType();
-        const Scalar &pointer = one(rmw.getPtr());
-        if (pointer.buffer == kDynamicShared ||
-            rmw.getBinOp() != LLVM::AtomicBinOp::add || !isa<IntegerType>(type))
-          return fail(op, "is an atomic the interpreter does not run "
-                          "(only an integer add to global memory)");
-        FailureOr<uint8_t *> at =
-            address(op, pointer, type, byteSize(type), Access::Write);
-        if (failed(at))
-          return failure();
-        Scalar old = decode(type, *at);
-        encode(
-            type,
-            Scalar::integer(old.bits + one(rmw.getVal()).bits, intWidth(type)),
-            *at);
-        bind(rmw.getRes(), {old});
-        return success();
-      })
-      .Case<NVVM::CpAsyncCommitGroupOp>([&](auto) {
-        asyncCommitted[thread].push_back(std::move(asyncOpen[thread]));
-        asyncOpen[thread].clear();
-        return success();
-      })
-      .Case<NVVM::CpAsyncWaitGroupOp>([&](NVVM::CpAsyncWaitGroupOp wait) {
-        while (asyncCommitted[thread].size() > wait.getN())
-          if (failed(completeAsyncGroup(op)))
-            return failure();
-        return success();
-      })
       .Case<memref::LoadOp>([&](memref::LoadOp load) {
         return readShared(op, load.getMemRef(), load.getIndices(),
                           load.getResult().getType(), load.getResult());
@@ -613,7 +517,7 @@ LogicalResult BlockRun::stepThread(Operation &op) {
         bind(f.getResult(), std::move(lanes));
         return success();
       })
-      .Default([&](Operation *) { return fail(op, "is not interpreted"); });
+      .Default([&](Operation *) { return stepDeviceOp(op); });
 }
 
 LogicalResult BlockRun::constant(Operation &op, Attribute value) {

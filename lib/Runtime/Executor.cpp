@@ -354,12 +354,53 @@ captureGraph(cuda::Driver &driver, llvm::function_ref<llvm::Error()> runSteps) {
   return std::move(captured);
 }
 
-/// The events that fork the side stream from the kernels' stream (`fork`)
-/// and join it back (`done`), one each per step beside the kernels.
-struct SyncEvents {
-  cuda::Driver &driver;
-  std::vector<cuda::CUevent> fork, done;
-  llvm::Error create(const StreamSchedule &schedule) {
+/// Queues a plan's steps: kernels, copies and memsets on the kernels'
+/// stream, collectives there too or, where the plan puts them beside the
+/// kernels (scheduleStreams: the chunks of a windowed layer), on a second
+/// stream forked from the kernels' stream by an event recorded where they
+/// are queued and joined by the event they record when done, before the
+/// first later step that touches their memory.
+class StepRunner {
+public:
+  StepRunner(cuda::Driver &driver, const LaunchPlan &plan,
+             const BenchOptions &options, Nccl *nccl,
+             const std::vector<cuda::CUfunction> &functions,
+             const std::vector<CUdeviceptr> &pointers,
+             std::vector<std::vector<void *>> &argPointers)
+      : driver(driver), plan(plan), options(options), nccl(nccl),
+        functions(functions), pointers(pointers), argPointers(argPointers),
+        schedule(scheduleStreams(plan)) {}
+  ~StepRunner() {
+    for (cuda::CUevent event : fork)
+      driver.destroyEvent(event);
+    for (cuda::CUevent event : done)
+      driver.destroyEvent(event);
+  }
+
+  /// Kernel k launches early when the step before it is a kernel, which
+  /// it may then overlap, and the plan, the options and the driver allow.
+  bool launchesEarly(size_t k, bool afterKernel) const {
+    return afterKernel && plan.kernels[k].earlyLaunch && options.earlyLaunch &&
+           driver.hasEarlyLaunch();
+  }
+
+  llvm::Error launch(size_t k, bool afterKernel) {
+    const PlanKernel &kernel = plan.kernels[k];
+    return driver.launch(functions[k], kernel.grid.data(), kernel.block.data(),
+                         kernel.sharedBytes, argPointers[k].data(),
+                         launchesEarly(k, afterKernel));
+  }
+
+  /// The side stream and its events, where the plan overlaps, the options
+  /// allow it and the driver has streams of its own.
+  llvm::Error setUpOverlap() {
+    if (!options.overlapCollectives || !schedule.overlaps() ||
+        !driver.hasGraphs())
+      return llvm::Error::success();
+    llvm::Expected<cuda::CUstream> stream = driver.getSideStream();
+    if (!stream)
+      return stream.takeError();
+    side = *stream;
     fork.assign(schedule.beside.size(), nullptr);
     done.assign(schedule.beside.size(), nullptr);
     for (size_t s = 0; s < schedule.beside.size(); ++s) {
@@ -373,14 +414,99 @@ struct SyncEvents {
         *slot = *event;
       }
     }
+    overlap = true;
     return llvm::Error::success();
   }
-  ~SyncEvents() {
-    for (cuda::CUevent event : fork)
-      driver.destroyEvent(event);
-    for (cuda::CUevent event : done)
-      driver.destroyEvent(event);
+
+  int overlappedSteps() const {
+    return side ? std::count(schedule.beside.begin(), schedule.beside.end(),
+                             true)
+                : 0;
   }
+
+  /// Every step in order.
+  llvm::Error run() {
+    bool afterKernel = false;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      const PlanStep &step = plan.steps[s];
+      if (overlap) {
+        for (size_t earlier : schedule.waits[s]) {
+          if (llvm::Error error =
+                  driver.waitFor(driver.getStream(), done[earlier]))
+            return error;
+          afterKernel = false;
+        }
+        if (schedule.beside[s]) {
+          if (llvm::Error error = runBeside(s))
+            return error;
+          afterKernel = false;
+          continue;
+        }
+      }
+      if (llvm::Error error = runOne(step, afterKernel))
+        return error;
+      afterKernel = step.kind == StepKind::Kernel;
+    }
+    if (overlap)
+      for (size_t last : schedule.joinAtEnd)
+        if (llvm::Error error = driver.waitFor(driver.getStream(), done[last]))
+          return error;
+    return llvm::Error::success();
+  }
+
+  /// Whether collectives run beside the kernels (off: every step on the
+  /// kernels' stream, to time what the overlap hides).
+  bool overlap = false;
+
+private:
+  llvm::Error runOne(const PlanStep &step, bool afterKernel) {
+    switch (step.kind) {
+    case StepKind::Kernel:
+      return launch(step.index, afterKernel);
+    case StepKind::Copy: {
+      const PlanCopy &copy = plan.copies[step.index];
+      return driver.copyOnDeviceAsync(pointers[copy.dst], pointers[copy.src],
+                                      plan.buffers[copy.src].bytes());
+    }
+    case StepKind::Memset: {
+      const PlanMemset &memset = plan.memsets[step.index];
+      return driver.memsetAsync(pointers[memset.buffer], memset.value,
+                                plan.buffers[memset.buffer].bytes());
+    }
+    case StepKind::Collective:
+      return runCollective(plan.collectives[step.index], driver.getStream());
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error runCollective(const PlanCollective &collective,
+                            cuda::CUstream stream) {
+    return nccl->run(collective, plan, pointers[collective.input],
+                     pointers[collective.output], stream, options.rank);
+  }
+
+  /// Collective step `s` on the side stream, after what is queued before it.
+  llvm::Error runBeside(size_t s) {
+    if (llvm::Error error = driver.recordOn(fork[s], driver.getStream()))
+      return error;
+    if (llvm::Error error = driver.waitFor(side, fork[s]))
+      return error;
+    if (llvm::Error error =
+            runCollective(plan.collectives[plan.steps[s].index], side))
+      return error;
+    return driver.recordOn(done[s], side);
+  }
+
+  cuda::Driver &driver;
+  const LaunchPlan &plan;
+  const BenchOptions &options;
+  Nccl *nccl;
+  const std::vector<cuda::CUfunction> &functions;
+  const std::vector<CUdeviceptr> &pointers;
+  std::vector<std::vector<void *>> &argPointers;
+  const StreamSchedule schedule;
+  cuda::CUstream side = nullptr;
+  std::vector<cuda::CUevent> fork, done;
 };
 
 /// The plan's outputs, from the device into `result`.
@@ -437,97 +563,19 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
       parameters.push_back(&value);
     argPointers.push_back(std::move(parameters));
   }
-  // Kernel k launches early when the step before it is a kernel, which it
-  // may then overlap, and the plan, the options and the driver allow.
-  auto launchesEarly = [&](size_t k, bool afterKernel) {
-    return afterKernel && plan.kernels[k].earlyLaunch && options.earlyLaunch &&
-           driver.hasEarlyLaunch();
-  };
-  auto launchOne = [&](size_t k, bool afterKernel) {
-    const PlanKernel &kernel = plan.kernels[k];
-    return driver.launch((*functions)[k], kernel.grid.data(),
-                         kernel.block.data(), kernel.sharedBytes,
-                         argPointers[k].data(), launchesEarly(k, afterKernel));
-  };
+  StepRunner steps{driver,     plan,     options,    nccl,
+                   *functions, pointers, argPointers};
   for (size_t s = 1; s < plan.steps.size(); ++s)
     if (plan.steps[s].kind == StepKind::Kernel &&
         plan.steps[s - 1].kind == StepKind::Kernel &&
-        launchesEarly(plan.steps[s].index, true))
+        steps.launchesEarly(plan.steps[s].index, true))
       ++result.earlyLaunches;
-  // Collectives beside the kernels (the chunks of a windowed layer) run on
-  // a second stream, forked from the kernels' stream by an event recorded
-  // where they are queued and joined by the event they record when done,
-  // before the first later step that touches their memory.
-  const StreamSchedule schedule = scheduleStreams(plan);
-  SyncEvents sync{driver, {}, {}};
-  cuda::CUstream side = nullptr;
-  if (options.overlapCollectives && schedule.overlaps() && driver.hasGraphs()) {
-    llvm::Expected<cuda::CUstream> stream = driver.getSideStream();
-    if (!stream)
-      return stream.takeError();
-    side = *stream;
-    if (llvm::Error error = sync.create(schedule))
-      return std::move(error);
-    result.overlappedSteps =
-        std::count(schedule.beside.begin(), schedule.beside.end(), true);
-  }
-  bool overlapNow = side != nullptr;
-  // The steps in order, on the stream the kernels run on (and beside it).
-  auto runSteps = [&]() -> llvm::Error {
-    bool afterKernel = false;
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
-      const PlanStep &step = plan.steps[s];
-      llvm::Error error = llvm::Error::success();
-      if (overlapNow) {
-        for (size_t earlier : schedule.waits[s]) {
-          if (llvm::Error error =
-                  driver.waitFor(driver.getStream(), sync.done[earlier]))
-            return error;
-          afterKernel = false;
-        }
-        if (schedule.beside[s]) {
-          const PlanCollective &collective = plan.collectives[step.index];
-          if (llvm::Error error =
-                  driver.recordOn(sync.fork[s], driver.getStream()))
-            return error;
-          if (llvm::Error error = driver.waitFor(side, sync.fork[s]))
-            return error;
-          if (llvm::Error error =
-                  nccl->run(collective, plan, pointers[collective.input],
-                            pointers[collective.output], side, options.rank))
-            return error;
-          if (llvm::Error error = driver.recordOn(sync.done[s], side))
-            return error;
-          afterKernel = false;
-          continue;
-        }
-      }
-      if (step.kind == StepKind::Kernel) {
-        error = launchOne(step.index, afterKernel);
-      } else if (step.kind == StepKind::Copy) {
-        const PlanCopy &copy = plan.copies[step.index];
-        error = driver.copyOnDeviceAsync(pointers[copy.dst], pointers[copy.src],
-                                         plan.buffers[copy.src].bytes());
-      } else if (step.kind == StepKind::Memset) {
-        const PlanMemset &memset = plan.memsets[step.index];
-        error = driver.memsetAsync(pointers[memset.buffer], memset.value,
-                                   plan.buffers[memset.buffer].bytes());
-      } else if (step.kind == StepKind::Collective) {
-        const PlanCollective &collective = plan.collectives[step.index];
-        error = nccl->run(collective, plan, pointers[collective.input],
-                          pointers[collective.output], driver.getStream(),
-                          options.rank);
-      }
-      if (error)
-        return error;
-      afterKernel = step.kind == StepKind::Kernel;
-    }
-    if (overlapNow)
-      for (size_t last : schedule.joinAtEnd)
-        if (llvm::Error error =
-                driver.waitFor(driver.getStream(), sync.done[last]))
-          return error;
-    return llvm::Error::success();
+  if (llvm::Error error = steps.setUpOverlap())
+    return std::move(error);
+  result.overlappedSteps = steps.overlappedSteps();
+  auto runSteps = [&] { return steps.run(); };
+  auto launchOne = [&](size_t k, bool afterKernel) {
+    return steps.launch(k, afterKernel);
   };
 
   // An SPMD run's devices start their steps together or not at all.
@@ -567,14 +615,14 @@ runPlan(cuda::Driver &driver, const std::string &ptx, const LaunchPlan &plan,
     return whole.takeError();
   result.stream = summarize(*whole);
   result.total = result.stream;
-  if (overlapNow) {
+  if (result.overlappedSteps > 0) {
     // The same runs with every collective on the kernels' stream: what
     // the overlap hid is the difference.
-    overlapNow = false;
+    steps.overlap = false;
     llvm::Expected<std::vector<double>> serial =
         timeRepeated(driver, events, options.warmup, options.iterations,
                      options, "runs without overlap", runSteps);
-    overlapNow = true;
+    steps.overlap = true;
     if (!serial)
       return serial.takeError();
     result.serial = summarize(*serial);
