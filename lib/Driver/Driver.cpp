@@ -192,6 +192,13 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
     llvm::errs() << "opt-fuse: error: " << *error << "\n";
     return ExitUsage;
   }
+  if (compile.overlapCollectives != "off" &&
+      compile.overlapSms >= target.smCount) {
+    llvm::errs() << "opt-fuse: error: --overlap-sms=" << compile.overlapSms
+                 << " leaves no SM of " << target.name << "'s "
+                 << target.smCount << " to the GEMMs beside the collectives\n";
+    return ExitUsage;
+  }
   std::string tilingError;
   const std::string chip = compile.chip.empty() ? target.chip : compile.chip;
   if (!resolveMatmulTiling(compile.emitter.matmulTiling, chip, tilingError)) {
