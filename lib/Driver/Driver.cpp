@@ -192,7 +192,12 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
     llvm::errs() << "opt-fuse: error: " << *error << "\n";
     return ExitUsage;
   }
-  if (compile.overlapCollectives != "off" &&
+  // The default SM count only matters where a chunk count is forced: in
+  // auto mode a target that cannot spare it keeps its layers whole.
+  const bool chunksForced = compile.overlapCollectives != "auto" &&
+                            compile.overlapCollectives != "off";
+  if ((compile.overlapSmsGiven || chunksForced) &&
+      compile.overlapCollectives != "off" &&
       compile.overlapSms >= target.smCount) {
     llvm::errs() << "opt-fuse: error: --overlap-sms=" << compile.overlapSms
                  << " leaves no SM of " << target.name << "'s "

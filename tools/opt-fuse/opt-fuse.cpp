@@ -496,6 +496,7 @@ int main(int argc, char **argv) {
   compile.gemmPrologues = gemmPrologues;
   compile.overlapCollectives = overlapCollectives;
   compile.overlapSms = overlapSms;
+  compile.overlapSmsGiven = overlapSms.getNumOccurrences() > 0;
   compile.planOutputs = planOutputs;
   compile.target = target;
   compile.chip = chip;

@@ -72,6 +72,9 @@ struct CompileOptions {
   std::string overlapCollectives = "auto";
   /// SMs those GEMMs leave to NCCL.
   int64_t overlapSms = 16;
+  /// Whether the user chose overlapSms: only then is a value the target
+  /// cannot spare a usage error (the default declines to window instead).
+  bool overlapSmsGiven = false;
   /// Plan the function's results into the arena too.
   bool planOutputs = false;
   /// A built-in target (a100, h100, h200) or a target file.

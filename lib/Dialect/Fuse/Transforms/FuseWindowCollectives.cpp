@@ -254,12 +254,13 @@ void FuseWindowCollectivesPass::runOnOperation() {
     return signalPassFailure();
   }
   const opfuse::CostModel model(getTarget(func));
-  if (sms >= model.target().smCount) {
-    func.emitError("fuse-window-collectives: overlap-sms=")
-        << sms << " leaves no SM of " << model.target().name << "'s "
-        << model.target().smCount << " to the GEMM";
-    return signalPassFailure();
-  }
+  // A target too small to spare the SMs keeps its layers whole when the
+  // cost model chooses; a forced chunk count cannot be honoured.
+  const bool noSmsLeft = sms >= model.target().smCount;
+  const std::string noSmsWhy =
+      llvm::formatv("overlap-sms={0} leaves no SM of {1}'s {2} to the GEMM",
+                    sms, model.target().name, model.target().smCount)
+          .str();
   const WindowPlanner planner(model, sms);
   SmallVector<AllReduceOp> reduces(func.getOps<AllReduceOp>());
   for (AllReduceOp reduce : reduces) {
@@ -275,6 +276,14 @@ void FuseWindowCollectivesPass::runOnOperation() {
       if (reduce.getInput().getDefiningOp<MatmulOp>() ||
           reduce.getDevices() <= 1)
         missed(why);
+      continue;
+    }
+    if (noSmsLeft) {
+      if (chunkCount != 0) {
+        reduce.emitError("fuse-window-collectives: ") << noSmsWhy;
+        return signalPassFailure();
+      }
+      missed(noSmsWhy);
       continue;
     }
     std::optional<WindowPrediction> best;
