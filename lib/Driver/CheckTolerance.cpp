@@ -93,7 +93,20 @@ double unitInLastPlace(DType dtype, double x) {
   return std::ldexp(1.0, exponent - mantissa);
 }
 
-FailureOr<SmallVector<std::optional<std::vector<double>>>>
+Tolerance toleranceFor(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return {1e-5, 1e-5};
+  case DType::F16:
+    return {8e-3, 1e-3};
+  case DType::BF16:
+    return {6.25e-2, 1e-2};
+  default:
+    return {0, 0};
+  }
+}
+
+FailureOr<SmallVector<OutputErrorScale>>
 computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments,
                    const reference::Options &run) {
   // Composites as their primitives: a softmax's sensitivity is that of its
@@ -108,15 +121,19 @@ computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments,
   auto probe = copy->lookupSymbol<func::FuncOp>(func.getSymName());
   Operation *terminator = probe.front().getTerminator();
   const unsigned outputs = terminator->getNumOperands();
-  SmallVector<Value> scales = buildErrorScales(probe);
+  SmallVector<ErrorScaleValues> built = buildErrorScales(probe);
+  // Where each output's E and T land among the probe's results.
   SmallVector<Value> returned;
-  SmallVector<int> slot(outputs, -1);
-  for (auto [index, scale] : llvm::enumerate(scales))
-    if (scale) {
-      slot[index] = returned.size();
-      returned.push_back(scale);
-    }
-  SmallVector<std::optional<std::vector<double>>> result(outputs);
+  SmallVector<std::pair<int, int>> slot(outputs, {-1, -1});
+  auto place = [&](Value value) {
+    if (!value)
+      return -1;
+    returned.push_back(value);
+    return static_cast<int>(returned.size() - 1);
+  };
+  for (auto [index, values] : llvm::enumerate(built))
+    slot[index] = {place(values.scale), place(values.tie)};
+  SmallVector<OutputErrorScale> result(outputs);
   if (returned.empty())
     return result;
   OpBuilder builder(terminator);
@@ -131,9 +148,13 @@ computeErrorScales(func::FuncOp func, ArrayRef<reference::Tensor> arguments,
       reference::interpret(probe, arguments, exact);
   if (failed(values))
     return failure();
-  for (unsigned index = 0; index < outputs; ++index)
-    if (slot[index] >= 0)
-      result[index] = std::move((*values)[slot[index]].data);
+  for (unsigned index = 0; index < outputs; ++index) {
+    auto [scale, tie] = slot[index];
+    if (scale >= 0)
+      result[index].scale = (*values)[scale].data;
+    if (tie >= 0)
+      result[index].tie = (*values)[tie].data;
+  }
   return result;
 }
 

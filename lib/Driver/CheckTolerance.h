@@ -27,20 +27,43 @@ namespace opfuse {
 /// bf16, by bf16 ulps, which f32 tolerances reject.
 mlir::Type computedPrecision(mlir::func::FuncOp func, unsigned index);
 
-/// Builds, before the terminator of `probe` (a function of primitive ops),
-/// an f32 tensor per returned float value: E at each element, a first-order
-/// bound on how far an evaluation that rounds differently can be from the
-/// reference, in rounding units of the output's precision (ErrorScale.cpp,
-/// docs/numerics.md). Null where the output is exact or not a float.
-llvm::SmallVector<mlir::Value> buildErrorScales(mlir::func::FuncOp probe);
+/// Pass criteria per dtype (docs/numerics.md). The element bound is on the
+/// mixed error |gpu - ref| / max(|ref|, 1, E); the L2 bound on
+/// ||gpu - ref|| / ||ref||. Integers and booleans must match exactly.
+struct Tolerance {
+  double element, l2;
+};
+Tolerance toleranceFor(DType dtype);
 
-/// E of every output of `func` on `arguments`, interpreted by the reference
-/// (f64 sums) on a decomposed copy of the module that holds `func`: per
-/// output its elements, or nothing where the output is exact or not a
-/// float. Fails (after a diagnostic) when the reference cannot run it.
+/// The probe's tensors for one returned value (null where not built).
+struct ErrorScaleValues {
+  /// E, for float outputs that are not exact: a first-order bound on how
+  /// far an evaluation that rounds differently can be from the reference,
+  /// in rounding units of the output's precision.
+  mlir::Value scale;
+  /// T, for outputs downstream of a comparison of computed floats: how far,
+  /// in the output's own units, the output may move because that
+  /// comparison's operands lie within their rounding of each other, so
+  /// that an evaluation that rounds differently decides it the other way.
+  mlir::Value tie;
+};
+
+/// Builds, before the terminator of `probe` (a function of primitive ops),
+/// E and T as f32 tensors for every returned value (ErrorScale.cpp,
+/// docs/numerics.md).
+llvm::SmallVector<ErrorScaleValues> buildErrorScales(mlir::func::FuncOp probe);
+
+/// E and T of one output at each element: empty where not built.
+struct OutputErrorScale {
+  std::optional<std::vector<double>> scale, tie;
+};
+
+/// E and T of every output of `func` on `arguments`, interpreted by the
+/// reference (f64 sums) on a decomposed copy of the module that holds
+/// `func`. Fails (after a diagnostic) when the reference cannot run it.
 /// `run` may offload matmuls and report progress (its sums are f64
 /// whatever it says).
-mlir::FailureOr<llvm::SmallVector<std::optional<std::vector<double>>>>
+mlir::FailureOr<llvm::SmallVector<OutputErrorScale>>
 computeErrorScales(mlir::func::FuncOp func,
                    llvm::ArrayRef<reference::Tensor> arguments,
                    const reference::Options &run = {});

@@ -8,8 +8,15 @@
 // unit of the output's precision: E(v) = max(|v|, m, sum over operands of
 // |dv/dx| E(x)) (the sum taken as a maximum: a scale, not a proof; m the
 // smallest normal number of v's type, where rounding turns absolute). Inputs
-// and constants are exact (E = 0, no tensor built). docs/numerics.md gives
-// the rule of each op and the reasoning.
+// and constants are exact (E = 0, no tensor built).
+//
+// A comparison is discontinuous: where its operands lie within their
+// rounding of each other, an evaluation that rounds differently can decide
+// it the other way, and a select after it takes the other branch. T(v)
+// carries that, in v's own units: 1 at the elements of a comparison that
+// are undecided, |t - f| times the condition's T at a select, and through
+// other ops by the same first-order rules as E (without E's rounding
+// terms). docs/numerics.md gives the rule of each op and the reasoning.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +39,29 @@ bool isFloatTensor(Value value) {
   return type && isa<FloatType>(type.getElementType());
 }
 
+/// How coarse a float type rounds: bf16 3, f16 2, f32 1, anything else 0.
+int precisionRank(Type type) {
+  if (auto tensor = dyn_cast<ShapedType>(type))
+    type = tensor.getElementType();
+  if (type.isBF16())
+    return 3;
+  if (type.isF16())
+    return 2;
+  return type.isF32() ? 1 : 0;
+}
+
+/// The relative error --check accepts at a precision rank.
+double elementToleranceOfRank(int rank) {
+  static constexpr DType kByRank[] = {DType::I32, DType::F32, DType::F16,
+                                      DType::BF16};
+  return toleranceFor(kByRank[rank]).element;
+}
+
+/// Operands an op moves or combines as data: all but a gather's indices.
+bool isDataOperand(Operation *op, unsigned index) {
+  return !(isa<GatherOp>(op) && index == 1);
+}
+
 RankedTensorType asF32(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   return RankedTensorType::get(tensor.getShape(),
@@ -42,11 +72,13 @@ class ErrorScaleBuilder {
 public:
   explicit ErrorScaleBuilder(OpBuilder &b) : b(b) {}
 
-  /// Computes E for every float result of `op` (after its operands').
+  /// Computes E and T for the result of `op` (after its operands').
   void visit(Operation *op);
 
   /// E of `value`; null where it is exact.
   Value scaleOf(Value value) const { return scales.lookup(value); }
+  /// T of `value`; null where no undecided comparison reaches it.
+  Value tieOf(Value value) const { return ties.lookup(value); }
 
 private:
   /// `value` as f32 (a cast where it is narrower).
@@ -94,24 +126,39 @@ private:
       return x ? x : y;
     return AddOp::create(b, loc, x, y).getResult();
   }
-  /// `op` again with its float operands replaced by `replace(operand)`
+  Value sub(Value x, Value y) {
+    return SubOp::create(b, loc, x, y).getResult();
+  }
+  /// `op` again with its data operands replaced by `replace(operand)`
   /// (zeros where that is null) and its result as f32: the same data
   /// movement, reduction or contraction applied to scales.
   Value applyTo(Operation *op, llvm::function_ref<Value(Value)> replace);
 
-  /// What reaches the result of `op` from its operands' errors.
-  Value propagated(Operation *op);
+  /// What reaches the result of `op` from its operands' E (`in` = scales)
+  /// or T (`in` = ties).
+  Value propagated(Operation *op, const DenseMap<Value, Value> &in);
+
+  /// T of the result of `op`: the comparison and select rules, else
+  /// propagated.
+  Value tieThrough(Operation *op);
+  /// 1 where `compare`'s operands lie within their rounding (E at their
+  /// precision's tolerance, plus their own T) of each other, else 0; null
+  /// where both are exact.
+  Value undecided(CompareOp compare);
 
   OpBuilder &b;
   Location loc = b.getUnknownLoc();
-  DenseMap<Value, Value> scales, widened, magnitudes;
+  DenseMap<Value, Value> scales, ties, widened, magnitudes;
+  /// Per value, the coarsest precision rank among the op results it is
+  /// computed from, its own included (arguments are exact: 0).
+  DenseMap<Value, int> coarsest;
 };
 
 Value ErrorScaleBuilder::applyTo(Operation *op,
                                  llvm::function_ref<Value(Value)> replace) {
   IRMapping mapping;
-  for (Value operand : op->getOperands()) {
-    if (!isFloatTensor(operand))
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    if (!isDataOperand(op, index))
       continue;
     Value scale = replace(operand);
     if (!scale)
@@ -123,7 +170,11 @@ Value ErrorScaleBuilder::applyTo(Operation *op,
   return copy->getResult(0);
 }
 
-Value ErrorScaleBuilder::propagated(Operation *op) {
+Value ErrorScaleBuilder::propagated(Operation *op,
+                                    const DenseMap<Value, Value> &in) {
+  // T has no rounding terms of its own: only what its operands carry.
+  const bool forTies = &in == &ties;
+  auto scaleOf = [&](Value value) { return in.lookup(value); };
   auto operandScale = [&](unsigned i) {
     return i < op->getNumOperands() ? scaleOf(op->getOperand(i)) : Value();
   };
@@ -200,6 +251,7 @@ Value ErrorScaleBuilder::propagated(Operation *op) {
         // magnitudes whatever its inputs: only the order differs.
         Value input = reduce->getOperand(0);
         const bool f32Sum =
+            !forTies &&
             cast<RankedTensorType>(input.getType()).getElementType().isF32();
         if (!x && !f32Sum)
           return Value();
@@ -216,14 +268,24 @@ Value ErrorScaleBuilder::propagated(Operation *op) {
         // tolerance --check widens) shows its accumulation order at the
         // scale of |lhs| @ |rhs|.
         const bool f32Contraction =
+            !forTies &&
             cast<RankedTensorType>(contraction->getOperand(0).getType())
                 .getElementType()
                 .isF32();
         if (!anyError && !f32Contraction)
           return Value();
-        return applyTo(contraction, [&](Value operand) {
+        Value bound = applyTo(contraction, [&](Value operand) {
           return add(magnitude(operand), scaleOf(operand));
         });
+        // T is a distance, not a scale: what the operands' T adds to
+        // |lhs| @ |rhs|.
+        if (forTies)
+          return AbsOp::create(b, loc,
+                               sub(bound, applyTo(contraction,
+                                                  [&](Value operand) {
+                                                    return magnitude(operand);
+                                                  })));
+        return bound;
       })
       .Case<ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, GatherOp>(
           [&](Operation *movement) -> Value {
@@ -241,11 +303,63 @@ bool rounds(Operation *op) {
               GatherOp, ConstantOp>(op);
 }
 
+Value ErrorScaleBuilder::undecided(CompareOp compare) {
+  Value lhs = compare.getLhs(), rhs = compare.getRhs();
+  if (!isFloatTensor(lhs))
+    return Value();
+  // How far rounding can move an operand: its E at the tolerance of the
+  // coarsest precision it is computed in, plus its own T.
+  auto reach = [&](Value operand) {
+    Value scale = scaleOf(operand);
+    Value moved =
+        scale ? mul(scale, constant(elementToleranceOfRank(
+                               coarsest.lookup(operand))))
+              : Value();
+    return add(moved, tieOf(operand));
+  };
+  Value band = add(reach(lhs), reach(rhs));
+  if (!band)
+    return Value();
+  Value gap = AbsOp::create(b, loc, sub(f32(lhs), f32(rhs)));
+  Value within = CompareOp::create(b, loc, CompareDirection::le, gap, band);
+  return CastOp::create(b, loc, asF32(within.getType()), within).getResult();
+}
+
+Value ErrorScaleBuilder::tieThrough(Operation *op) {
+  if (auto compare = dyn_cast<CompareOp>(op))
+    return undecided(compare);
+  if (auto select = dyn_cast<SelectOp>(op)) {
+    Value branches = max(tieOf(select.getOnTrue()), tieOf(select.getOnFalse()));
+    Value condition = tieOf(select.getCondition());
+    if (!condition)
+      return branches;
+    Value jump = AbsOp::create(
+        b, loc, sub(f32(select.getOnTrue()), f32(select.getOnFalse())));
+    return add(branches, mul(condition, jump));
+  }
+  // A boolean turned into a number jumps by 1 where it flips.
+  if (auto cast = dyn_cast<CastOp>(op))
+    return tieOf(cast.getInput());
+  if (llvm::none_of(op->getOperands(),
+                    [&](Value operand) { return tieOf(operand); }))
+    return Value();
+  return propagated(op, ties);
+}
+
 void ErrorScaleBuilder::visit(Operation *op) {
-  if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0)))
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
     return;
   Value result = op->getResult(0);
-  Value p = propagated(op);
+  int rank = precisionRank(result.getType());
+  for (Value operand : op->getOperands())
+    rank = std::max(rank, coarsest.lookup(operand));
+  coarsest[result] = rank;
+  if (Value tie = tieThrough(op))
+    ties[result] = tie;
+  if (!isFloatTensor(result))
+    return;
+  Value p = propagated(op, scales);
   if (!p && !rounds(op))
     return;
   // A rounding into the subnormal range errs by up to half the subnormal
@@ -258,7 +372,7 @@ void ErrorScaleBuilder::visit(Operation *op) {
 
 } // namespace
 
-SmallVector<Value> buildErrorScales(func::FuncOp probe) {
+SmallVector<ErrorScaleValues> buildErrorScales(func::FuncOp probe) {
   Operation *terminator = probe.front().getTerminator();
   OpBuilder b(terminator);
   ErrorScaleBuilder builder(b);
@@ -267,10 +381,11 @@ SmallVector<Value> buildErrorScales(func::FuncOp probe) {
     ops.push_back(&op);
   for (Operation *op : ops)
     builder.visit(op);
-  SmallVector<Value> result;
+  SmallVector<ErrorScaleValues> result;
   for (Value returned : terminator->getOperands())
-    result.push_back(isFloatTensor(returned) ? builder.scaleOf(returned)
-                                             : Value());
+    result.push_back({isFloatTensor(returned) ? builder.scaleOf(returned)
+                                              : Value(),
+                      builder.tieOf(returned)});
   return result;
 }
 

@@ -3,6 +3,7 @@
 #ifndef OPFUSE_LIB_DRIVER_GPURUN_H
 #define OPFUSE_LIB_DRIVER_GPURUN_H
 
+#include "CheckTolerance.h"
 #include "Output.h"
 
 #include "opfuse/Driver/Driver.h"
@@ -60,11 +61,12 @@ void recordMeasurement(const BenchResult &result, MeasuredRun &measured);
 /// Compares one run's `outputs` with the reference's results of the
 /// kernels (`kernelResults`), each element measured against the model's
 /// rounding scale there (`scales`, computeErrorScales), with per-dtype
-/// tolerances (docs/numerics.md).
+/// tolerances (docs/numerics.md); an element downstream of an undecided
+/// comparison may differ by that output's T besides.
 std::vector<OutputCheck>
 compareOutputs(mlir::func::FuncOp func,
                llvm::ArrayRef<reference::Tensor> kernelResults,
-               llvm::ArrayRef<std::optional<std::vector<double>>> scales,
+               llvm::ArrayRef<OutputErrorScale> scales,
                const std::vector<HostBuffer> &outputs, bool tf32, bool strict);
 
 /// --bench and --check with --devices=N: the plan runs SPMD, one thread a

@@ -42,7 +42,7 @@ checkDevices(const DriverOptions &options, func::FuncOp model,
   for (auto [device, deviceOutputs] : llvm::enumerate(outputs)) {
     // Each device's rounding scales, from its own data (collectives as on
     // one device: docs/numerics.md).
-    FailureOr<SmallVector<std::optional<std::vector<double>>>> scales =
+    FailureOr<SmallVector<OutputErrorScale>> scales =
         computeErrorScales(model, arguments[device], reference::Options());
     if (failed(scales))
       return std::nullopt;

@@ -14,13 +14,18 @@ void printOutputChecks(llvm::raw_ostream &os,
     os << llvm::formatv(
         "check output #{0} ({1}, {2} elements): max abs {3:e3}, max "
         "abs/scale {4:e3} (tolerance {5:e2}), relative L2 {6:e3} "
-        "(tolerance {7:e2}){8}: {9}\n",
+        "(tolerance {7:e2}){8}{9}: {10}\n",
         c.index, c.dtype, c.elements, c.maxAbs, c.maxScaled, c.elementTolerance,
         c.relativeL2, c.l2Tolerance,
         c.maxUlps < 0 ? std::string()
                       : llvm::formatv(", max {0:F1} ulps (tolerance {1:F0})",
                                       c.maxUlps, c.ulpTolerance)
                             .str(),
+        c.tieElements == 0
+            ? std::string()
+            : llvm::formatv(", {0} element(s) at a comparison's tie",
+                            c.tieElements)
+                  .str(),
         c.pass ? "PASS" : "FAIL");
     if (!c.pass && c.worst >= 0)
       os << llvm::formatv("  worst element {0}: got {1}, expected {2}\n",
@@ -49,6 +54,7 @@ llvm::json::Array outputChecksToJson(llvm::ArrayRef<OutputCheck> checks) {
         {"relative_l2", number(c.relativeL2)},
         {"l2_tolerance", c.l2Tolerance},
         {"nan_mismatch", c.nanMismatch},
+        {"tie_elements", c.tieElements},
         {"pass", c.pass},
     };
     if (c.maxUlps >= 0) {

@@ -1,15 +1,18 @@
 //===- CheckToleranceTest.cpp - The precision and scales of --check -------===//
 //
-// Which type an output's tolerance follows, and the error scale E that
-// widens its element bound (worked out by hand in each test).
+// Which type an output's tolerance follows, the error scale E that widens
+// its element bound, and the allowance T of an undecided comparison (worked
+// out by hand in each test).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Dialect/FuseTestUtils.h"
 
 #include "../../lib/Driver/CheckTolerance.h"
+#include "../../lib/Driver/GpuRun.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Target/Artifact.h"
 
 #include <cmath>
 
@@ -38,14 +41,11 @@ TEST_F(CheckToleranceTest, PrecisionFollowsOpResultsNotInputs) {
 /// The smallest normal f32 and bf16: the least E a rounded value has.
 constexpr double kSmallestNormal = 1.1754943508222875e-38;
 
-/// E of each output of the first function of `source` on `inputs`.
+/// E and T of each output of the first function of `source` on `inputs`.
 class ErrorScaleTest : public opfuse::test::FuseTest {
 protected:
-  SmallVector<std::optional<std::vector<double>>>
-  scales(llvm::StringRef source, std::vector<std::vector<double>> inputs) {
-    func::FuncOp func = parseFirst<func::FuncOp>(source);
-    if (!func)
-      return {};
+  SmallVector<opfuse::reference::Tensor>
+  arguments(func::FuncOp func, std::vector<std::vector<double>> inputs) {
     SmallVector<opfuse::reference::Tensor> args;
     for (auto [type, data] : llvm::zip(func.getArgumentTypes(), inputs)) {
       auto tensor = cast<RankedTensorType>(type);
@@ -55,11 +55,24 @@ protected:
       t.data = data;
       args.push_back(std::move(t));
     }
-    auto result = opfuse::computeErrorScales(func, args);
+    return args;
+  }
+  SmallVector<opfuse::OutputErrorScale>
+  both(llvm::StringRef source, std::vector<std::vector<double>> inputs) {
+    func::FuncOp func = parseFirst<func::FuncOp>(source);
+    if (!func)
+      return {};
+    auto result = opfuse::computeErrorScales(func, arguments(func, inputs));
     EXPECT_TRUE(succeeded(result));
-    return succeeded(result)
-               ? *result
-               : SmallVector<std::optional<std::vector<double>>>();
+    return succeeded(result) ? *result
+                             : SmallVector<opfuse::OutputErrorScale>();
+  }
+  SmallVector<std::optional<std::vector<double>>>
+  scales(llvm::StringRef source, std::vector<std::vector<double>> inputs) {
+    SmallVector<std::optional<std::vector<double>>> e;
+    for (opfuse::OutputErrorScale &output : both(source, inputs))
+      e.push_back(std::move(output.scale));
+    return e;
   }
 };
 
@@ -166,6 +179,84 @@ TEST_F(ErrorScaleTest, ExactValuesHaveNoScale) {
   ASSERT_TRUE(e[2]);
   for (double v : *e[2])
     EXPECT_TRUE(std::isfinite(v) && v > 0);
+}
+
+/// fuzz-graphs.py seed 579 (default numerics on the H200): 1/(1/r) is r
+/// up to rounding, so `le` against r is decided by rounding alone; the GPU's
+/// f32 and the reference's disagreed and the select took the other branch.
+constexpr llvm::StringLiteral kNearTie = R"mlir(
+  func.func @f(%r: tensor<3xf16>, %y: tensor<3xf16>) -> (tensor<3xf16>, tensor<3xf32>, tensor<3xf16>) {
+    %v1 = fuse.reciprocal %r : tensor<3xf16>
+    %v3 = fuse.reciprocal %v1 : tensor<3xf16>
+    %c = fuse.compare le, %v3, %y : (tensor<3xf16>, tensor<3xf16>) -> tensor<3xi1>
+    %s = fuse.select %c, %r, %v1 : (tensor<3xi1>, tensor<3xf16>, tensor<3xf16>) -> tensor<3xf16>
+    %f = fuse.cast %c : tensor<3xi1> to tensor<3xf32>
+    %e = fuse.compare le, %r, %y : (tensor<3xf16>, tensor<3xf16>) -> tensor<3xi1>
+    %x = fuse.select %e, %r, %y : (tensor<3xi1>, tensor<3xf16>, tensor<3xf16>) -> tensor<3xf16>
+    return %s, %f, %x : tensor<3xf16>, tensor<3xf32>, tensor<3xf16>
+  })mlir";
+const std::vector<std::vector<double>> kNearTieInputs = {{-0.9375, 2, 4},
+                                                         {-0.9375, 1, 5}};
+
+TEST_F(ErrorScaleTest, UndecidedComparisonsAllowTheOtherBranch) {
+  auto scales = both(kNearTie, kNearTieInputs);
+  ASSERT_EQ(scales.size(), 3u);
+  // Element 0 is a tie up to rounding: the select may give r or 1/r
+  // (1/0.9375 rounds to 1.06640625 in f16), the cast 1 or 0. Elements 1
+  // and 2 are decided (2 against 1, 4 against 5: far beyond f16's 0.8%).
+  ASSERT_TRUE(scales[0].tie && scales[1].tie);
+  EXPECT_EQ((*scales[0].tie)[0], 1.06640625 - 0.9375);
+  EXPECT_EQ((*scales[0].tie)[1], 0.0);
+  EXPECT_EQ((*scales[0].tie)[2], 0.0);
+  EXPECT_EQ(*scales[1].tie, (std::vector<double>{1, 0, 0}));
+  // A comparison of exact inputs is decided the same way everywhere.
+  EXPECT_FALSE(scales[2].tie);
+}
+
+TEST_F(ErrorScaleTest, CheckAcceptsTheOtherBranchOnlyAtATie) {
+  func::FuncOp func = parseFirst<func::FuncOp>(kNearTie);
+  ASSERT_TRUE(func);
+  auto args = arguments(func, kNearTieInputs);
+  auto scales = opfuse::computeErrorScales(func, args);
+  ASSERT_TRUE(succeeded(scales));
+  opfuse::reference::Options asWritten;
+  auto reference = opfuse::reference::interpret(func, args, asWritten);
+  ASSERT_TRUE(succeeded(reference));
+  auto outputsWith = [&](double first, double second) {
+    std::vector<opfuse::HostBuffer> outputs;
+    for (const opfuse::reference::Tensor &tensor : *reference) {
+      opfuse::HostBuffer buffer = opfuse::makeHostBuffer(
+          *opfuse::toDType(tensor.elementType),
+          std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end()));
+      for (size_t i = 0; i < tensor.data.size(); ++i)
+        buffer.set(i, tensor.data[i]);
+      outputs.push_back(std::move(buffer));
+    }
+    outputs[0].set(0, first);
+    outputs[0].set(1, second);
+    return outputs;
+  };
+  // Element 0's branches are r and 1/r; element 1 took 1/r = 0.5.
+  const double atTie = (*reference)[0].data[0];
+  const double otherBranch = atTie == -0.9375 ? -1.06640625 : -0.9375;
+  ASSERT_EQ((*reference)[0].data[1], 0.5);
+  // The other branch at the tie passes, and is counted.
+  auto tie = opfuse::compareOutputs(func, *reference, *scales,
+                                    outputsWith(otherBranch, 0.5),
+                                    /*tf32=*/false, /*strict=*/false);
+  EXPECT_TRUE(tie[0].pass);
+  EXPECT_EQ(tie[0].tieElements, 1);
+  // The other branch where the comparison is decided fails.
+  auto decided = opfuse::compareOutputs(func, *reference, *scales,
+                                        outputsWith(atTie, 2),
+                                        /*tf32=*/false, /*strict=*/false);
+  EXPECT_FALSE(decided[0].pass);
+  EXPECT_EQ(decided[0].tieElements, 0);
+  // Beyond the other branch, the tie's element fails too.
+  auto beyond = opfuse::compareOutputs(func, *reference, *scales,
+                                       outputsWith(-1.5, 0.5),
+                                       /*tf32=*/false, /*strict=*/false);
+  EXPECT_FALSE(beyond[0].pass);
 }
 
 } // namespace

@@ -36,6 +36,10 @@ struct OutputCheck {
   /// element's scale max(|ref|, E), and its bound; negative when not
   /// measured.
   double maxUlps = -1, ulpTolerance = 0;
+  /// Elements that differ downstream of a comparison whose operands lie
+  /// within their rounding of each other, judged with the other branch
+  /// allowed (docs/numerics.md).
+  int64_t tieElements = 0;
   /// A NaN in one result where the other has a number.
   bool nanMismatch = false;
   bool pass = false;
