@@ -280,11 +280,10 @@ Value ErrorScaleBuilder::propagated(Operation *op,
         // T is a distance, not a scale: what the operands' T adds to
         // |lhs| @ |rhs|.
         if (forTies)
-          return AbsOp::create(b, loc,
-                               sub(bound, applyTo(contraction,
-                                                  [&](Value operand) {
-                                                    return magnitude(operand);
-                                                  })));
+          return AbsOp::create(
+              b, loc, sub(bound, applyTo(contraction, [&](Value operand) {
+                            return magnitude(operand);
+                          })));
         return bound;
       })
       .Case<ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp, GatherOp>(
@@ -312,8 +311,8 @@ Value ErrorScaleBuilder::undecided(CompareOp compare) {
   auto reach = [&](Value operand) {
     Value scale = scaleOf(operand);
     Value moved =
-        scale ? mul(scale, constant(elementToleranceOfRank(
-                               coarsest.lookup(operand))))
+        scale ? mul(scale,
+                    constant(elementToleranceOfRank(coarsest.lookup(operand))))
               : Value();
     return add(moved, tieOf(operand));
   };
@@ -383,9 +382,9 @@ SmallVector<ErrorScaleValues> buildErrorScales(func::FuncOp probe) {
     builder.visit(op);
   SmallVector<ErrorScaleValues> result;
   for (Value returned : terminator->getOperands())
-    result.push_back({isFloatTensor(returned) ? builder.scaleOf(returned)
-                                              : Value(),
-                      builder.tieOf(returned)});
+    result.push_back(
+        {isFloatTensor(returned) ? builder.scaleOf(returned) : Value(),
+         builder.tieOf(returned)});
   return result;
 }
 

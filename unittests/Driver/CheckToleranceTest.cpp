@@ -247,15 +247,15 @@ TEST_F(ErrorScaleTest, CheckAcceptsTheOtherBranchOnlyAtATie) {
   EXPECT_TRUE(tie[0].pass);
   EXPECT_EQ(tie[0].tieElements, 1);
   // The other branch where the comparison is decided fails.
-  auto decided = opfuse::compareOutputs(func, *reference, *scales,
-                                        outputsWith(atTie, 2),
-                                        /*tf32=*/false, /*strict=*/false);
+  auto decided =
+      opfuse::compareOutputs(func, *reference, *scales, outputsWith(atTie, 2),
+                             /*tf32=*/false, /*strict=*/false);
   EXPECT_FALSE(decided[0].pass);
   EXPECT_EQ(decided[0].tieElements, 0);
   // Beyond the other branch, the tie's element fails too.
-  auto beyond = opfuse::compareOutputs(func, *reference, *scales,
-                                       outputsWith(-1.5, 0.5),
-                                       /*tf32=*/false, /*strict=*/false);
+  auto beyond =
+      opfuse::compareOutputs(func, *reference, *scales, outputsWith(-1.5, 0.5),
+                             /*tf32=*/false, /*strict=*/false);
   EXPECT_FALSE(beyond[0].pass);
 }
 

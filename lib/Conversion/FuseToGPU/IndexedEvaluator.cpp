@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <functional>
 #include <numeric>
 
@@ -110,15 +112,23 @@ GroupEvaluator::Lanes ViewKernel::load(BlockArgument argument,
   Type type = cast<RankedTensorType>(argument.getType()).getElementType();
   Value pointer = func.getArgument(argument.getArgNumber());
   IndexDim offset = linearize(index);
+  // Under a guard the load reads element 0 where the guard fails (always
+  // in bounds, aligned for any vector), and the concat discards it: no
+  // branch, so the loads of all inputs are in flight together.
+  auto guarded = [&](Value at) -> Value {
+    if (!loadGuard)
+      return at;
+    return arith::SelectOp::create(b, loc, loadGuard, at, kb.constant(0));
+  };
   if (vec == 1 || offset.laneStride == 0) {
-    Value one = kb.load(pointer, type, offset.value, 1).front();
+    Value one = kb.load(pointer, type, guarded(offset.value), 1).front();
     return GroupEvaluator::Lanes(vec, one);
   }
   const bool aligned = offset.modulus == 0 ? offset.residue % vec == 0
                                            : offset.modulus % vec == 0 &&
                                                  offset.residue % vec == 0;
   if (offset.laneStride == 1 && aligned)
-    return kb.load(pointer, type, offset.value, vec);
+    return kb.load(pointer, type, guarded(offset.value), vec);
   // Strided or unaligned lanes: one element each.
   GroupEvaluator::Lanes lanes;
   for (int64_t lane = 0; lane < vec; ++lane) {
@@ -127,7 +137,7 @@ GroupEvaluator::Lanes ViewKernel::load(BlockArgument argument,
             ? offset.value
             : arith::AddIOp::create(b, loc, offset.value,
                                     kb.constant(lane * offset.laneStride));
-    lanes.push_back(kb.load(pointer, type, at, 1).front());
+    lanes.push_back(kb.load(pointer, type, guarded(at), 1).front());
   }
   return lanes;
 }
@@ -189,9 +199,48 @@ ViewEvaluator::provide(Value value, int context) {
   return std::optional<Lanes>();
 }
 
-// The input whose range along the axis holds the index, through a chain of
-// branches: only that input is read. A vector lies in one input when the
-// lanes run along another axis, or when every input holds whole vectors.
+namespace {
+
+/// The most ops (per input) a concat evaluates for every input.
+constexpr int64_t kMaxSideBySideOps = 8;
+
+/// Whether every input of `op` is computed, within the group, by at most
+/// kMaxSideBySideOps cheap ops (data movement, sign changes, adds,
+/// products, comparisons, selects, casts): then evaluating all of them and
+/// selecting costs less than a branch whose loads the code after it waits
+/// for. Division and transcendental functions keep the branch.
+bool cheapInputs(ConcatOp op) {
+  for (Value input : op.getInputs()) {
+    int64_t ops = 0;
+    SmallVector<Value> work = {input};
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!work.empty()) {
+      Value value = work.pop_back_val();
+      // A guarded load reads element 0 of its input: there must be one.
+      if (isa<BlockArgument>(value) &&
+          cast<RankedTensorType>(value.getType()).getNumElements() == 0)
+        return false;
+      Operation *def = value.getDefiningOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (!isa<ConcatOp, SliceOp, ReshapeOp, TransposeOp, BroadcastToOp, NegOp,
+               AbsOp, ReluOp, AddOp, SubOp, MulOp, MaxOp, MinOp, CompareOp,
+               SelectOp, CastOp, ConstantOp>(def) ||
+          ++ops > kMaxSideBySideOps)
+        return false;
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+// The input whose range along the axis holds the index: only that input is
+// read. A vector lies in one input when the lanes run along another axis,
+// or when every input holds whole vectors. Cheap inputs are evaluated side
+// by side, each input's loads guarded by its range, and selected; others
+// through a chain of branches.
 FailureOr<GroupEvaluator::Lanes> ViewEvaluator::concat(ConcatOp op,
                                                        const Index &index) {
   const int64_t axis = op.getAxis();
@@ -235,13 +284,48 @@ FailureOr<GroupEvaluator::Lanes> ViewEvaluator::concat(ConcatOp op,
         makeBranch(branchMemo, branchConversions);
     return branch->evaluate(input, kernel.intern(std::move(shifted)));
   };
+  // Whether the index lies before input k + 1.
+  auto before = [&](size_t k) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, along.value,
+                                 kernel.kb.constant(starts[k + 1]));
+  };
+  if (cheapInputs(op)) {
+    SmallVector<Value> ends;
+    for (size_t k = 0; k + 1 < starts.size(); ++k)
+      ends.push_back(before(k));
+    const Value outer = kernel.loadGuard;
+    SmallVector<Lanes> inputs;
+    for (size_t k = 0; k < starts.size(); ++k) {
+      // Input k's range: past input k - 1's end and before its own.
+      Value guard = k + 1 < starts.size() ? ends[k] : Value();
+      if (k > 0) {
+        Value past = arith::XOrIOp::create(
+            b, loc, ends[k - 1],
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+        guard = guard ? arith::AndIOp::create(b, loc, past, guard).getResult()
+                      : past;
+      }
+      kernel.loadGuard =
+          outer ? arith::AndIOp::create(b, loc, outer, guard).getResult()
+                : guard;
+      FailureOr<Lanes> lanes = inputLanes(k);
+      kernel.loadGuard = outer;
+      if (failed(lanes))
+        return failure();
+      inputs.push_back(std::move(*lanes));
+    }
+    Lanes result = inputs.back();
+    for (size_t k = starts.size() - 1; k-- > 0;)
+      for (auto [lane, value] : llvm::enumerate(result))
+        value =
+            arith::SelectOp::create(b, loc, ends[k], inputs[k][lane], value);
+    return result;
+  }
   std::function<FailureOr<Lanes>(size_t)> select =
       [&](size_t k) -> FailureOr<Lanes> {
     if (k + 1 == starts.size())
       return inputLanes(k);
-    Value here =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, along.value,
-                              kernel.kb.constant(starts[k + 1]));
+    Value here = before(k);
     auto branch =
         scf::IfOp::create(b, loc, SmallVector<Type>(kernel.vec, laneType), here,
                           /*withElseRegion=*/true);

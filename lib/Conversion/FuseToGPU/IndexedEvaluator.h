@@ -82,7 +82,8 @@ public:
   /// `linear` as an index of `shape`.
   Index delinearize(const IndexDim &linear, llvm::ArrayRef<int64_t> shape);
 
-  /// Loads input `argument` at `index`.
+  /// Loads input `argument` at `index` (where `loadGuard` is set and fails,
+  /// its element 0 instead, which the concat never selects).
   GroupEvaluator::Lanes load(mlir::BlockArgument argument, const Index &index);
 
   fuse::GroupOp group;
@@ -95,6 +96,10 @@ public:
   /// Set when the lanes cannot be followed: the kernel is emitted again
   /// with one element per thread.
   bool lanesLost = false;
+  /// While set (an i1), loads read their input's element 0 where it fails: a
+  /// concat's inputs evaluated side by side, each read only in its own range
+  /// (ViewEvaluator::concat).
+  mlir::Value loadGuard;
 
 private:
   std::vector<Index> indices;
