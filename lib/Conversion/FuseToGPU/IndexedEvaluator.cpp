@@ -204,16 +204,20 @@ namespace {
 /// The most ops (per input) a concat evaluates for every input.
 constexpr int64_t kMaxSideBySideOps = 8;
 
-/// Whether every input of `op` is computed, within the group, by at most
+/// Whether the inputs of `op` are better evaluated side by side than
+/// through a branch: every input is computed, within the group, by at most
 /// kMaxSideBySideOps cheap ops (data movement, sign changes, adds,
-/// products, comparisons, selects, casts): then evaluating all of them and
-/// selecting costs less than a branch whose loads the code after it waits
-/// for. Division and transcendental functions keep the branch.
-bool cheapInputs(ConcatOp op) {
+/// products, comparisons, selects, casts), and a branch would hold back
+/// loads: an input reads two or more values, or the group reads some
+/// input other than through the concat. Division and transcendental
+/// functions keep the branch, and so does a concat of plain reads that is
+/// all the group reads (the extra load would be all the change).
+bool sideBySidePays(ConcatOp op) {
+  llvm::SmallPtrSet<Operation *, 16> slice = {op.getOperation()};
+  bool severalReads = false;
   for (Value input : op.getInputs()) {
-    int64_t ops = 0;
+    int64_t ops = 0, reads = isa<BlockArgument>(input) ? 1 : 0;
     SmallVector<Value> work = {input};
-    llvm::SmallPtrSet<Operation *, 16> seen;
     while (!work.empty()) {
       Value value = work.pop_back_val();
       // A guarded load reads element 0 of its input: there must be one.
@@ -221,17 +225,26 @@ bool cheapInputs(ConcatOp op) {
           cast<RankedTensorType>(value.getType()).getNumElements() == 0)
         return false;
       Operation *def = value.getDefiningOp();
-      if (!def || !seen.insert(def).second)
+      if (!def || !slice.insert(def).second)
         continue;
       if (!isa<ConcatOp, SliceOp, ReshapeOp, TransposeOp, BroadcastToOp, NegOp,
                AbsOp, ReluOp, AddOp, SubOp, MulOp, MaxOp, MinOp, CompareOp,
                SelectOp, CastOp, ConstantOp>(def) ||
           ++ops > kMaxSideBySideOps)
         return false;
+      reads += llvm::count_if(def->getOperands(), [](Value operand) {
+        return isa<BlockArgument>(operand);
+      });
       llvm::append_range(work, def->getOperands());
     }
+    severalReads |= reads > 1;
   }
-  return true;
+  return severalReads ||
+         llvm::any_of(op->getBlock()->getArguments(), [&](BlockArgument arg) {
+           return llvm::any_of(arg.getUsers(), [&](Operation *user) {
+             return !slice.contains(user);
+           });
+         });
 }
 
 } // namespace
@@ -239,8 +252,8 @@ bool cheapInputs(ConcatOp op) {
 // The input whose range along the axis holds the index: only that input is
 // read. A vector lies in one input when the lanes run along another axis,
 // or when every input holds whole vectors. Cheap inputs are evaluated side
-// by side, each input's loads guarded by its range, and selected; others
-// through a chain of branches.
+// by side, each input's loads guarded by its range, and selected, where
+// the group reads other inputs too; others through a chain of branches.
 FailureOr<GroupEvaluator::Lanes> ViewEvaluator::concat(ConcatOp op,
                                                        const Index &index) {
   const int64_t axis = op.getAxis();
@@ -289,7 +302,7 @@ FailureOr<GroupEvaluator::Lanes> ViewEvaluator::concat(ConcatOp op,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, along.value,
                                  kernel.kb.constant(starts[k + 1]));
   };
-  if (cheapInputs(op)) {
+  if (sideBySidePays(op)) {
     SmallVector<Value> ends;
     for (size_t k = 0; k + 1 < starts.size(); ++k)
       ends.push_back(before(k));
