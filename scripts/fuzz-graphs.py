@@ -35,7 +35,8 @@ chunk GEMMs as mma.sync kernels, which the host interpreter runs) and
 
 or, with --modes=host anywhere, the same two runs through --check-on-host
 (the kernels interpreted on the host; a kernel the interpreter does not
-run, a GEMM's, exits 4 and is counted as unsupported).
+run, an sm_90 GEMM's, exits 4 and is counted as unsupported), and a third
+with --chip=sm_80, whose GEMM kernels are mma.sync ones the host runs.
 
 A run passes when every graph exits 0, or 4 (valid, but an op has no
 emitter: counted and reported by message). Anything else (another exit
@@ -407,6 +408,8 @@ MODES = {"--check-fusion": ["--check-fusion"],
          "--check-on-host": ["--check-on-host"],
          "--check-on-host-strict": ["--check-on-host", "--numerics=strict"],
          "--check-on-host-spmd": ["--check-on-host", "--devices=2"],
+         # GEMM kernels in their mma.sync form, which the host runs.
+         "--check-on-host-sm80": ["--check-on-host", "--chip=sm_80"],
          # Row-parallel layers split into the chunks the graph names.
          "--check-fusion-window": lambda path: [
              "--check-fusion", "--devices=2",
@@ -420,13 +423,14 @@ MODES = {"--check-fusion": ["--check-fusion"],
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
              "--check-strict", "--check-on-host", "--check-on-host-strict",
-             "--check-on-host-spmd")
+             "--check-on-host-spmd", "--check-on-host-sm80")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
                       "--emit=ptx"),
              "gpu": ("--check", "--check-strict"),
-             "host": ("--check-on-host", "--check-on-host-strict"),
+             "host": ("--check-on-host", "--check-on-host-strict",
+                      "--check-on-host-sm80"),
              "window": ("--check-fusion-window", "--check-on-host-window",
                         "--emit=ptx-window")}
 
@@ -635,7 +639,9 @@ def main():
                              "--check-on-host --devices=2 and --emit=ptx; gpu: --check in the default and "
                              "the strict numerics (needs a GPU); host: the "
                              "same through --check-on-host (no GPU; "
-                             "GEMM kernels count as unsupported); window: "
+                             "sm_90 GEMM kernels count as unsupported), "
+                             "and once more with --chip=sm_80, whose "
+                             "mma.sync GEMMs the host runs; window: "
                              "row-parallel layers split into row chunks "
                              "(--overlap-collectives), --check-fusion "
                              "--devices=2, --check-on-host --devices=2 "
