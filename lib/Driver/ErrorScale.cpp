@@ -6,9 +6,12 @@
 // (f32 inside a kernel, another summation order, one more or one less
 // rounding to bf16) can be from the reference, in units of the rounding
 // unit of the output's precision: E(v) = max(|v|, m, sum over operands of
-// |dv/dx| E(x)) (the sum taken as a maximum: a scale, not a proof; m the
-// smallest normal number of v's type, where rounding turns absolute). Inputs
-// and constants are exact (E = 0, no tensor built).
+// |dv/dx| E(x), A) (the sum taken as a maximum for sums, whose |v| covers
+// terms of one sign, and added up for products and quotients, whose
+// relative errors add: a scale, not a proof; m the smallest normal number
+// of v's type, where rounding turns absolute; A what an approximation the
+// kernels use adds). Inputs and constants are exact (E = 0, no tensor
+// built).
 //
 // A comparison is discontinuous: where its operands lie within their
 // rounding of each other, an evaluation that rounds differently can decide
@@ -56,6 +59,9 @@ double elementToleranceOfRank(int rank) {
                                       DType::BF16};
   return toleranceFor(kByRank[rank]).element;
 }
+
+/// E per |x| of a bf16 tanh GELU on tanh.approx.f32: 0.5 * 1.12e-5 / 2^-8.
+constexpr double kTanhApproxGeluScale = 0.5 * 1.12e-5 * 256;
 
 /// Operands an op moves or combines as data: all but a gather's indices.
 bool isDataOperand(Operation *op, unsigned index) {
@@ -141,6 +147,9 @@ private:
   /// T of the result of `op`: the comparison and select rules, else
   /// propagated.
   Value tieThrough(Operation *op);
+  /// What an approximation the kernels use adds beyond rounding (the tanh
+  /// GELU's tanh.approx); null where none.
+  Value approximation(Operation *op);
   /// 1 where `compare`'s operands lie within their rounding (E at their
   /// precision's tolerance, plus their own T) of each other, else 0; null
   /// where both are exact.
@@ -191,14 +200,14 @@ Value ErrorScaleBuilder::propagated(Operation *op,
         return isFloatTensor(cast.getInput()) ? x : Value();
       })
       .Case([&](MulOp mulOp) {
-        return max(mul(magnitude(mulOp.getRhs()), x),
+        return add(mul(magnitude(mulOp.getRhs()), x),
                    mul(magnitude(mulOp.getLhs()), y));
       })
       .Case([&](DivOp divOp) -> Value {
         if (!isFloatTensor(divOp.getResult()))
           return Value();
         Value d = magnitude(divOp.getRhs());
-        return max(div(x, d), div(mul(v, y), d));
+        return add(div(x, d), div(mul(v, y), d));
       })
       .Case([&](ExpOp) { return mul(v, x); })
       .Case([&](LogOp logOp) { return div(x, magnitude(logOp.getInput())); })
@@ -366,7 +375,31 @@ void ErrorScaleBuilder::visit(Operation *op) {
   // the value: an f16 matmul result of 1.9e-5 is only good to 0.3%, which a
   // reciprocal after it turns into 5 ulps of its normal result.
   Value floor = rounds(op) ? smallestNormal(result) : Value();
-  scales[result] = max(max(magnitude(result), floor), p);
+  scales[result] =
+      max(max(max(magnitude(result), floor), p), approximation(op));
+}
+
+Value ErrorScaleBuilder::approximation(Operation *op) {
+  // A tanh GELU rounded to bf16 runs on tanh.approx.f32 (relative error
+  // at most 1.12e-5, docs/numerics.md) as h + h t, h = x / 2: an absolute
+  // error of up to |x| 5.6e-6, which on the negative tail, where 1 + t
+  // cancels, is many ulps of the result. In rounding units of bf16
+  // (2^-8): |x| 5.6e-6 * 256.
+  auto gelu = dyn_cast<GeluOp>(op);
+  if (!gelu || gelu.getApproximate() != GeluApproximation::tanh)
+    return Value();
+  auto roundsToBf16 = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getElementType().isBF16();
+  };
+  Value result = gelu.getResult();
+  const bool bf16 = roundsToBf16(result) ||
+                    (!result.use_empty() &&
+                     llvm::all_of(result.getUsers(), [&](Operation *u) {
+                       return isa<CastOp>(u) && roundsToBf16(u->getResult(0));
+                     }));
+  if (!bf16)
+    return Value();
+  return mul(magnitude(gelu.getInput()), constant(kTanhApproxGeluScale));
 }
 
 } // namespace

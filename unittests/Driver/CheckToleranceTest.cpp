@@ -181,6 +181,44 @@ TEST_F(ErrorScaleTest, ExactValuesHaveNoScale) {
     EXPECT_TRUE(std::isfinite(v) && v > 0);
 }
 
+TEST_F(ErrorScaleTest, ProductsAddTheirOperandsErrors) {
+  // fuzz-graphs.py seed 5288 (strict numerics on the H200, 3 ulps where 2
+  // are allowed): errors of both factors add up, they do not take turns.
+  // exp(0) * exp(0): each factor is off by its own rounding (E = 1), the
+  // product by both, E = 1 * 1 + 1 * 1 = 2; the quotient likewise.
+  auto e = scales(R"mlir(
+    func.func @f(%x: tensor<1xf32>, %y: tensor<1xf32>) -> (tensor<1xf32>, tensor<1xf32>) {
+      %a = fuse.exp %x : tensor<1xf32>
+      %b = fuse.exp %y : tensor<1xf32>
+      %p = fuse.mul %a, %b : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+      %q = fuse.div %a, %b : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+      return %p, %q : tensor<1xf32>, tensor<1xf32>
+    })mlir",
+                  {{0}, {0}});
+  ASSERT_EQ(e.size(), 2u);
+  ASSERT_TRUE(e[0] && e[1]);
+  EXPECT_EQ((*e[0])[0], 2.0);
+  EXPECT_EQ((*e[1])[0], 2.0);
+}
+
+TEST_F(ErrorScaleTest, ApproximateTanhGeluErrsByItsArgument) {
+  // A bf16 tanh GELU runs on tanh.approx.f32: on the negative tail, where
+  // 1 + tanh cancels, its error is |x| 5.6e-6, not a rounding of the
+  // result (GELU(-4) = -7e-5): E = 4 * 0.5 * 1.12e-5 * 256. An f32 one
+  // keeps libdevice's tanh and rounds only.
+  auto e = scales(R"mlir(
+    func.func @f(%x: tensor<1xbf16>, %y: tensor<1xf32>) -> (tensor<1xbf16>, tensor<1xf32>) {
+      %g = fuse.gelu %x approximate = tanh : tensor<1xbf16>
+      %h = fuse.gelu %y approximate = tanh : tensor<1xf32>
+      return %g, %h : tensor<1xbf16>, tensor<1xf32>
+    })mlir",
+                  {{-4}, {-4}});
+  ASSERT_EQ(e.size(), 2u);
+  ASSERT_TRUE(e[0] && e[1]);
+  EXPECT_NEAR((*e[0])[0], 4 * 0.5 * 1.12e-5 * 256, 1e-8);
+  EXPECT_LT((*e[1])[0], 1e-3);
+}
+
 /// fuzz-graphs.py seed 579 (default numerics on the H200): 1/(1/r) is r
 /// up to rounding, so `le` against r is decided by rounding alone; the GPU's
 /// f32 and the reference's disagreed and the select took the other branch.
