@@ -120,8 +120,10 @@ def FuseWindowCollectives : Pass<"fuse-window-collectives", "mlir::func::FuncOp"
     a row, both at the roofline, a chunk's GEMM scaled by the tile model's
     ratio of a chunk on the SMs left to the whole GEMM on all of them (the
     waves a smaller grid loses). Chunks are 2, 3, 4, 6 or 8 equal parts of whole
-    128-row tiles; `chunks` forces a count. With `fuse-explain`, a remark
-    at each all_reduce says what was predicted or why it was left whole.
+    128-row tiles; `chunks` forces a count. A target with no more SMs than
+    `overlap-sms` keeps every layer whole (with `chunks`, that is an
+    error). With `fuse-explain`, a remark at each all_reduce says what was
+    predicted or why it was left whole.
 
     ```mlir
     %p = fuse.matmul %h, %w : (tensor<8192x1376xbf16>, tensor<1376x4096xbf16>) -> tensor<8192x4096xbf16>
