@@ -53,20 +53,23 @@ Value returned(func::FuncOp func, unsigned index) {
 
 } // namespace
 
+int precisionRank(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  if (type.isBF16())
+    return 3;
+  if (type.isF16())
+    return 2;
+  return type.isF32() ? 1 : 0;
+}
+
 Type computedPrecision(func::FuncOp func, unsigned index) {
-  auto rank = [](Type type) {
-    if (type.isBF16())
-      return 3;
-    if (type.isF16())
-      return 2;
-    return type.isF32() ? 1 : 0;
-  };
   Value result = returned(func, index);
   Type narrowest = cast<ShapedType>(result.getType()).getElementType();
   walkProducers(result, [&](Operation *producer, SmallVectorImpl<Value> &next) {
     for (Type type : producer->getResultTypes())
       if (auto shaped = dyn_cast<ShapedType>(type))
-        if (rank(shaped.getElementType()) > rank(narrowest))
+        if (precisionRank(shaped.getElementType()) > precisionRank(narrowest))
           narrowest = shaped.getElementType();
     llvm::append_range(next, producer->getOperands());
   });

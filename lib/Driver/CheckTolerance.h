@@ -19,6 +19,10 @@
 
 namespace opfuse {
 
+/// How coarsely a float type (or a tensor of it) rounds: bf16 3, f16 2,
+/// f32 1, anything else 0.
+int precisionRank(mlir::Type type);
+
 /// The float type of least precision that an op result on the path to
 /// returned value #`index` of `func` has (the output's own type included).
 /// Function arguments do not count: they are exact inputs. An f32 output

@@ -42,17 +42,6 @@ bool isFloatTensor(Value value) {
   return type && isa<FloatType>(type.getElementType());
 }
 
-/// How coarse a float type rounds: bf16 3, f16 2, f32 1, anything else 0.
-int precisionRank(Type type) {
-  if (auto tensor = dyn_cast<ShapedType>(type))
-    type = tensor.getElementType();
-  if (type.isBF16())
-    return 3;
-  if (type.isF16())
-    return 2;
-  return type.isF32() ? 1 : 0;
-}
-
 /// The relative error --check accepts at a precision rank.
 double elementToleranceOfRank(int rank) {
   static constexpr DType kByRank[] = {DType::I32, DType::F32, DType::F16,

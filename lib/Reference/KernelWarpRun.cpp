@@ -164,24 +164,22 @@ LogicalResult BlockRun::mma(NVVM::MmaOp m, const Mask &mask) {
     kernel::MmaA a{};
     kernel::MmaB bFragment{};
     kernel::MmaC c{};
+    // Each 32-bit register of a fragment holds two 16-bit elements.
+    auto unpack = [&](ValueRange registers, double *elements) {
+      for (auto [r, reg] : llvm::enumerate(registers)) {
+        FailureOr<std::array<double, 2>> h = halves(op, reg, element);
+        if (failed(h))
+          return failure();
+        elements[2 * r] = (*h)[0];
+        elements[2 * r + 1] = (*h)[1];
+      }
+      return success();
+    };
     for (int64_t lane = 0; lane < kernel::kWarpSize; ++lane) {
       thread = first + lane;
-      for (int r = 0; r < 4; ++r) {
-        FailureOr<std::array<double, 2>> h =
-            halves(op, m.getOperandA()[r], element);
-        if (failed(h))
-          return failure();
-        a[lane][2 * r] = (*h)[0];
-        a[lane][2 * r + 1] = (*h)[1];
-      }
-      for (int r = 0; r < 2; ++r) {
-        FailureOr<std::array<double, 2>> h =
-            halves(op, m.getOperandB()[r], element);
-        if (failed(h))
-          return failure();
-        bFragment[lane][2 * r] = (*h)[0];
-        bFragment[lane][2 * r + 1] = (*h)[1];
-      }
+      if (failed(unpack(m.getOperandA(), a[lane].data())) ||
+          failed(unpack(m.getOperandB(), bFragment[lane].data())))
+        return failure();
       for (int r = 0; r < 4; ++r) {
         const Scalar &s = one(m.getOperandC()[r]);
         if (s.kind != Scalar::Float)
