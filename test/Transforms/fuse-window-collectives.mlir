@@ -11,6 +11,14 @@
 // RUN: not opfuse-opt %s -split-input-file "-fuse-window-collectives=overlap-sms=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-SMS
 // BAD-CHUNKS: error: fuse-window-collectives: chunks=5: expected 0 (the cost model chooses), 2, 3, 4, 6 or 8
 // BAD-SMS: error: fuse-window-collectives: overlap-sms=0: expected 1 to 64
+// A target with no more SMs than overlap-sms keeps the layer whole (and
+// says why); a forced chunk count there is an error at the all_reduce.
+// RUN: opfuse-opt %S/Inputs/window-four-sms.mlir "-fuse-window-collectives=fuse-explain=1" 2>&1 | FileCheck %s --check-prefix=FEW-SMS
+// FEW-SMS: remark: fuse-window-collectives: left whole: overlap-sms=16 leaves no SM of four-sms's 4 to the GEMM
+// FEW-SMS: %[[P:.*]] = fuse.matmul
+// FEW-SMS-NEXT: fuse.all_reduce sum, %[[P]] devices = 8 :
+// RUN: not opfuse-opt %S/Inputs/window-four-sms.mlir "-fuse-window-collectives=chunks=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FEW-SMS-FORCED
+// FEW-SMS-FORCED: window-four-sms.mlir:6:10: error: fuse-window-collectives: overlap-sms=16 leaves no SM of four-sms's 4 to the GEMM
 
 // The row-parallel half of examples/allreduce_mlp.mlir over 8 devices: the
 // all_reduce (117 MB over the links) outweighs the GEMM, and eight chunks
