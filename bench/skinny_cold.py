@@ -30,6 +30,24 @@ SHAPES = {  # name: (M, K, N, dtype), tuning shapes first, then held out
     "h2_3072x768": (2, 3072, 768, "bf16"),
 }
 
+# A second held-out set, written down on 2026-12-05 before the tile model's
+# skinny picks were looked at again: rows from 1 to 64 (33 and 56 off any
+# tile), weights from 12 MB to 470 MB, K and N off powers of two, f16 too.
+HELDOUT2 = {
+    "g48_4096x1536": (48, 4096, 1536, "bf16"),
+    "g64_f16_2048x8192": (64, 2048, 8192, "f16"),
+    "g24_6144x2048": (24, 6144, 2048, "bf16"),
+    "g8_3584x18944": (8, 3584, 18944, "bf16"),
+    "g1_8192x28672": (1, 8192, 28672, "bf16"),
+    "g16_f16_5120x13824": (16, 5120, 13824, "f16"),
+    "g40_1536x6144": (40, 1536, 6144, "bf16"),
+    "g2_7168x7168": (2, 7168, 7168, "bf16"),
+    "g64_14336x4096": (64, 14336, 4096, "bf16"),
+    "g33_1024x3072": (33, 1024, 3072, "bf16"),
+    "g56_3000x5000": (56, 3000, 5000, "bf16"),
+}
+SHAPES.update(HELDOUT2)
+
 
 def write_graphs(directory):
     os.makedirs(directory, exist_ok=True)
