@@ -33,6 +33,12 @@ names (--overlap-collectives=C, fuse-window-collectives), through
 chunk GEMMs as mma.sync kernels, which the host interpreter runs) and
 --emit=ptx;
 
+or, with --modes=layout, chains computed in a transposed layout (an input
+transposed by a random permutation, elementwise ops, reductions, slices
+and concats on it, then the inverse transpose, another or none), for
+fuse-sink-transposes, through --check-fusion, --check-on-host
+--chip=sm_80 and --emit=ptx;
+
 or, with --modes=host anywhere, the same two runs through --check-on-host
 (the kernels interpreted on the host; a kernel the interpreter does not
 run, an sm_90 GEMM's, exits 4 and is counted as unsupported), and a third
@@ -52,6 +58,7 @@ stays the same), and the script exits 1.
 import argparse
 import collections
 import itertools
+import math
 import os
 import random
 import re
@@ -387,6 +394,116 @@ def generate_window(seed):
             f"\n  return {x[0]} : {t}\n}}\n")
 
 
+def generate_layout(seed):
+    """A chain computed in a transposed layout, for fuse-sink-transposes: an
+    input of rank 3 or 4 transposed by a random permutation (as an importer
+    turns NHWC into NCHW), 2 to 8 ops on it (unary, binary with a broadcast
+    constant or input, with another input as transposed or not, a reduction
+    with or without keepdims, a slice, a concat with itself or a constant),
+    then the inverse transpose, another one, or none, before the return."""
+    rng = random.Random(seed)
+    g = Graph(rng)
+    dtype = rng.choice(FLOATS)
+    rank = rng.choice((3, 4))
+    stored = [rng.choice(DIMS) for _ in range(rank)]
+    perm = list(range(rank))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    x = g.arg(stored, dtype)
+    shape = [stored[d] for d in perm]
+    cur = g.emit(f"fuse.transpose {x[0]} permutation = {perm} : "
+                 f"{type_of(stored, dtype)} -> {type_of(shape, dtype)}",
+                 shape, dtype)
+    inverse = [perm.index(d) for d in range(rank)]
+    for _ in range(rng.randint(2, 8)):
+        shape, t = list(cur[1]), type_of(cur[1], dtype)
+        kind = rng.choice(("unary", "bias", "bias", "full", "transposed",
+                           "reduce", "slice", "concat"))
+        if kind == "unary":
+            op = rng.choice(("relu", "neg", "tanh", "exp", "abs"))
+            cur = g.emit(f"fuse.{op} {cur[0]} : {t}", shape, dtype)
+        elif kind in ("bias", "full", "transposed"):
+            op = rng.choice(("add", "mul", "sub", "max"))
+            if kind == "bias":
+                # A broadcast operand: a suffix of the shape, some dims 1.
+                k = rng.randint(1, len(shape))
+                other = [d if rng.random() < 0.6 else 1 for d in shape[-k:]]
+                if rng.random() < 0.5:
+                    values = ", ".join(
+                        f"{rng.uniform(-2, 2):.3f}"
+                        for _ in range(math.prod(other)))
+                    const = g.emit(f"fuse.constant dense<[{values}]> : "
+                                   f"{type_of([math.prod(other)], dtype)}",
+                                   [math.prod(other)], dtype)
+                    arg = g.emit(f"fuse.reshape {const[0]} : "
+                                 f"{type_of(const[1], dtype)} -> "
+                                 f"{type_of(other, dtype)}", other, dtype)
+                else:
+                    arg = g.arg(other, dtype)
+            elif kind == "full" or len(shape) != rank:
+                arg = g.arg(shape, dtype)
+            else:
+                # Another input in the stored layout, transposed alike.
+                inner = [shape[inverse[d]] for d in range(rank)]
+                src = g.arg(inner, dtype)
+                arg = g.emit(f"fuse.transpose {src[0]} permutation = {perm} : "
+                             f"{type_of(inner, dtype)} -> {t}", shape, dtype)
+            cur = g.emit(f"fuse.{op} {cur[0]}, {arg[0]} : ({t}, "
+                         f"{type_of(arg[1], dtype)}) -> {t}", shape, dtype)
+        elif kind == "reduce":
+            axis = rng.randrange(len(shape))
+            keep = rng.random() < 0.6 or len(shape) == 1
+            out = list(shape)
+            if keep:
+                out[axis] = 1
+            else:
+                del out[axis]
+            op = rng.choice(("reduce_sum", "reduce_max"))
+            cur = g.emit(f"fuse.{op} {cur[0]} axes = [{axis}]"
+                         f"{' keepdims' if keep else ''} : {t} -> "
+                         f"{type_of(out, dtype)}", out, dtype)
+        elif kind == "slice":
+            offsets, sizes, strides = [], [], []
+            for d in shape:
+                step = rng.choice((1, 1, 2))
+                offset = rng.randrange(d)
+                size = rng.randint(1, max(1, (d - offset + step - 1) // step))
+                offsets.append(offset)
+                sizes.append(size)
+                strides.append(step)
+            cur = g.emit(f"fuse.slice {cur[0]} offsets = {offsets} sizes = "
+                         f"{sizes} strides = {strides} : {t} -> "
+                         f"{type_of(sizes, dtype)}", sizes, dtype)
+        else:
+            axis = rng.randrange(len(shape))
+            pad = list(shape)
+            pad[axis] = 1
+            out = list(shape)
+            if rng.random() < 0.5:
+                other = g.emit(f"fuse.constant dense<-1.0> : "
+                               f"{type_of(pad, dtype)}", pad, dtype)
+                out[axis] += 1
+            else:
+                other = cur
+                out[axis] *= 2
+            cur = g.emit(f"fuse.concat {cur[0]}, {other[0]} axis = {axis} : "
+                         f"({t}, {type_of(other[1], dtype)}) -> "
+                         f"{type_of(out, dtype)}", out, dtype)
+    shape = list(cur[1])
+    ending = rng.choice(("inverse", "inverse", "other", "none"))
+    if ending != "none" and len(shape) == rank:
+        back = inverse if ending == "inverse" else rng.sample(range(rank), rank)
+        out = [shape[d] for d in back]
+        cur = g.emit(f"fuse.transpose {cur[0]} permutation = {back} : "
+                     f"{type_of(shape, dtype)} -> {type_of(out, dtype)}",
+                     out, dtype)
+    params = ", ".join(f"{n}: {type_of(sh, d)}" for n, sh, d in g.args)
+    t = type_of(cur[1], dtype)
+    return (f"// fuzz-graphs.py seed {seed} layout\n"
+            f"func.func @g({params}) -> ({t}) {{\n" + "\n".join(g.lines) +
+            f"\n  return {cur[0]} : {t}\n}}\n")
+
+
 def window_chunks(path):
     """The chunk count generate_window named in the graph's first line."""
     with open(path) as f:
@@ -397,6 +514,8 @@ def window_chunks(path):
 def graph_for(seed, modes):
     if "--check-fusion-window" in modes:
         return generate_window(seed)
+    if "--check-fusion-layout" in modes:
+        return generate_layout(seed)
     return generate(seed, spmd="--check-fusion-spmd" in modes)
 
 
@@ -419,11 +538,16 @@ MODES = {"--check-fusion": ["--check-fusion"],
              "--overlap-collectives=" + window_chunks(path)],
          "--emit=ptx-window": lambda path: [
              "--emit=ptx", "-o", os.devnull,
-             "--overlap-collectives=" + window_chunks(path)]}
+             "--overlap-collectives=" + window_chunks(path)],
+         # Transposed chains (generate_layout) for fuse-sink-transposes.
+         "--check-fusion-layout": ["--check-fusion"],
+         "--check-on-host-layout": ["--check-on-host", "--chip=sm_80"],
+         "--emit=ptx-layout": ["--emit=ptx", "-o", os.devnull]}
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
              "--check-strict", "--check-on-host", "--check-on-host-strict",
-             "--check-on-host-spmd", "--check-on-host-sm80")
+             "--check-on-host-spmd", "--check-on-host-sm80",
+             "--check-fusion-layout", "--check-on-host-layout")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
@@ -432,7 +556,9 @@ MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "host": ("--check-on-host", "--check-on-host-strict",
                       "--check-on-host-sm80"),
              "window": ("--check-fusion-window", "--check-on-host-window",
-                        "--emit=ptx-window")}
+                        "--emit=ptx-window"),
+             "layout": ("--check-fusion-layout", "--check-on-host-layout",
+                        "--emit=ptx-layout")}
 
 
 def outcome(opt_fuse, path, mode):

@@ -166,6 +166,11 @@ void buildFusionPasses(PipelineBuilder &b) {
     decompose.keepAttention = true;
     decompose.explain = options.explain;
     b.add(fuse::createFuseDecompose(decompose), "func.func");
+    // After decomposition, so that a norm's primitives carry transposes
+    // like any elementwise op.
+    fuse::FuseSinkTransposesOptions sink;
+    sink.explain = options.explain;
+    b.add(fuse::createFuseSinkTransposes(sink), "func.func");
     fuse::FuseElementwiseOptions fusion;
     fusion.explain = options.explain;
     fusion.gemmPrologues = options.gemmPrologues;

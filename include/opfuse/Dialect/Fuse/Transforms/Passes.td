@@ -149,6 +149,50 @@ def FuseWindowCollectives : Pass<"fuse-window-collectives", "mlir::func::FuncOp"
   let dependentDialects = ["::opfuse::fuse::FuseDialect"];
 }
 
+def FuseSinkTransposes : Pass<"fuse-sink-transposes", "mlir::func::FuncOp"> {
+  let summary = "Move transposes through layout-free ops until they meet their inverses";
+  let description = [{
+    An imported convolutional network keeps its activations NCHW while
+    `fuse.conv2d` computes NHWC, so each convolution sits between two
+    transposes, and the bias, normalisation, activation and residual add
+    between two convolutions fuse with a transpose instead of into the
+    convolution's epilogue. This pass moves transposes down through the ops
+    that compute the same values in any layout: elementwise ops (their other
+    operands permuted alike: constants at compile time, broadcast operands
+    by a reshape where only dimensions of size 1 move, else by a transpose
+    of their own), reductions (axes renumbered), slices and concats; a
+    transpose that meets its inverse vanishes, one that meets another
+    transpose becomes their composition.
+
+    The unit of the rewrite is a region: the ops grown forward from one
+    transpose that can all run in its input's layout, with the transposes
+    of that layout they meet (the residual branch's, say) absorbed. A value
+    of the region read by an op outside it (a matmul, a return) gets the
+    transpose again, or a reshape where only dimensions of size 1 move. A
+    region is rewritten only when the transposes it leaves move fewer bytes
+    than those it removes, so every rewrite lowers the bytes transposed and
+    the pass ends. With `fuse-explain`, a remark at the first transpose of
+    each region says what moved, or why it stayed.
+
+    ```mlir
+    %t = fuse.transpose %c permutation = [0, 3, 1, 2] : tensor<1x8x8x16xf32> -> tensor<1x16x8x8xf32>
+    %y = fuse.mul %t, %s : (tensor<1x16x8x8xf32>, tensor<16x1x1xf32>) -> tensor<1x16x8x8xf32>
+    %r = fuse.relu %y : tensor<1x16x8x8xf32>
+    %n = fuse.transpose %r permutation = [0, 2, 3, 1] : tensor<1x16x8x8xf32> -> tensor<1x8x8x16xf32>
+    // becomes
+    %s2 = fuse.constant dense<...> : tensor<1x1x1x16xf32>
+    %y = fuse.mul %c, %s2 : (tensor<1x8x8x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x8x8x16xf32>
+    %n = fuse.relu %y : tensor<1x8x8x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"explain", "fuse-explain", "bool", /*default=*/"false",
+           "Remark at each transpose that starts a region: what moved, or "
+           "why it stayed">,
+  ];
+  let dependentDialects = ["::opfuse::fuse::FuseDialect"];
+}
+
 def FuseElementwise : Pass<"fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Group elementwise chains, row reductions with their prologues and epilogues, and matmuls with their epilogues into fuse.group kernels";
   let description = [{
