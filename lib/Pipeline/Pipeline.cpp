@@ -252,11 +252,10 @@ void registerFusePipeline() {
   PassPipelineRegistration<FusePipelineOptions>(
       "fuse-pipeline",
       "opfuse's whole pipeline: fuse-set-target, canonicalize, "
-      "fuse-recognize-attention, fuse-decompose, fuse-elementwise, "
-      "fuse-outline-kernels, "
+      "fuse-window-collectives, fuse-recognize-attention, fuse-decompose, "
+      "fuse-sink-transposes, fuse-elementwise, fuse-outline-kernels, "
       "fuse-plan-memory, convert-fuse-to-gpu, fuse-dedup-kernels, NVVM "
-      "lowering "
-      "and fuse-serialize-kernels (PTX)",
+      "lowering and fuse-serialize-kernels (PTX)",
       [](OpPassManager &pm, const FusePipelineOptions &options) {
         buildFusePipeline(pm, options.toCompileOptions());
       });

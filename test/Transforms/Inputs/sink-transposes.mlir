@@ -56,3 +56,21 @@ func.func @kept(%x: tensor<8x16xf32>, %w: tensor<8x8xf32>) -> tensor<16x8xf32> {
   %2 = fuse.matmul %1, %w : (tensor<16x8xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
   return %2 : tensor<16x8xf32>
 }
+
+// Two branches, each a convolution's result transposed and scaled, added:
+// neither transpose can move alone (the add would read the other branch
+// transposed back), both move together (the second branch's scale joins
+// with the transpose it reads).
+func.func @two_branches(%a: tensor<1x4x4x8xf32>, %b: tensor<1x4x4x8xf32>, %s: tensor<8x1x1xf32>) -> tensor<1x4x4x8xf32> {
+  %pad = fuse.constant dense<0.0> : tensor<f32>
+  %0 = fuse.transpose %a permutation = [0, 3, 1, 2] : tensor<1x4x4x8xf32> -> tensor<1x8x4x4xf32>
+  %1 = fuse.mul %0, %s : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %2 = fuse.transpose %b permutation = [0, 3, 1, 2] : tensor<1x4x4x8xf32> -> tensor<1x8x4x4xf32>
+  %3 = fuse.mul %2, %s : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %4 = fuse.add %1, %3 : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %5 = fuse.broadcast_to %pad : tensor<f32> -> tensor<1x8x1x4xf32>
+  %6 = fuse.concat %4, %5 axis = 2 : (tensor<1x8x4x4xf32>, tensor<1x8x1x4xf32>) -> tensor<1x8x5x4xf32>
+  %7 = fuse.slice %6 offsets = [0, 0, 1, 0] sizes = [1, 8, 4, 4] strides = [1, 1, 1, 1] : tensor<1x8x5x4xf32> -> tensor<1x8x4x4xf32>
+  %8 = fuse.transpose %7 permutation = [0, 2, 3, 1] : tensor<1x8x4x4xf32> -> tensor<1x4x4x8xf32>
+  return %8 : tensor<1x4x4x8xf32>
+}

@@ -103,9 +103,19 @@ bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op);
 }
 
-/// A constant this pass may permute at compile time: a splat, or a dense
-/// literal small enough to reorder element by element.
+/// A tensor of one value repeated (a pool's padding: broadcast_to of a
+/// scalar), which any layout of its shape broadcasts again for free.
+bool isSplatBroadcast(Value value) {
+  auto broadcast = value.getDefiningOp<BroadcastToOp>();
+  return broadcast && getNumElements(broadcast.getInput().getType()) == 1;
+}
+
+/// A constant this pass may permute at compile time: a splat, a dense
+/// literal small enough to reorder element by element, or a splat
+/// broadcast.
 bool isFoldableConstant(Value value) {
+  if (isSplatBroadcast(value))
+    return true;
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant)
     return false;
@@ -158,6 +168,12 @@ private:
   /// can join, or small or a constant (permuted by the rewrite).
   bool acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
                       int64_t resultSize);
+  /// Whether `value` is computed in the layout `p` by elementwise ops (into
+  /// `chain`, producers first) from transposes of `p` (into `sources`),
+  /// values of the region, small operands and constants.
+  bool canPull(Value value, ArrayRef<int64_t> p,
+               SmallVectorImpl<Operation *> &chain,
+               SmallVectorImpl<TransposeOp> &sources, int depth);
   /// Values of the region read by ops outside it.
   SmallVector<Value> boundary() const;
   /// What `operand` (outside the region) is in the layout `p`, built at `b`.
@@ -203,8 +219,63 @@ bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
       return true;
     }
   auto type = cast<RankedTensorType>(operand.getType());
-  return type.getRank() <= static_cast<int64_t>(p.size()) &&
-         (getNumElements(type) < resultSize || isFoldableConstant(operand));
+  if (type.getRank() <= static_cast<int64_t>(p.size()) &&
+      (getNumElements(type) < resultSize || isFoldableConstant(operand)))
+    return true;
+  // A full-size operand computed in the same layout from transposes of its
+  // own (a downsampling branch's normalisation, beside the main branch's)
+  // joins with the ops that compute it.
+  SmallVector<Operation *> chain;
+  SmallVector<TransposeOp> sources;
+  if (!canPull(operand, p, chain, sources, /*depth=*/0))
+    return false;
+  for (TransposeOp t : sources)
+    if (!absorbed.count(t))
+      absorb(t, Permutation(p));
+  for (Operation *op : chain) {
+    members.insert(op);
+    layouts[op->getResult(0)] = {Permutation(p)};
+    worklist.push_back(op->getResult(0));
+  }
+  return true;
+}
+
+bool Region::canPull(Value value, ArrayRef<int64_t> p,
+                     SmallVectorImpl<Operation *> &chain,
+                     SmallVectorImpl<TransposeOp> &sources, int depth) {
+  if (auto it = layouts.find(value); it != layouts.end())
+    return ArrayRef<int64_t>(it->second.permutation) == p;
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != seed->getBlock() || depth > 8)
+    return false;
+  if (llvm::is_contained(chain, op))
+    return true;
+  if (auto t = dyn_cast<TransposeOp>(op)) {
+    if (t.getPermutation() != p || layouts.count(t.getInput()))
+      return false;
+    if (!llvm::is_contained(sources, t))
+      sources.push_back(t);
+    return true;
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!op->hasTrait<BroadcastElementwise>() || op->getNumResults() != 1 ||
+      type.getRank() != static_cast<int64_t>(p.size()))
+    return false;
+  const int64_t size = getNumElements(type);
+  bool fromTranspose = false;
+  for (Value operand : op->getOperands()) {
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    if (operandType.getRank() <= type.getRank() &&
+        (getNumElements(operandType) < size || isFoldableConstant(operand)))
+      continue;
+    if (!canPull(operand, p, chain, sources, depth + 1))
+      return false;
+    fromTranspose = true;
+  }
+  // Producers in block order: each after the ones it reads.
+  if (fromTranspose)
+    chain.push_back(op);
+  return fromTranspose;
 }
 
 bool Region::tryJoin(Operation *user) {
@@ -367,6 +438,9 @@ Value Region::permuteOperand(OpBuilder &b, Location loc, Value operand,
   const Permutation inverse = invert(p);
   auto storedType = RankedTensorType::get(permute<int64_t>(shape, inverse),
                                           type.getElementType());
+  if (isSplatBroadcast(operand))
+    return BroadcastToOp::create(
+        b, loc, storedType, operand.getDefiningOp<BroadcastToOp>().getInput());
   if (auto constant = operand.getDefiningOp<ConstantOp>()) {
     auto dense = cast<DenseElementsAttr>(constant.getValue());
     if (dense.isSplat() || isReshape(shape, inverse))
@@ -486,14 +560,17 @@ SmallVector<TransposeOp> Region::rewrite() {
                                        absorbed.count(cast<TransposeOp>(user)));
     });
   }
-  // Constants only the region read (permuted copies replace them).
+  // Constants and splat broadcasts only the region read (permuted copies
+  // replace them).
   SmallVector<Operation *> constants;
   for (Operation *op : members)
     for (Value operand : op->getOperands())
-      if (auto constant = operand.getDefiningOp<ConstantOp>())
-        constants.push_back(constant);
+      if (operand.getDefiningOp<ConstantOp>() || isSplatBroadcast(operand))
+        constants.push_back(operand.getDefiningOp());
   for (Operation *op : llvm::reverse(ops))
     op->erase();
+  llvm::sort(constants);
+  constants.erase(llvm::unique(constants), constants.end());
   for (Operation *constant : constants)
     if (constant->use_empty())
       constant->erase();

@@ -166,7 +166,12 @@ def FuseSinkTransposes : Pass<"fuse-sink-transposes", "mlir::func::FuncOp"> {
 
     The unit of the rewrite is a region: the ops grown forward from one
     transpose that can all run in its input's layout, with the transposes
-    of that layout they meet (the residual branch's, say) absorbed. A value
+    of that layout they meet absorbed, and with an operand computed from
+    such a transpose by elementwise ops (a downsampling branch's norm
+    beside the main branch's) pulled in with the ops that compute it. An
+    operand the function already transposes into that layout (a block's
+    input, read again by its residual add) is read there, and a splat
+    broadcast (a pool's padding) is broadcast again. A value
     of the region read by an op outside it (a matmul, a return) gets the
     transpose again, or a reshape where only dimensions of size 1 move. A
     region is rewritten only when the transposes it leaves move fewer bytes
