@@ -151,6 +151,12 @@ public:
   SmallVector<TransposeOp> rewrite();
 
   size_t opCount() const { return members.size(); }
+  /// Whether `op` is rewritten with the region (an op of it or a transpose
+  /// it absorbed).
+  bool contains(Operation *op) const {
+    auto t = dyn_cast<TransposeOp>(op);
+    return members.count(op) || (t && absorbed.count(t));
+  }
   size_t transposeCount() const { return absorbed.size(); }
   TransposeOp seed;
 
@@ -345,45 +351,34 @@ bool Region::tryJoin(Operation *user) {
 
 void Region::grow() {
   bool progress = true;
+  // `op` joins, or waits for more of its operands to join.
+  auto visit = [&](Operation *op) {
+    if (contains(op))
+      return;
+    if (tryJoin(op))
+      progress = true;
+    else
+      pending.push_back(op);
+  };
   while (progress) {
     progress = false;
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      for (Operation *user : value.getUsers()) {
-        if (members.count(user) ||
-            (isa<TransposeOp>(user) && absorbed.count(cast<TransposeOp>(user))))
-          continue;
-        if (tryJoin(user))
-          progress = true;
-        else
-          pending.push_back(user);
-      }
-    }
+    while (!worklist.empty())
+      for (Operation *user : worklist.pop_back_val().getUsers())
+        visit(user);
     // An op refused for an operand outside the region may take it now
     // that more of its operands have joined.
     SmallVector<Operation *> retry;
     std::swap(retry, pending);
-    for (Operation *op : retry) {
-      if (members.count(op) ||
-          (isa<TransposeOp>(op) && absorbed.count(cast<TransposeOp>(op))))
-        continue;
-      if (tryJoin(op))
-        progress = true;
-      else
-        pending.push_back(op);
-    }
+    for (Operation *op : retry)
+      visit(op);
   }
 }
 
 SmallVector<Value> Region::boundary() const {
   SmallVector<Value> result;
-  auto inside = [&](Operation *op) {
-    return members.count(op) ||
-           (isa<TransposeOp>(op) && absorbed.count(cast<TransposeOp>(op)));
-  };
   for (auto &[value, layout] : layouts)
     if (llvm::any_of(value.getUsers(),
-                     [&](Operation *user) { return !inside(user); }))
+                     [&](Operation *user) { return !contains(user); }))
       result.push_back(value);
   // Block order, so that the rewrite is deterministic.
   llvm::sort(result, [](Value a, Value b) {
@@ -554,11 +549,8 @@ SmallVector<TransposeOp> Region::rewrite() {
       made.push_back(t);
       replacement = t;
     }
-    value.replaceUsesWithIf(replacement, [&](OpOperand &use) {
-      Operation *user = use.getOwner();
-      return !members.count(user) && !(isa<TransposeOp>(user) &&
-                                       absorbed.count(cast<TransposeOp>(user)));
-    });
+    value.replaceUsesWithIf(
+        replacement, [&](OpOperand &use) { return !contains(use.getOwner()); });
   }
   // Constants and splat broadcasts only the region read (permuted copies
   // replace them).
