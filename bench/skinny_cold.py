@@ -7,7 +7,9 @@
 # that each reads its weight from HBM: time it with `opt-fuse DIR/NAME.mlir
 # --bench` and divide the P50 by the copies (the first comment line says
 # how many). `cublas` times torch.mm (cuBLAS) on the same shapes, replayed
-# from a CUDA graph of 50 GEMMs cycling over weights past the L2.
+# from a CUDA graph of 50 GEMMs cycling over weights past the L2. `sweep
+# DIR` times the tile model's best tilings of each (--autotune on the cold
+# graph) and says which rank won.
 #
 # ===----------------------------------------------------------------------=== #
 import argparse
@@ -99,15 +101,63 @@ def time_cublas():
               f"{k * n * 2 / (p50 * 1e-6) / 1e9:.0f} GB/s of weight")
 
 
+def sweep(opt_fuse, directory, candidates, names):
+    """For each shape, the tile model's best `candidates` tilings timed by
+    --autotune on its cold graph (the first copy's kernel, its weight past
+    the L2 after the other copies), in the model's order: which rank won
+    and by how much."""
+    import json
+    import subprocess
+    import tempfile
+    write_graphs(directory)
+    for name in names or SHAPES:
+        path = os.path.join(directory, name + ".mlir")
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = os.path.join(tmp, "cache.json")
+            done = subprocess.run(
+                [opt_fuse, path, "--autotune", "--emit=summary", "-o",
+                 os.devnull, f"--autotune-candidates={candidates}",
+                 f"--autotune-cache={cache}"],
+                capture_output=True, text=True)
+            if done.returncode != 0 or not os.path.exists(cache):
+                print(f"{name}: opt-fuse exit {done.returncode}: "
+                      f"{done.stderr.strip()[:300]}")
+                continue
+            with open(cache) as f:
+                entries = json.load(f)["entries"]
+        for entry in entries:
+            measured = entry.get("measured_us", [])
+            if not measured:
+                continue
+            best = min(range(len(measured)), key=lambda i: measured[i][1])
+            m, k, n, _ = SHAPES[name]
+            print(f"{name}: model's pick {measured[0][0]} "
+                  f"{measured[0][1]:.2f} us; fastest #{best + 1} "
+                  f"{measured[best][0]} {measured[best][1]:.2f} us "
+                  f"({k * n * 2 / (measured[best][1] * 1e-6) / 1e9:.0f} GB/s "
+                  f"of weight)")
+            print("    " + ", ".join(f"{t} {us:.2f}" for t, us in measured))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     graphs = sub.add_parser("graphs", help="write the cold-weight graphs")
     graphs.add_argument("directory")
     sub.add_parser("cublas", help="time cuBLAS on the same shapes")
+    sweep_parser = sub.add_parser(
+        "sweep", help="time the tile model's best tilings of each shape "
+        "(--autotune on the cold graph), on a machine with a GPU")
+    sweep_parser.add_argument("directory")
+    sweep_parser.add_argument("--opt-fuse", default="build/bin/opt-fuse")
+    sweep_parser.add_argument("--candidates", type=int, default=8)
+    sweep_parser.add_argument("names", nargs="*",
+                              help="shapes (default: all)")
     args = parser.parse_args()
     if args.command == "graphs":
         write_graphs(args.directory)
+    elif args.command == "sweep":
+        sweep(args.opt_fuse, args.directory, args.candidates, args.names)
     else:
         time_cublas()
 
