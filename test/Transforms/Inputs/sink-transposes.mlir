@@ -74,3 +74,14 @@ func.func @two_branches(%a: tensor<1x4x4x8xf32>, %b: tensor<1x4x4x8xf32>, %s: te
   %8 = fuse.transpose %7 permutation = [0, 2, 3, 1] : tensor<1x8x4x4xf32> -> tensor<1x4x4x8xf32>
   return %8 : tensor<1x4x4x8xf32>
 }
+
+// A softmax over a transposed tensor's last axis, transposed back: after
+// fuse-decompose its reductions and elementwise ops move into the input's
+// layout (a softmax over its first axis, which the row kernel reads in
+// strided rows), and both transposes vanish.
+func.func @softmax_transposed(%x: tensor<64x48xf32>) -> tensor<64x48xf32> {
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<64x48xf32> -> tensor<48x64xf32>
+  %s = fuse.softmax %t axis = 1 : tensor<48x64xf32>
+  %b = fuse.transpose %s permutation = [1, 0] : tensor<48x64xf32> -> tensor<64x48xf32>
+  return %b : tensor<64x48xf32>
+}
