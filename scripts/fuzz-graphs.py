@@ -406,6 +406,9 @@ def generate_layout(seed):
     dtype = rng.choice(FLOATS)
     rank = rng.choice((3, 4))
     stored = [rng.choice(DIMS) for _ in range(rank)]
+    if rng.random() < 0.25:
+        # Equal dimensions, so that a transpose can keep the shape.
+        stored = [stored[0]] * rank
     perm = list(range(rank))
     while perm == sorted(perm):
         rng.shuffle(perm)
@@ -418,11 +421,16 @@ def generate_layout(seed):
     for _ in range(rng.randint(2, 8)):
         shape, t = list(cur[1]), type_of(cur[1], dtype)
         kind = rng.choice(("unary", "bias", "bias", "full", "transposed",
-                           "reduce", "slice", "concat"))
+                           "reuse", "reduce", "slice", "concat"))
+        # An input read as it is where another op reads it transposed (the
+        # first one, under a permutation that keeps its shape).
+        same = [a for a in g.args if list(a[1]) == shape]
+        if kind == "reuse" and not same:
+            kind = "full"
         if kind == "unary":
             op = rng.choice(("relu", "neg", "tanh", "exp", "abs"))
             cur = g.emit(f"fuse.{op} {cur[0]} : {t}", shape, dtype)
-        elif kind in ("bias", "full", "transposed"):
+        elif kind in ("bias", "full", "transposed", "reuse"):
             op = rng.choice(("add", "mul", "sub", "max"))
             if kind == "bias":
                 # A broadcast operand: a suffix of the shape, some dims 1.
@@ -440,6 +448,8 @@ def generate_layout(seed):
                                  f"{type_of(other, dtype)}", other, dtype)
                 else:
                     arg = g.arg(other, dtype)
+            elif kind == "reuse":
+                arg = rng.choice(same)
             elif kind == "full" or len(shape) != rank:
                 arg = g.arg(shape, dtype)
             else:

@@ -85,3 +85,16 @@ func.func @softmax_transposed(%x: tensor<64x48xf32>) -> tensor<64x48xf32> {
   %b = fuse.transpose %s permutation = [1, 0] : tensor<48x64xf32> -> tensor<64x48xf32>
   return %b : tensor<64x48xf32>
 }
+
+// A permutation that is its own inverse: the add reads %o where the region
+// would read it transposed, through %u, which the mul reads too. %u must
+// stay (the region may not absorb a transpose it reads in place), so the
+// region is the add alone, and that does not pay.
+func.func @involution(%x: tensor<8x8xf32>, %o: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %u = fuse.transpose %o permutation = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  %t = fuse.transpose %x permutation = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  %m1 = fuse.add %t, %o : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m2 = fuse.mul %m1, %u : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %b = fuse.transpose %m2 permutation = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %b : tensor<8x8xf32>
+}

@@ -196,6 +196,9 @@ private:
   /// Operands outside the region the function transposes into the stored
   /// layout already: that transpose's result.
   DenseMap<Value, Value> transposedAlready;
+  /// Those transposes, which stay (a permutation that is its own inverse
+  /// would otherwise let the region absorb one the rewrite reads).
+  DenseSet<TransposeOp> readInPlace;
 };
 
 bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
@@ -208,7 +211,7 @@ bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
   // the permutations composed; the op is tried again then.
   if (auto t = operand.getDefiningOp<TransposeOp>();
       t && t.getPermutation() == p && t->getBlock() == seed->getBlock() &&
-      !layouts.count(t.getInput())) {
+      !layouts.count(t.getInput()) && !readInPlace.count(t)) {
     absorb(t, Permutation(p));
     return true;
   }
@@ -222,6 +225,7 @@ bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
         t->getBlock() == user->getBlock() && t->isBeforeInBlock(user) &&
         !absorbed.count(t)) {
       transposedAlready[operand] = t.getResult();
+      readInPlace.insert(t);
       return true;
     }
   auto type = cast<RankedTensorType>(operand.getType());
@@ -257,7 +261,8 @@ bool Region::canPull(Value value, ArrayRef<int64_t> p,
   if (llvm::is_contained(chain, op))
     return true;
   if (auto t = dyn_cast<TransposeOp>(op)) {
-    if (t.getPermutation() != p || layouts.count(t.getInput()))
+    if (t.getPermutation() != p || layouts.count(t.getInput()) ||
+        readInPlace.count(t))
       return false;
     if (!llvm::is_contained(sources, t))
       sources.push_back(t);
