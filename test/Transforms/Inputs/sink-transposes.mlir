@@ -98,3 +98,15 @@ func.func @involution(%x: tensor<8x8xf32>, %o: tensor<8x8xf32>) -> tensor<8x8xf3
   %b = fuse.transpose %m2 permutation = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
   return %b : tensor<8x8xf32>
 }
+
+// A region that stays before one that moves: the pass takes two rounds, and
+// says once, after the last, why the first stays.
+func.func @kept_once(%x: tensor<8x16xf32>, %w: tensor<8x8xf32>, %y: tensor<4x8x8xf32>) -> (tensor<16x8xf32>, tensor<4x8x8xf32>) {
+  %0 = fuse.transpose %x permutation = [1, 0] : tensor<8x16xf32> -> tensor<16x8xf32>
+  %1 = fuse.neg %0 : tensor<16x8xf32>
+  %2 = fuse.matmul %1, %w : (tensor<16x8xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+  %3 = fuse.transpose %y permutation = [0, 2, 1] : tensor<4x8x8xf32> -> tensor<4x8x8xf32>
+  %4 = fuse.relu %3 : tensor<4x8x8xf32>
+  %5 = fuse.transpose %4 permutation = [0, 2, 1] : tensor<4x8x8xf32> -> tensor<4x8x8xf32>
+  return %2, %5 : tensor<16x8xf32>, tensor<4x8x8xf32>
+}

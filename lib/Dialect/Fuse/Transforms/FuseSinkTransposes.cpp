@@ -28,6 +28,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseTraits.h"
 #include "opfuse/Support/PassStatistics.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
@@ -55,30 +56,6 @@ constexpr opfuse::PassStatistic bytesSaved{
     "bytes-saved", "Bytes the transposes no longer move (read and written)"};
 
 using Permutation = SmallVector<int64_t>;
-
-/// The inverse of `p`: inverse[p[i]] = i.
-Permutation invert(ArrayRef<int64_t> p) {
-  Permutation inverse(p.size());
-  for (auto [i, dim] : llvm::enumerate(p))
-    inverse[dim] = static_cast<int64_t>(i);
-  return inverse;
-}
-
-bool isIdentity(ArrayRef<int64_t> p) {
-  for (auto [i, dim] : llvm::enumerate(p))
-    if (dim != static_cast<int64_t>(i))
-      return false;
-  return true;
-}
-
-/// `values` reordered by `p`: result[i] = values[p[i]].
-template <typename T>
-SmallVector<T> permute(ArrayRef<T> values, ArrayRef<int64_t> p) {
-  SmallVector<T> result;
-  for (int64_t dim : p)
-    result.push_back(values[dim]);
-  return result;
-}
 
 /// Whether transposing `shape` by `p` keeps the row-major order of the
 /// elements: only dimensions of size 1 move, so a reshape does it.
@@ -123,12 +100,22 @@ bool isFoldableConstant(Value value) {
   return dense && (dense.isSplat() || dense.getNumElements() <= 65536);
 }
 
-/// One value of a region: it equals `transpose(stored, permutation)`, where
-/// `stored` is an absorbed transpose's input from outside the region or the
-/// rewritten op that computes it in the stored layout.
-struct Layout {
-  Permutation permutation;
-};
+/// An operand a region's op may read in any layout at little cost: a
+/// broadcast one (fewer elements than the result of rank `rank`, where
+/// permuting it is a reshape or a small transpose) or one permuted at
+/// compile time.
+bool isBroadcastOrConstant(Value operand, int64_t rank, int64_t resultSize) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  return type.getRank() <= rank &&
+         (getNumElements(type) < resultSize || isFoldableConstant(operand));
+}
+
+/// `type`'s shape with leading ones up to `rank`, as broadcasting reads it.
+SmallVector<int64_t> broadcastShape(RankedTensorType type, int64_t rank) {
+  SmallVector<int64_t> shape(rank - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return shape;
+}
 
 /// The ops that can be computed in one transposed layout, grown from one
 /// transpose, and what rewriting them would cost.
@@ -146,9 +133,9 @@ public:
   int64_t removedBytes() const;
   int64_t keptBytes() const;
 
-  /// Rewrites the region in its stored layouts; returns the transposes made
-  /// again (for the pass to try in turn).
-  SmallVector<TransposeOp> rewrite();
+  /// Rewrites the region in its stored layouts; returns how many transposes
+  /// it made again (the pass's next round tries them like any other).
+  int64_t rewrite();
 
   size_t opCount() const { return members.size(); }
   /// Whether `op` is rewritten with the region (an op of it or a transpose
@@ -164,7 +151,7 @@ private:
   /// `t` joins: its result is its stored input transposed by `permutation`.
   void absorb(TransposeOp t, Permutation permutation) {
     absorbed.insert(t);
-    layouts[t.getResult()] = {std::move(permutation)};
+    layouts[t.getResult()] = std::move(permutation);
     worklist.push_back(t.getResult());
   }
   /// Whether `user` joins the region (and its result with a layout).
@@ -186,7 +173,10 @@ private:
   Value permuteOperand(OpBuilder &b, Location loc, Value operand,
                        ArrayRef<int64_t> p, int64_t rank);
 
-  DenseMap<Value, Layout> layouts;
+  /// Each value of the region: `transpose(stored, permutation)`, where
+  /// `stored` is an absorbed transpose's input from outside the region or
+  /// the rewritten op that computes it in the stored layout.
+  DenseMap<Value, Permutation> layouts;
   llvm::SetVector<TransposeOp> absorbed;
   llvm::SetVector<Operation *> members;
   SmallVector<Value> worklist;
@@ -204,7 +194,7 @@ private:
 bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
                             int64_t resultSize) {
   if (auto it = layouts.find(operand); it != layouts.end())
-    return ArrayRef<int64_t>(it->second.permutation) == p &&
+    return ArrayRef<int64_t>(it->second) == p &&
            cast<RankedTensorType>(operand.getType()).getRank() ==
                static_cast<int64_t>(p.size());
   // A transpose of a value of the region joins as that value's user, with
@@ -218,7 +208,7 @@ bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
   // An operand the function already transposes into the stored layout
   // before `user` (a block's input, transposed for its convolution and read
   // again by the residual add) costs nothing.
-  const Permutation inverse = invert(p);
+  const Permutation inverse = invertPermutationVector(p);
   for (Operation *other : operand.getUsers())
     if (auto t = dyn_cast<TransposeOp>(other);
         t && t.getPermutation() == ArrayRef<int64_t>(inverse) &&
@@ -228,9 +218,7 @@ bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
       readInPlace.insert(t);
       return true;
     }
-  auto type = cast<RankedTensorType>(operand.getType());
-  if (type.getRank() <= static_cast<int64_t>(p.size()) &&
-      (getNumElements(type) < resultSize || isFoldableConstant(operand)))
+  if (isBroadcastOrConstant(operand, p.size(), resultSize))
     return true;
   // A full-size operand computed in the same layout from transposes of its
   // own (a downsampling branch's normalisation, beside the main branch's)
@@ -244,7 +232,7 @@ bool Region::acceptsOperand(Operation *user, Value operand, ArrayRef<int64_t> p,
       absorb(t, Permutation(p));
   for (Operation *op : chain) {
     members.insert(op);
-    layouts[op->getResult(0)] = {Permutation(p)};
+    layouts[op->getResult(0)] = Permutation(p);
     worklist.push_back(op->getResult(0));
   }
   return true;
@@ -254,7 +242,7 @@ bool Region::canPull(Value value, ArrayRef<int64_t> p,
                      SmallVectorImpl<Operation *> &chain,
                      SmallVectorImpl<TransposeOp> &sources, int depth) {
   if (auto it = layouts.find(value); it != layouts.end())
-    return ArrayRef<int64_t>(it->second.permutation) == p;
+    return ArrayRef<int64_t>(it->second) == p;
   Operation *op = value.getDefiningOp();
   if (!op || op->getBlock() != seed->getBlock() || depth > 8)
     return false;
@@ -275,9 +263,7 @@ bool Region::canPull(Value value, ArrayRef<int64_t> p,
   const int64_t size = getNumElements(type);
   bool fromTranspose = false;
   for (Value operand : op->getOperands()) {
-    auto operandType = cast<RankedTensorType>(operand.getType());
-    if (operandType.getRank() <= type.getRank() &&
-        (getNumElements(operandType) < size || isFoldableConstant(operand)))
+    if (isBroadcastOrConstant(operand, type.getRank(), size))
       continue;
     if (!canPull(operand, p, chain, sources, depth + 1))
       return false;
@@ -295,12 +281,9 @@ bool Region::tryJoin(Operation *user) {
   Value result = user->getResult(0);
   auto resultType = cast<RankedTensorType>(result.getType());
   if (auto t = dyn_cast<TransposeOp>(user)) {
-    const Layout &in = layouts.at(t.getInput());
     // transpose(transpose(s, p), q) = transpose(s, p[q[i]]).
-    Permutation composed;
-    for (int64_t dim : t.getPermutation())
-      composed.push_back(in.permutation[dim]);
-    absorb(t, std::move(composed));
+    absorb(t, applyPermutation(ArrayRef<int64_t>(layouts.at(t.getInput())),
+                               t.getPermutation()));
     return true;
   }
   // The operand of the region the layout comes from.
@@ -310,25 +293,19 @@ bool Region::tryJoin(Operation *user) {
       anchor = operand;
       break;
     }
-  const Permutation p = layouts.at(anchor).permutation;
+  const Permutation p = layouts.at(anchor);
   const int64_t rank = static_cast<int64_t>(p.size());
   Permutation resultPermutation = p;
   if (user->hasTrait<BroadcastElementwise>() || isa<ConcatOp>(user)) {
     if (resultType.getRank() != rank)
       return false;
     const int64_t size = getNumElements(resultType);
-    for (Value operand : user->getOperands()) {
-      // A concat's inputs are as large as the result's parts: only those in
-      // the layout or constants can join.
-      if (isa<ConcatOp>(user) && !layouts.count(operand) &&
-          !operand.getDefiningOp<TransposeOp>() &&
-          !isFoldableConstant(operand) &&
-          !(acceptsOperand(user, operand, p, size) &&
-            transposedAlready.count(operand)))
-        return false;
+    // A concat's other inputs are smaller than its result, so they join as
+    // broadcast operands do (a transpose of their own, which keptBytes
+    // counts, where they are neither constants nor moved as a reshape).
+    for (Value operand : user->getOperands())
       if (!acceptsOperand(user, operand, p, size))
         return false;
-    }
   } else if (isReduction(user)) {
     if (!user->hasAttr("keepdims")) {
       // The dimensions left keep their order in both layouts: the stored
@@ -349,7 +326,7 @@ bool Region::tryJoin(Operation *user) {
     return false;
   }
   members.insert(user);
-  layouts[result] = {resultPermutation};
+  layouts[result] = resultPermutation;
   worklist.push_back(result);
   return true;
 }
@@ -403,26 +380,25 @@ int64_t Region::removedBytes() const {
 int64_t Region::keptBytes() const {
   int64_t bytes = 0;
   for (Value value : boundary()) {
-    const Layout &layout = layouts.at(value);
+    const Permutation &permutation = layouts.at(value);
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> storedShape =
-        permute(type.getShape(), invert(layout.permutation));
-    if (!isReshape(storedShape, layout.permutation))
+        applyPermutation(type.getShape(), invertPermutationVector(permutation));
+    if (!isReshape(storedShape, permutation))
       bytes += bytesOf(value);
   }
   // Operands permuted by a kernel of their own (neither constants nor
   // reshapes).
   for (Operation *op : members) {
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    const Permutation &p = layouts.at(op->getResult(0)).permutation;
+    const Permutation &p = layouts.at(op->getResult(0));
     for (Value operand : op->getOperands()) {
       if (layouts.count(operand) || transposedAlready.count(operand) ||
           isFoldableConstant(operand))
         continue;
       auto type = cast<RankedTensorType>(operand.getType());
-      SmallVector<int64_t> shape(resultType.getRank() - type.getRank(), 1);
-      llvm::append_range(shape, type.getShape());
-      if (!isReshape(shape, invert(p)))
+      if (!isReshape(broadcastShape(type, resultType.getRank()),
+                     invertPermutationVector(p)))
         bytes += bytesOf(operand);
     }
   }
@@ -432,12 +408,10 @@ int64_t Region::keptBytes() const {
 Value Region::permuteOperand(OpBuilder &b, Location loc, Value operand,
                              ArrayRef<int64_t> p, int64_t rank) {
   auto type = cast<RankedTensorType>(operand.getType());
-  // Leading ones first, as broadcasting would add them.
-  SmallVector<int64_t> shape(rank - type.getRank(), 1);
-  llvm::append_range(shape, type.getShape());
-  const Permutation inverse = invert(p);
-  auto storedType = RankedTensorType::get(permute<int64_t>(shape, inverse),
-                                          type.getElementType());
+  SmallVector<int64_t> shape = broadcastShape(type, rank);
+  const Permutation inverse = invertPermutationVector(p);
+  auto storedType = RankedTensorType::get(
+      applyPermutation<int64_t>(shape, inverse), type.getElementType());
   if (isSplatBroadcast(operand))
     return BroadcastToOp::create(
         b, loc, storedType, operand.getDefiningOp<BroadcastToOp>().getInput());
@@ -478,7 +452,7 @@ Value Region::permuteOperand(OpBuilder &b, Location loc, Value operand,
   return value;
 }
 
-SmallVector<TransposeOp> Region::rewrite() {
+int64_t Region::rewrite() {
   SmallVector<Value> outside = boundary();
   // Every op of the region and every absorbed transpose, in block order.
   SmallVector<Operation *> ops(members.begin(), members.end());
@@ -495,12 +469,12 @@ SmallVector<TransposeOp> Region::rewrite() {
       stored[result] = layouts.count(input) ? stored.at(input) : input;
       continue;
     }
-    const Permutation &p = layouts.at(result).permutation;
+    const Permutation &p = layouts.at(result);
     auto resultType = cast<RankedTensorType>(result.getType());
     IRMapping mapping;
     Permutation operandPermutation = p;
     if (isReduction(op))
-      operandPermutation = layouts.at(op->getOperand(0)).permutation;
+      operandPermutation = layouts.at(op->getOperand(0));
     for (Value operand : op->getOperands()) {
       if (layouts.count(operand))
         mapping.map(operand, stored.at(operand));
@@ -513,9 +487,10 @@ SmallVector<TransposeOp> Region::rewrite() {
                                    resultType.getRank()));
     }
     Operation *clone = b.clone(*op, mapping);
-    const Permutation inverse = invert(p);
-    clone->getResult(0).setType(RankedTensorType::get(
-        permute(resultType.getShape(), inverse), resultType.getElementType()));
+    const Permutation inverse = invertPermutationVector(p);
+    clone->getResult(0).setType(
+        RankedTensorType::get(applyPermutation(resultType.getShape(), inverse),
+                              resultType.getElementType()));
     if (isReduction(op)) {
       SmallVector<int64_t> axes;
       for (int64_t axis :
@@ -525,7 +500,7 @@ SmallVector<TransposeOp> Region::rewrite() {
       clone->setAttr("axes", b.getDenseI64ArrayAttr(axes));
     } else if (auto slice = dyn_cast<SliceOp>(op)) {
       auto reorder = [&](ArrayRef<int64_t> values) {
-        return b.getDenseI64ArrayAttr(permute(values, inverse));
+        return b.getDenseI64ArrayAttr(applyPermutation(values, inverse));
       };
       clone->setAttr("offsets", reorder(slice.getOffsets()));
       clone->setAttr("sizes", reorder(slice.getSizes()));
@@ -537,22 +512,21 @@ SmallVector<TransposeOp> Region::rewrite() {
   }
   // Values read outside: the transpose again (a reshape where only
   // dimensions of size 1 move, nothing where the layouts cancelled).
-  SmallVector<TransposeOp> made;
+  int64_t made = 0;
   for (Value value : outside) {
     Value inner = stored.at(value);
-    const Permutation &p = layouts.at(value).permutation;
+    const Permutation &p = layouts.at(value);
     OpBuilder b(value.getContext());
     b.setInsertionPointAfterValue(inner);
     Location loc = value.getLoc();
     Value replacement = inner;
     auto innerType = cast<RankedTensorType>(inner.getType());
     if (isReshape(innerType.getShape(), p)) {
-      if (!isIdentity(p))
+      if (!isIdentityPermutation(p))
         replacement = ReshapeOp::create(b, loc, value.getType(), inner);
     } else {
-      auto t = TransposeOp::create(b, loc, inner, p);
-      made.push_back(t);
-      replacement = t;
+      replacement = TransposeOp::create(b, loc, inner, p);
+      ++made;
     }
     value.replaceUsesWithIf(
         replacement, [&](OpOperand &use) { return !contains(use.getOwner()); });
@@ -581,52 +555,57 @@ struct FuseSinkTransposesPass
 
   void runOnOperation() override {
     // Every rewrite lowers the bytes transposed, so the rounds end; each
-    // tries every transpose left, the ones made again included.
-    bool changed = true;
-    while (changed) {
-      changed = false;
+    // tries every transpose left, the ones made again included. A region
+    // left as it is is remarked on once, after the last round.
+    while (true) {
+      SmallVector<std::pair<TransposeOp, std::string>> kept;
       SmallVector<TransposeOp> transposes;
       getOperation().walk([&](TransposeOp t) { transposes.push_back(t); });
-      for (TransposeOp t : transposes) {
-        if (!t->getBlock())
-          continue;
-        Region region(t);
-        region.grow();
-        if (region.opCount() == 0 && region.transposeCount() == 1)
-          continue;
-        const int64_t removed = region.removedBytes(),
-                      kept = region.keptBytes();
-        Operation *at = t;
-        if (kept >= removed) {
-          if (explain && region.opCount() > 0)
-            explainAt(at, "fuse-sink-transposes", ExplainKind::Missed,
-                      "transpose-kept",
-                      "kept: moved through the " + Twine(region.opCount()) +
-                          " op(s) after it, the transposes would move " +
-                          Twine(kept) + " bytes where they move " +
-                          Twine(removed));
-          continue;
-        }
-        if (explain)
-          explainAt(at, "fuse-sink-transposes", ExplainKind::Passed,
-                    "transposes-sunk",
-                    Twine(region.transposeCount()) +
-                        " transpose(s) moved through " +
-                        Twine(region.opCount()) + " op(s): " + Twine(removed) +
-                        " bytes transposed -> " + Twine(kept));
-        const size_t removedCount = region.transposeCount();
-        const size_t made = region.rewrite().size();
-        opfuse::addPassStatistic("fuse-sink-transposes", regionsRewritten);
-        opfuse::addPassStatistic("fuse-sink-transposes", transposesRemoved,
-                                 removedCount);
-        opfuse::addPassStatistic("fuse-sink-transposes", transposesMade, made);
-        opfuse::addPassStatistic("fuse-sink-transposes", bytesSaved,
-                                 2 * (removed - kept));
-        changed = true;
-        // The region's ops are gone: collect the transposes again.
-        break;
-      }
+      auto rewritten = llvm::find_if(
+          transposes, [&](TransposeOp t) { return sinkFrom(t, kept); });
+      if (rewritten != transposes.end())
+        continue;
+      if (explain)
+        for (auto &[t, message] : kept)
+          explainAt(t, "fuse-sink-transposes", ExplainKind::Missed,
+                    "transpose-kept", message);
+      return;
     }
+  }
+
+  /// Rewrites the region grown from `t` where that pays (true), or records
+  /// why it stays in `kept`.
+  bool sinkFrom(TransposeOp t,
+                SmallVectorImpl<std::pair<TransposeOp, std::string>> &kept) {
+    Region region(t);
+    region.grow();
+    if (region.opCount() == 0 && region.transposeCount() == 1)
+      return false;
+    const int64_t removed = region.removedBytes(), left = region.keptBytes();
+    if (left >= removed) {
+      if (region.opCount() > 0)
+        kept.push_back(
+            {t, ("kept: moved through the " + Twine(region.opCount()) +
+                 " op(s) after it, the transposes would move " + Twine(left) +
+                 " bytes where they move " + Twine(removed))
+                    .str()});
+      return false;
+    }
+    if (explain)
+      explainAt(
+          t, "fuse-sink-transposes", ExplainKind::Passed, "transposes-sunk",
+          Twine(region.transposeCount()) + " transpose(s) moved through " +
+              Twine(region.opCount()) + " op(s): " + Twine(removed) +
+              " bytes transposed -> " + Twine(left));
+    const size_t removedCount = region.transposeCount();
+    const int64_t made = region.rewrite();
+    opfuse::addPassStatistic("fuse-sink-transposes", regionsRewritten);
+    opfuse::addPassStatistic("fuse-sink-transposes", transposesRemoved,
+                             removedCount);
+    opfuse::addPassStatistic("fuse-sink-transposes", transposesMade, made);
+    opfuse::addPassStatistic("fuse-sink-transposes", bytesSaved,
+                             2 * (removed - left));
+    return true;
   }
 };
 
