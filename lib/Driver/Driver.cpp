@@ -265,9 +265,9 @@ int checkOptions(const DriverOptions &options, const GpuTarget &target) {
     return ExitUsage;
   }
   if ((!options.inputFiles.empty() || !options.saveOutputsDir.empty()) &&
-      !options.bench && !options.check) {
+      !options.bench && !options.check && !options.checkOnHost) {
     llvm::errs() << "opt-fuse: error: --inputs and --save-outputs apply to "
-                    "a GPU run: add --bench or --check\n";
+                    "a run: add --check, --bench or --check-on-host\n";
     return ExitUsage;
   }
   if (options.importFormat != "auto" && options.importFormat != "mlir" &&

@@ -14,6 +14,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "opfuse/Driver/ExitCodes.h"
 #include "opfuse/Reference/KernelInterpreter.h"
+#include "opfuse/Runtime/NamedIo.h"
 #include "opfuse/Runtime/Spmd.h"
 #include "opfuse/Target/Artifact.h"
 
@@ -220,6 +221,40 @@ runOnHost(func::FuncOp func, const std::vector<std::vector<HostBuffer>> &inputs,
   return outputs;
 }
 
+/// The names --inputs and --save-outputs use: the model's (fuse.name),
+/// else argN and resultN, as the launch plan has them.
+std::vector<std::string> ioNames(func::FuncOp model, bool outputs) {
+  FunctionIoNames names = functionIoNames(model);
+  std::vector<std::string> list = outputs ? names.outputs : names.inputs;
+  const unsigned count =
+      outputs ? model.getNumResults() : model.getNumArguments();
+  for (unsigned i = list.size(); i < count; ++i)
+    list.push_back((outputs ? "result" : "arg") + std::to_string(i));
+  return list;
+}
+
+/// --inputs NAME=FILE.npy: the files' values replace the seeded ones.
+int loadNamedInputs(const DriverOptions &options, func::FuncOp model,
+                    std::vector<HostBuffer> &inputs) {
+  NamedIoResult result = loadInputFiles(
+      options.inputFiles, ioNames(model, /*outputs=*/false), inputs);
+  if (result)
+    llvm::errs() << "opt-fuse: error: " << result.message << "\n";
+  return result.exitCode();
+}
+
+/// --save-outputs DIR: the host run's outputs as DIR/NAME.npy.
+int saveNamedOutputs(const DriverOptions &options, func::FuncOp model,
+                     const std::vector<HostBuffer> &outputs) {
+  if (options.saveOutputsDir.empty())
+    return ExitSuccess;
+  NamedIoResult result = saveOutputFiles(
+      options.saveOutputsDir, ioNames(model, /*outputs=*/true), outputs);
+  if (result)
+    llvm::errs() << "opt-fuse: error: " << result.message << "\n";
+  return result.exitCode();
+}
+
 } // namespace
 
 int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
@@ -265,6 +300,9 @@ int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
       return ExitUnsupported;
     }
     inputs.push_back(generateInputs(specs, options.seed));
+    if (int code = loadNamedInputs(options, model, inputs.front());
+        code != ExitSuccess)
+      return code;
   }
 
   HostRunError error;
@@ -284,6 +322,10 @@ int checkOnHost(const DriverOptions &options, ModuleOp original, ModuleOp fused,
     llvm::outs() << "check on host: FAIL: " << error.message << "\n";
     return ExitCheckFailed;
   }
+  if (!options.devices)
+    if (int code = saveNamedOutputs(options, model, outputs->front());
+        code != ExitSuccess)
+      return code;
   func::FuncOp fusedFunc = *fused.getOps<func::FuncOp>().begin();
   std::vector<std::vector<OutputCheck>> checks;
   if (options.devices) {

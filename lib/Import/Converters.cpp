@@ -7,6 +7,7 @@ namespace opfuse::onnx_import {
 const llvm::StringMap<Converter> &converters() {
   static const llvm::StringMap<Converter> table = [] {
     llvm::StringMap<Converter> map;
+    registerActivationConverters(map);
     registerElementwiseConverters(map);
     registerShapeConverters(map);
     registerComputeConverters(map);

@@ -7,6 +7,7 @@
 
 namespace opfuse::onnx_import {
 
+void registerActivationConverters(llvm::StringMap<Converter> &map);
 void registerElementwiseConverters(llvm::StringMap<Converter> &map);
 void registerShapeConverters(llvm::StringMap<Converter> &map);
 void registerComputeConverters(llvm::StringMap<Converter> &map);

@@ -187,6 +187,32 @@ LogicalResult planCollective(fuse::FuseDialect &dialect, Operation &op,
   return success();
 }
 
+FunctionIoNames functionIoNames(func::FuncOp func) {
+  auto nameOf = [](DictionaryAttr attrs) -> std::string {
+    if (attrs)
+      if (auto name = attrs.getAs<StringAttr>("fuse.name"))
+        return name.str();
+    return "";
+  };
+  FunctionIoNames names;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    names.inputs.push_back(nameOf(func.getArgAttrDict(i)));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    names.outputs.push_back(nameOf(func.getResultAttrDict(i)));
+  auto complete = [](std::vector<std::string> &list, const char *prefix) {
+    if (llvm::all_of(list, [](const std::string &n) { return n.empty(); })) {
+      list.clear();
+      return;
+    }
+    for (auto [i, name] : llvm::enumerate(list))
+      if (name.empty())
+        name = prefix + std::to_string(i);
+  };
+  complete(names.inputs, "arg");
+  complete(names.outputs, "result");
+  return names;
+}
+
 FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   auto functions = module.getOps<func::FuncOp>();
   if (functions.empty())
@@ -224,30 +250,9 @@ FailureOr<LaunchPlan> buildLaunchPlan(ModuleOp module) {
   }
   // Names an importer gave (fuse.name), so that opfuse-run --inputs and
   // --save-outputs use what the user knows.
-  auto nameOf = [](DictionaryAttr attrs) -> std::string {
-    if (attrs)
-      if (auto name = attrs.getAs<StringAttr>("fuse.name"))
-        return name.str();
-    return "";
-  };
-  std::vector<std::string> inputNames, outputNames;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    inputNames.push_back(nameOf(func.getArgAttrDict(i)));
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    outputNames.push_back(nameOf(func.getResultAttrDict(i)));
-  auto complete = [](std::vector<std::string> &names, const char *prefix) {
-    if (llvm::all_of(names, [](const std::string &n) { return n.empty(); })) {
-      names.clear();
-      return;
-    }
-    for (auto [i, name] : llvm::enumerate(names))
-      if (name.empty())
-        name = prefix + std::to_string(i);
-  };
-  complete(inputNames, "arg");
-  complete(outputNames, "result");
-  plan.inputNames = std::move(inputNames);
-  plan.outputNames = std::move(outputNames);
+  FunctionIoNames names = functionIoNames(func);
+  plan.inputNames = std::move(names.inputs);
+  plan.outputNames = std::move(names.outputs);
   // SPMD inputs (fuse.shard), so that opfuse-run --devices cuts the global
   // tensors as opt-fuse does.
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {

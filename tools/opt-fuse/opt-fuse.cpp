@@ -57,14 +57,15 @@ cl::list<std::string> inputShapes(
     cl::value_desc("NAME=DxDx..."), cl::cat(category));
 cl::list<std::string> inputFiles(
     "inputs",
-    cl::desc("With --bench or --check: an input's values from a NumPy .npy "
-             "file instead of seeded ones; NAME is the ONNX input name or "
-             "argN (repeat for several inputs)"),
+    cl::desc("With --bench, --check or --check-on-host: an input's values "
+             "from a NumPy .npy file instead of seeded ones; NAME is the ONNX "
+             "input name or argN (repeat for several inputs)"),
     cl::value_desc("NAME=FILE.npy"), cl::cat(category));
 cl::opt<std::string> saveOutputs(
     "save-outputs",
-    cl::desc("With --bench or --check: write every output of the GPU run to "
-             "DIR/NAME.npy (its ONNX name, or resultN); bf16 as f32"),
+    cl::desc("With --bench, --check or --check-on-host: write every output "
+             "of the run (on the GPU, or the kernels interpreted on the host) "
+             "to DIR/NAME.npy (its ONNX name, or resultN); bf16 as f32"),
     cl::value_desc("DIR"), cl::cat(category));
 cl::opt<bool> eachFunction(
     "each-function",

@@ -10,10 +10,12 @@
 
 #include "opfuse/Runtime/LaunchPlan.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
 #include <string>
+#include <vector>
 
 namespace opfuse {
 
@@ -23,6 +25,14 @@ std::optional<DType> toDType(mlir::Type type);
 /// The PTX of gpu.binary @opfuse_kernels (format=isa). Fails, naming it,
 /// when a libdevice function was left unresolved.
 mlir::FailureOr<std::string> extractPtx(mlir::ModuleOp module);
+
+/// The names of a function's inputs and outputs that the user knows: an
+/// importer's (fuse.name), argN and resultN where one has none; both empty
+/// when nothing is named (the plan then says argN and resultN itself).
+struct FunctionIoNames {
+  std::vector<std::string> inputs, outputs;
+};
+FunctionIoNames functionIoNames(mlir::func::FuncOp func);
 
 /// The launch plan of the module's first function after convert-fuse-to-gpu.
 mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module);

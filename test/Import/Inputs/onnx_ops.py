@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""ONNX ops against their specification, without a GPU or NumPy.
+
+  onnx_ops.py DIR [CASE ...]
+
+For each case: writes a one-op (or few-op) ONNX model in protobuf text and
+its inputs as .npy, runs `opt-fuse MODEL --check-on-host --chip=sm_80
+--inputs ... --save-outputs ...` (the compiled kernels interpreted on the
+host, checked against opfuse's reference), then reads the saved outputs
+and compares them with the formula of the ONNX specification, computed
+here in f64. --check-on-host alone cannot tell a wrong translation from a
+right one (the reference runs the translated graph); this does. Prints
+"CASE: ok (max error E)" or "CASE: FAIL ..." per case; exits 1 if any
+failed.
+"""
+import math
+import os
+import struct
+import subprocess
+import sys
+
+# ----------------------------------------------------------------- .npy ----
+
+DESCR = {"f32": ("<f4", "f"), "i64": ("<i8", "q"), "i32": ("<i4", "i")}
+
+
+def save_npy(path, dtype, shape, values):
+    descr, fmt = DESCR[dtype]
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, dims)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def load_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:6] == b"\x93NUMPY", path
+    major = data[6]
+    if major == 1:
+        (length,) = struct.unpack("<H", data[8:10])
+        start = 10
+    else:
+        (length,) = struct.unpack("<I", data[8:12])
+        start = 12
+    header = eval(data[start:start + length].decode())  # a Python literal
+    body = data[start + length:]
+    fmt = {"<f4": "f", "<i8": "q", "<i4": "i", "|b1": "?"}[header["descr"]]
+    shape = tuple(header["shape"])
+    count = math.prod(shape)
+    return shape, list(struct.unpack("<%d%s" % (count, fmt), body))
+
+
+# ------------------------------------------------------------- models ----
+
+ELEM = {"f32": 1, "i64": 7, "i32": 6}
+
+
+def value_info(name, dtype, shape):
+    dims = " ".join("dim { dim_value: %d }" % d for d in shape)
+    return ('{ name: "%s" type { tensor_type { elem_type: %d shape { %s } } } }'
+            % (name, ELEM[dtype], dims))
+
+
+def attribute(name, value):
+    if isinstance(value, float):
+        return 'attribute { name: "%s" type: FLOAT f: %r }' % (name, value)
+    if isinstance(value, int):
+        return 'attribute { name: "%s" type: INT i: %d }' % (name, value)
+    if isinstance(value, str):
+        return 'attribute { name: "%s" type: STRING s: "%s" }' % (name, value)
+    if all(isinstance(v, float) for v in value):
+        return 'attribute { name: "%s" type: FLOATS floats: [%s] }' % (
+            name, ", ".join(repr(v) for v in value))
+    return 'attribute { name: "%s" type: INTS ints: [%s] }' % (
+        name, ", ".join(str(v) for v in value))
+
+
+def node(op, inputs, output, **attrs):
+    ins = ", ".join('"%s"' % i for i in inputs)
+    text = 'node { op_type: "%s" input: [%s] output: "%s"' % (op, ins, output)
+    for name, value in attrs.items():
+        text += " " + attribute(name, value)
+    return text + " }"
+
+
+def initializer(name, dtype, shape, values):
+    field = {"f32": "float_data", "i64": "int64_data", "i32": "int32_data"}
+    dims = ", ".join(str(d) for d in shape)
+    return ('initializer { name: "%s" data_type: %d dims: [%s] %s: [%s] }'
+            % (name, ELEM[dtype], dims, field[dtype],
+               ", ".join(repr(v) for v in values)))
+
+
+def model(inputs, outputs, nodes, initializers=(), opset=17):
+    lines = ["ir_version: 8",
+             'opset_import { domain: "" version: %d }' % opset,
+             "graph {", '  name: "case"']
+    lines += ["  input " + value_info(n, t, s) for n, t, s in inputs]
+    lines += ["  " + i for i in initializers]
+    lines += ["  " + n for n in nodes]
+    lines += ['  output { name: "%s" }' % n for n in outputs]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# -------------------------------------------------------------- cases ----
+
+class Case:
+    """One model: its inputs' values, and the outputs the specification
+    gives for them (name -> (shape, values))."""
+
+    def __init__(self, text, inputs, expected, rtol=2e-6, atol=2e-6):
+        self.text, self.inputs, self.expected = text, inputs, expected
+        self.rtol, self.atol = rtol, atol
+
+
+def ramp(count, low, high):
+    """`count` values from low to high, zero among them when in range."""
+    values = [low + (high - low) * i / (count - 1) for i in range(count)]
+    if low < 0 < high:
+        values[min(range(count), key=lambda i: abs(values[i]))] = 0.0
+    return values
+
+
+def f32(v):
+    """v rounded to f32, as the input file holds it."""
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def unary_case(op, fn, low=-8.0, high=8.0, opset=17, rtol=2e-6, atol=2e-6,
+               **attrs):
+    shape = (4, 33)
+    x = [f32(v) for v in ramp(math.prod(shape), low, high)]
+    text = model([("x", "f32", shape)], ["y"], [node(op, ["x"], "y", **attrs)],
+                 opset=opset)
+    return Case(text, {"x": ("f32", shape, x)},
+                {"y": (shape, [fn(v) for v in x])}, rtol, atol)
+
+
+def softplus(v):
+    return max(v, 0.0) + math.log1p(math.exp(-abs(v)))
+
+
+def hard_sigmoid(v, alpha, beta):
+    return max(0.0, min(1.0, alpha * v + beta))
+
+
+SELU_ALPHA = f32(1.67326319217681884765625)
+SELU_GAMMA = f32(1.05070102214813232421875)
+
+
+def prelu_case():
+    shape, slope_shape = (2, 3, 4, 5), (3, 1, 1)
+    x = [f32(v) for v in ramp(math.prod(shape), -5.0, 4.0)]
+    slope = [0.25, -0.5, 2.0]
+    text = model([("x", "f32", shape)], ["y"],
+                 [node("PRelu", ["x", "s"], "y")],
+                 [initializer("s", "f32", slope_shape, slope)])
+    y = []
+    for i, v in enumerate(x):
+        channel = (i // 20) % 3
+        y.append(v if v >= 0 else slope[channel] * v)
+    return Case(text, {"x": ("f32", shape, x)}, {"y": (shape, y)})
+
+
+def sign_case():
+    shape = (3, 7)
+    x = [-3.0, -1e-30, -0.0, 0.0, 1e-30, 2.5, 7.0] * 3
+    text = model([("x", "f32", shape)], ["y"], [node("Sign", ["x"], "y")])
+    return Case(text, {"x": ("f32", shape, x)},
+                {"y": (shape, [float((v > 0) - (v < 0)) for v in x])})
+
+
+CASES = {
+    "HardSigmoid": lambda: unary_case(
+        "HardSigmoid", lambda v: hard_sigmoid(v, f32(0.3), f32(0.4)),
+        alpha=0.3, beta=0.4),
+    "HardSigmoid-defaults": lambda: unary_case(
+        "HardSigmoid", lambda v: hard_sigmoid(v, f32(0.2), 0.5)),
+    "HardSwish": lambda: unary_case(
+        "HardSwish", lambda v: v * hard_sigmoid(v, 1 / 6, 0.5), opset=14),
+    "LeakyRelu": lambda: unary_case(
+        "LeakyRelu", lambda v: v if v >= 0 else f32(0.1) * v, alpha=0.1),
+    "LeakyRelu-defaults": lambda: unary_case(
+        "LeakyRelu", lambda v: v if v >= 0 else f32(0.01) * v),
+    "PRelu": prelu_case,
+    "Elu": lambda: unary_case(
+        "Elu", lambda v: v if v >= 0 else f32(0.7) * math.expm1(v),
+        alpha=0.7, atol=1e-6),
+    "Selu": lambda: unary_case(
+        "Selu",
+        lambda v: SELU_GAMMA * (v if v > 0 else SELU_ALPHA * math.expm1(v)),
+        atol=1e-6),
+    "Celu": lambda: unary_case(
+        "Celu",
+        lambda v: max(0.0, v) + min(0.0, f32(1.5) * math.expm1(v / f32(1.5))),
+        alpha=1.5, atol=1e-6),
+    "Softplus": lambda: unary_case("Softplus", softplus, low=-100.0,
+                                   high=100.0),
+    "Softsign": lambda: unary_case("Softsign", lambda v: v / (1 + abs(v))),
+    "Mish": lambda: unary_case(
+        "Mish", lambda v: v * math.tanh(softplus(v)), low=-30.0, high=30.0,
+        opset=18),
+    "ThresholdedRelu": lambda: unary_case(
+        "ThresholdedRelu", lambda v: v if v > f32(1.25) else 0.0,
+        alpha=1.25),
+    "Sign": sign_case,
+}
+
+
+# --------------------------------------------------------------- runs ----
+
+def run(name, case, directory):
+    base = os.path.join(directory, name)
+    with open(base + ".onnxtxt", "w") as f:
+        f.write(case.text)
+    command = ["opt-fuse", base + ".onnxtxt", "--check-on-host",
+               "--chip=sm_80", "--save-outputs", base + ".out"]
+    for input_name, (dtype, shape, values) in case.inputs.items():
+        path = "%s.%s.npy" % (base, input_name)
+        save_npy(path, dtype, shape, values)
+        command += ["--inputs", "%s=%s" % (input_name, path)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        return "FAIL: opt-fuse exited %d\n%s%s" % (
+            result.returncode, result.stdout, result.stderr)
+    worst = 0.0
+    for output, (shape, want) in case.expected.items():
+        got_shape, got = load_npy(os.path.join(base + ".out", output + ".npy"))
+        if tuple(got_shape) != tuple(shape):
+            return "FAIL: %s has shape %s, not %s" % (output, got_shape, shape)
+        for i, (g, w) in enumerate(zip(got, want)):
+            if math.isnan(w) and math.isnan(g):
+                continue
+            error = abs(g - w)
+            if not error <= case.atol + case.rtol * abs(w):
+                return "FAIL: %s[%d] = %r, the specification gives %r" % (
+                    output, i, g, w)
+            worst = max(worst, error)
+    return "ok (max error %.1e)" % worst
+
+
+def main():
+    directory = sys.argv[1]
+    os.makedirs(directory, exist_ok=True)
+    names = sys.argv[2:] or list(CASES)
+    failed = False
+    for name in names:
+        verdict = run(name, CASES[name](), directory)
+        failed |= not verdict.startswith("ok")
+        print("%s: %s" % (name, verdict))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
