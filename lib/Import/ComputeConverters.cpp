@@ -246,35 +246,42 @@ LogicalResult layerNorm(GraphImporter &g, const Node &node, bool rms) {
   return success();
 }
 
-template <typename OpTy>
-LogicalResult reduce(GraphImporter &g, const Node &node,
-                     int64_t axesInputFrom) {
-  RankedTensorType in = g.typeOf(node, 0);
+/// What a Reduce* node reduces: its axes (sorted, non-negative), whether
+/// it keeps them, and the result's shape; `none` where the axes are empty
+/// and noop_with_empty_axes makes the node an identity.
+struct Reduction {
   SmallVector<int64_t> axes;
+  bool keepdims = true;
+  bool none = false;
+  SmallVector<int64_t> shape;
+  /// The result's shape with the reduced axes kept as 1.
+  SmallVector<int64_t> keptShape;
+};
+
+FailureOr<Reduction> reductionOf(GraphImporter &g, const Node &node,
+                                 RankedTensorType in, int64_t axesInputFrom) {
+  Reduction r;
   if (node.opset >= axesInputFrom) {
     if (node.has(1)) {
       FailureOr<SmallVector<int64_t>> given = g.knownInts(node, 1, "axes");
       if (failed(given))
         return failure();
-      axes = *given;
+      r.axes = *given;
     }
   } else if (std::optional<SmallVector<int64_t>> given =
                  g.intsAttr(node, "axes")) {
-    axes = *given;
+    r.axes = *given;
   }
-  if (axes.empty()) {
+  if (r.axes.empty()) {
     if (g.intAttr(node, "noop_with_empty_axes", 0) != 0) {
-      FailureOr<Value> x = g.operand(node, 0);
-      if (failed(x))
-        return failure();
-      g.define(node, 0, *x);
-      return success();
+      r.none = true;
+      return r;
     }
     for (int64_t d = 0; d < in.getRank(); ++d)
-      axes.push_back(d);
+      r.axes.push_back(d);
   }
   SmallVector<bool> reduced(in.getRank(), false);
-  for (int64_t &a : axes) {
+  for (int64_t &a : r.axes) {
     std::optional<int64_t> axis = normalizeAxis(a, in.getRank());
     if (!axis || reduced[*axis]) {
       g.error(node) << "axis " << a << " is invalid for " << in;
@@ -283,14 +290,33 @@ LogicalResult reduce(GraphImporter &g, const Node &node,
     a = *axis;
     reduced[a] = true;
   }
-  llvm::sort(axes);
-  const bool keepdims = g.intAttr(node, "keepdims", 1) != 0;
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < in.getRank(); ++d)
-    if (!reduced[d])
-      shape.push_back(in.getDimSize(d));
-    else if (keepdims)
-      shape.push_back(1);
+  llvm::sort(r.axes);
+  r.keepdims = g.intAttr(node, "keepdims", 1) != 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    r.keptShape.push_back(reduced[d] ? 1 : in.getDimSize(d));
+    if (!reduced[d] || r.keepdims)
+      r.shape.push_back(r.keptShape.back());
+  }
+  return r;
+}
+
+template <typename OpTy>
+Value reduceOp(GraphImporter &g, const Node &node, Value x, const Reduction &r,
+               bool keepdims) {
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  return OpTy::create(
+      g.builder, node.loc,
+      RankedTensorType::get(keepdims ? r.keptShape : r.shape, element), x,
+      g.builder.getDenseI64ArrayAttr(r.axes), keepdims);
+}
+
+template <typename OpTy>
+LogicalResult reduce(GraphImporter &g, const Node &node,
+                     int64_t axesInputFrom) {
+  RankedTensorType in = g.typeOf(node, 0);
+  FailureOr<Reduction> r = reductionOf(g, node, in, axesInputFrom);
+  if (failed(r))
+    return failure();
   if (std::is_same_v<OpTy, fuse::ReduceMeanOp> && !isFloatTensor(in)) {
     g.unsupported(node) << "the mean of " << in.getElementType()
                         << " values is not supported";
@@ -300,9 +326,67 @@ LogicalResult reduce(GraphImporter &g, const Node &node,
   if (failed(x))
     return failure();
   g.define(node, 0,
-           OpTy::create(g.builder, node.loc,
-                        RankedTensorType::get(shape, in.getElementType()), *x,
-                        g.builder.getDenseI64ArrayAttr(axes), keepdims));
+           r->none ? *x : reduceOp<OpTy>(g, node, *x, *r, r->keepdims));
+  return success();
+}
+
+/// The reductions ONNX has and fuse builds from a sum or a maximum:
+/// ReduceMin (-max(-x)), ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum
+/// and ReduceLogSumExp (max + log(sum(exp(x - max))), which does not
+/// overflow). Floats only: -x of an integer's minimum wraps.
+LogicalResult composedReduction(GraphImporter &g, const Node &node) {
+  const std::string &op = node.proto.op_type();
+  RankedTensorType in = g.typeOf(node, 0);
+  if (!isFloatTensor(in)) {
+    g.unsupported(node) << op << " of " << (in ? in.getElementType() : Type())
+                        << " values is not supported (floats only)";
+    return failure();
+  }
+  FailureOr<Reduction> r = reductionOf(g, node, in, 18);
+  FailureOr<Value> xv = g.operand(node, 0);
+  if (failed(r) || failed(xv))
+    return failure();
+  Value x = *xv;
+  Location loc = node.loc;
+  OpBuilder &b = g.builder;
+  auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  auto square = [&](Value v) {
+    return fuse::MulOp::create(b, loc, typeOf(v), v, v).getResult();
+  };
+  auto sum = [&](Value v) {
+    return reduceOp<fuse::ReduceSumOp>(g, node, v, *r, r->keepdims);
+  };
+  if (r->none) {
+    // The specification: "the output tensor would be equivalent to input
+    // tensor" (not the op applied to each element).
+    g.define(node, 0, x);
+    return success();
+  }
+  Value y;
+  if (op == "ReduceMin") {
+    Value negated = fuse::NegOp::create(b, loc, in, x);
+    Value max = reduceOp<fuse::ReduceMaxOp>(g, node, negated, *r, r->keepdims);
+    y = fuse::NegOp::create(b, loc, typeOf(max), max);
+  } else if (op == "ReduceSumSquare") {
+    y = sum(square(x));
+  } else if (op == "ReduceL1") {
+    y = sum(fuse::AbsOp::create(b, loc, in, x));
+  } else if (op == "ReduceL2") {
+    Value s = sum(square(x));
+    y = fuse::SqrtOp::create(b, loc, typeOf(s), s);
+  } else if (op == "ReduceLogSum") {
+    Value s = sum(x);
+    y = fuse::LogOp::create(b, loc, typeOf(s), s);
+  } else {
+    Value max = reduceOp<fuse::ReduceMaxOp>(g, node, x, *r, /*keepdims=*/true);
+    Value shifted = fuse::SubOp::create(b, loc, in, x, max);
+    Value s = sum(fuse::ExpOp::create(b, loc, in, shifted));
+    Value log = fuse::LogOp::create(b, loc, typeOf(s), s);
+    if (!r->keepdims)
+      max = fuse::ReshapeOp::create(b, loc, typeOf(s), max);
+    y = fuse::AddOp::create(b, loc, typeOf(s), log, max);
+  }
+  g.define(node, 0, y);
   return success();
 }
 
@@ -333,6 +417,9 @@ void registerComputeConverters(llvm::StringMap<Converter> &map) {
   map["ReduceMax"] = [](GraphImporter &g, const Node &n) {
     return reduce<fuse::ReduceMaxOp>(g, n, 18);
   };
+  for (const char *op : {"ReduceMin", "ReduceSumSquare", "ReduceL1", "ReduceL2",
+                         "ReduceLogSum", "ReduceLogSumExp"})
+    map[op] = composedReduction;
 }
 
 } // namespace opfuse::onnx_import

@@ -12,6 +12,7 @@ const llvm::StringMap<Converter> &converters() {
     registerShapeConverters(map);
     registerComputeConverters(map);
     registerVisionConverters(map);
+    registerNormalizationConverters(map);
     return map;
   }();
   return table;

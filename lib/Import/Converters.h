@@ -12,6 +12,7 @@ void registerElementwiseConverters(llvm::StringMap<Converter> &map);
 void registerShapeConverters(llvm::StringMap<Converter> &map);
 void registerComputeConverters(llvm::StringMap<Converter> &map);
 void registerVisionConverters(llvm::StringMap<Converter> &map);
+void registerNormalizationConverters(llvm::StringMap<Converter> &map);
 
 } // namespace opfuse::onnx_import
 

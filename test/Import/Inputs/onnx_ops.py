@@ -176,6 +176,96 @@ def sign_case():
                 {"y": (shape, [float((v > 0) - (v < 0)) for v in x])})
 
 
+def unravel(shape, index):
+    coords = []
+    for d in reversed(shape):
+        coords.append(index % d)
+        index //= d
+    return tuple(reversed(coords))
+
+
+def reduce_values(shape, values, axes, keepdims, fn):
+    """fn over the elements of each group that `axes` reduce, and the
+    result's shape."""
+    groups = {}
+    for i, v in enumerate(values):
+        c = unravel(shape, i)
+        key = tuple(0 if d in axes else x for d, x in enumerate(c))
+        groups.setdefault(key, []).append(v)
+    kept = tuple(1 if d in axes else n for d, n in enumerate(shape))
+    out = [fn(groups[unravel(kept, i)]) for i in range(math.prod(kept))]
+    result = kept if keepdims else tuple(
+        n for d, n in enumerate(shape) if d not in axes)
+    return result, out
+
+
+def reduce_case(op, fn, axes=(1,), keepdims=1, opset=18, low=-6.0, high=5.0,
+                rtol=4e-6, atol=2e-6, noop=None):
+    shape = (3, 5, 7)
+    x = [f32(v) for v in ramp(math.prod(shape), low, high)]
+    # Interleaved so each group holds values from the whole range.
+    x = x[::2] + x[1::2]
+    attrs = {"keepdims": keepdims}
+    inits = []
+    inputs = ["x"]
+    if opset >= 18:
+        inits.append(initializer("axes", "i64", (len(axes),), list(axes)))
+        inputs.append("axes")
+    else:
+        attrs["axes"] = list(axes)
+    if noop is not None:
+        attrs["noop_with_empty_axes"] = noop
+        inits, inputs = [], ["x"]
+    text = model([("x", "f32", shape)], ["y"],
+                 [node(op, inputs, "y", **attrs)], inits, opset=opset)
+    if noop:
+        expected = (shape, x)
+    else:
+        expected = reduce_values(shape, x, axes, keepdims, fn)
+    return Case(text, {"x": ("f32", shape, x)}, {"y": expected}, rtol, atol)
+
+
+def logsumexp(values):
+    m = max(values)
+    return m + math.log(sum(math.exp(v - m) for v in values))
+
+
+def group_norm_case(op, shape, groups, scale, bias, opset, eps=None,
+                    inputs=False, **attrs):
+    """InstanceNormalization (groups = channels) or GroupNormalization; the
+    scale and bias hold one value per channel or, for GroupNormalization
+    before opset 21, per group."""
+    c = shape[1]
+    if eps is not None:
+        attrs["epsilon"] = eps
+    x = [f32(v) for v in ramp(math.prod(shape), -3.0, 7.0)]
+    x = [f32(v * (1 + (i % 7) * 0.3)) for i, v in enumerate(x[::-1])]
+    feeds = {"x": ("f32", shape, x)}
+    params = {"scale": scale, "bias": bias}
+    if inputs:  # graph inputs, not constants the importer could fold
+        feeds.update((k, ("f32", (len(v),), v)) for k, v in params.items())
+        inits = []
+    else:
+        inits = [initializer(k, "f32", (len(v),), v)
+                 for k, v in params.items()]
+    text = model([(k, t, s) for k, (t, s, _) in feeds.items()], ["y"],
+                 [node(op, ["x", "scale", "bias"], "y", **attrs)], inits,
+                 opset=opset)
+    spatial = math.prod(shape[2:])
+    per_group = c // groups * spatial
+    y = [0.0] * len(x)
+    for start in range(0, len(x), per_group):
+        row = x[start:start + per_group]
+        mean = sum(row) / len(row)
+        var = sum((v - mean) ** 2 for v in row) / len(row)
+        for k, v in enumerate(row):
+            i = start + k
+            channel = i // spatial % c
+            p = channel * len(scale) // c
+            y[i] = (v - mean) / math.sqrt(var + f32(1e-5 if eps is None else eps)) * scale[p] + bias[p]
+    return Case(text, feeds, {"y": (shape, y)}, rtol=1e-5, atol=1e-5)
+
+
 CASES = {
     "HardSigmoid": lambda: unary_case(
         "HardSigmoid", lambda v: hard_sigmoid(v, f32(0.3), f32(0.4)),
@@ -210,6 +300,38 @@ CASES = {
         "ThresholdedRelu", lambda v: v if v > f32(1.25) else 0.0,
         alpha=1.25),
     "Sign": sign_case,
+    "ReduceMin": lambda: reduce_case("ReduceMin", min),
+    "ReduceMin-opset13-axes02-flat": lambda: reduce_case(
+        "ReduceMin", min, axes=(0, 2), keepdims=0, opset=13),
+    "ReduceSumSquare": lambda: reduce_case(
+        "ReduceSumSquare", lambda v: sum(x * x for x in v), axes=(2,)),
+    "ReduceL1": lambda: reduce_case(
+        "ReduceL1", lambda v: sum(abs(x) for x in v), axes=(0, 1),
+        keepdims=0),
+    "ReduceL2": lambda: reduce_case(
+        "ReduceL2", lambda v: math.sqrt(sum(x * x for x in v))),
+    "ReduceL2-noop": lambda: reduce_case("ReduceL2", None, noop=1),
+    "ReduceLogSum": lambda: reduce_case(
+        "ReduceLogSum", lambda v: math.log(sum(v)), low=0.5, high=9.0),
+    "ReduceLogSumExp": lambda: reduce_case(
+        "ReduceLogSumExp", logsumexp, axes=(2,), keepdims=0, low=-200.0,
+        high=300.0),
+    "InstanceNormalization": lambda: group_norm_case(
+        "InstanceNormalization", (2, 3, 5, 7), 3, [0.5, -1.25, 2.0],
+        [0.1, 0.0, -3.0], 17, eps=1e-3),
+    "InstanceNormalization-1d": lambda: group_norm_case(
+        "InstanceNormalization", (3, 4, 10), 4, [1.0, 2.0, 3.0, 4.0],
+        [0.0, 0.5, 1.0, 1.5], 17),
+    "GroupNormalization-opset21": lambda: group_norm_case(
+        "GroupNormalization", (2, 6, 3, 5), 3,
+        [0.5, 1.0, 1.5, 2.0, -1.0, 0.25], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 21,
+        num_groups=3),
+    "GroupNormalization-opset18": lambda: group_norm_case(
+        "GroupNormalization", (2, 6, 3, 5), 2, [0.5, -2.0], [1.0, -1.0], 18,
+        eps=1e-2, num_groups=2),
+    "GroupNormalization-opset18-inputs": lambda: group_norm_case(
+        "GroupNormalization", (2, 6, 3, 5), 3, [0.5, -2.0, 3.0],
+        [1.0, -1.0, 0.0], 18, inputs=True, num_groups=3),
 }
 
 
