@@ -2,7 +2,8 @@
 //
 // Conv in ONNX's NCHW with OIHW filters becomes fuse.conv2d, which is NHWC
 // with OHWI filters: transposes on both sides, which the compiler lays out
-// as views. BatchNormalization at inference folds, on the host, into one
+// as views; a 1-D Conv (NCL) is the 2-D one over rows of height 1.
+// BatchNormalization at inference folds, on the host, into one
 // scale and one shift per channel. GlobalAveragePool is a mean over the
 // spatial axes.
 //
@@ -39,6 +40,10 @@ bool inRange(ArrayRef<int64_t> values, int64_t low) {
 Value transposedConstant(GraphImporter &g, Location loc, Value x,
                          ArrayRef<int64_t> perm, RankedTensorType type) {
   auto constant = x.getDefiningOp<fuse::ConstantOp>();
+  // A reshaped constant (a 1-D convolution's filter as a row of height 1)
+  // holds the same elements in the same order.
+  if (auto reshape = x.getDefiningOp<fuse::ReshapeOp>(); !constant && reshape)
+    constant = reshape.getInput().getDefiningOp<fuse::ConstantOp>();
   if (!constant)
     return nullptr;
   auto in = cast<RankedTensorType>(x.getType());
@@ -104,14 +109,54 @@ Value transposed(GraphImporter &g, Location loc, Value x,
                                    g.builder.getDenseI64ArrayAttr(perm));
 }
 
+/// A 1-D convolution's attribute as the 2-D one of a row of height 1:
+/// `height` (1 for strides and dilations, 0 for pads) before each value.
+std::optional<SmallVector<int64_t>>
+lifted(std::optional<SmallVector<int64_t>> v, int64_t height) {
+  if (!v)
+    return v;
+  SmallVector<int64_t> out;
+  // Pads [begin, end] become [top, left, bottom, right] = [0, begin, 0,
+  // end], as the others become [1, value].
+  for (int64_t value : *v)
+    out.append({height, value});
+  return out;
+}
+
+/// A [N, C, L] tensor (or [O, I, K] filter) as [N, C, 1, L].
+Value asRowOfHeightOne(GraphImporter &g, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return fuse::ReshapeOp::create(
+      g.builder, loc,
+      RankedTensorType::get(
+          {type.getDimSize(0), type.getDimSize(1), 1, type.getDimSize(2)},
+          type.getElementType()),
+      v);
+}
+
 LogicalResult conv(GraphImporter &g, const Node &node) {
   RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);
+  // A 1-D convolution (NCL input, OIK filter) runs as a 2-D one over rows of
+  // height 1.
+  const bool oneD = x && w && x.getRank() == 3 && w.getRank() == 3;
+  if (oneD) {
+    x = RankedTensorType::get(
+        {x.getDimSize(0), x.getDimSize(1), 1, x.getDimSize(2)},
+        x.getElementType());
+    w = RankedTensorType::get(
+        {w.getDimSize(0), w.getDimSize(1), 1, w.getDimSize(2)},
+        w.getElementType());
+  }
+  auto ints = [&](StringRef name) {
+    std::optional<SmallVector<int64_t>> v = g.intsAttr(node, name);
+    return oneD ? lifted(v, name == "pads" ? 0 : 1) : v;
+  };
   if (!x || !w || x.getRank() != 4 || w.getRank() != 4 ||
       !isa<FloatType>(x.getElementType()) ||
       x.getElementType() != w.getElementType()) {
     if (x && x.getRank() != 4)
-      g.unsupported(node) << "only 2-D convolutions (NCHW inputs) are "
-                             "supported, not "
+      g.unsupported(node) << "only 1-D and 2-D convolutions (NCL and NCHW "
+                             "inputs) are supported, not "
                           << x;
     else
       g.error(node) << "expects float NCHW input and OIHW filter of one type";
@@ -127,13 +172,12 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
     return failure();
   }
   SmallVector<int64_t> strides =
-      g.intsAttr(node, "strides").value_or(SmallVector<int64_t>{1, 1});
+      ints("strides").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> dilations =
-      g.intsAttr(node, "dilations").value_or(SmallVector<int64_t>{1, 1});
+      ints("dilations").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> pads =
-      g.intsAttr(node, "pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
-  if (std::optional<SmallVector<int64_t>> shape =
-          g.intsAttr(node, "kernel_shape");
+      ints("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
+  if (std::optional<SmallVector<int64_t>> shape = ints("kernel_shape");
       shape && (*shape != SmallVector<int64_t>{kh, kw})) {
     g.error(node) << "kernel_shape does not match filter " << w;
     return failure();
@@ -175,6 +219,10 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
   FailureOr<Value> input = g.operand(node, 0), filter = g.operand(node, 1);
   if (failed(input) || failed(filter))
     return failure();
+  if (oneD) {
+    input = asRowOfHeightOne(g, node.loc, *input);
+    filter = asRowOfHeightOne(g, node.loc, *filter);
+  }
   Value nhwc = transposed(g, node.loc, *input, {0, 2, 3, 1});
   Value ohwi = transposed(g, node.loc, *filter, {0, 2, 3, 1});
   auto resultType = RankedTensorType::get({x.getDimSize(0), out[0], out[1], f},
@@ -200,7 +248,13 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
     // NHWC: the bias broadcasts along the last axis as it is.
     y = fuse::AddOp::create(g.builder, node.loc, resultType, y, *bias);
   }
-  g.define(node, 0, transposed(g, node.loc, y, {0, 3, 1, 2}));
+  y = transposed(g, node.loc, y, {0, 3, 1, 2});
+  if (oneD)
+    y = fuse::ReshapeOp::create(
+        g.builder, node.loc,
+        RankedTensorType::get({x.getDimSize(0), f, out[1]}, x.getElementType()),
+        y);
+  g.define(node, 0, y);
   return success();
 }
 

@@ -1,5 +1,10 @@
 // RUN: opfuse-opt %s -split-input-file -fuse-decompose | FileCheck %s
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=keep-attention=1 fuse-explain=1" 2>&1 | FileCheck %s --check-prefix=KEEP
+// RUN: opfuse-opt %s -split-input-file "-fuse-decompose=fuse-explain=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WINDOWS
+// WINDOWS-NOT: remark: grouped
+// WINDOWS: :[[@LINE+190]]:8: remark: grouped conv2d (groups = 4) computed as windows: no GEMM kernel runs grouped convolutions; its taps' strided windows of the padded input make one loop kernel
+// WINDOWS: :[[@LINE+202]]:8: remark: grouped conv2d (groups = 2) computed as windows
+// WINDOWS-NOT: remark: grouped
 
 // softmax: the row maximum is subtracted before exp; reductions keep their
 // axis so that they broadcast back over the row.
@@ -166,4 +171,51 @@ func.func @attention_softcap(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x6x8xf32>, %
 func.func @attention_kept(%q: tensor<1x2x6x16xf16>, %k: tensor<1x2x6x16xf16>, %v: tensor<1x2x6x16xf16>) -> tensor<1x2x6x16xf16> {
   %0 = fuse.attention %q, %k, %v scale = 2.500000e-01 : (tensor<1x2x6x16xf16>, tensor<1x2x6x16xf16>, tensor<1x2x6x16xf16>) -> tensor<1x2x6x16xf16>
   return %0 : tensor<1x2x6x16xf16>
+}
+
+// -----
+
+// A depthwise conv2d (groups = channels) is the sum of its taps' strided
+// windows of the zero-padded input times each tap's weight per channel,
+// in f32, rounded once; no gather (each output channel reads its own).
+// CHECK-LABEL: func.func @depthwise
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x4xbf16>, %[[W:.*]]: tensor<4x3x3x1xbf16>)
+// CHECK: %[[TOP:.*]] = fuse.constant dense<0.000000e+00> : tensor<1x1x8x4xbf16>
+// CHECK: %[[H:.*]] = fuse.concat %[[TOP]], %[[X]], %{{.*}} axis = 1 : {{.*}} -> tensor<1x10x8x4xbf16>
+// CHECK: %[[P:.*]] = fuse.concat %{{.*}}, %[[H]], %{{.*}} axis = 2 : {{.*}} -> tensor<1x10x10x4xbf16>
+// CHECK: fuse.slice %[[P]] offsets = [0, 0, 0, 0] sizes = [1, 4, 4, 4] strides = [1, 2, 2, 1]
+// CHECK: fuse.slice %[[W]] offsets = [0, 0, 0, 0] sizes = [4, 1, 1, 1]
+// CHECK-NOT: fuse.gather
+// CHECK: fuse.slice %[[P]] offsets = [0, 2, 2, 0] sizes = [1, 4, 4, 4] strides = [1, 2, 2, 1]
+// CHECK: fuse.slice %[[W]] offsets = [0, 2, 2, 0]
+// CHECK: %[[ACC:.*]] = fuse.add {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK-NEXT: %[[Y:.*]] = fuse.cast %[[ACC]] : tensor<1x4x4x4xf32> to tensor<1x4x4x4xbf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @depthwise(%x: tensor<1x8x8x4xbf16>, %w: tensor<4x3x3x1xbf16>) -> tensor<1x4x4x4xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [2, 2] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 4 : (tensor<1x8x8x4xbf16>, tensor<4x3x3x1xbf16>) -> tensor<1x4x4x4xbf16>
+  return %0 : tensor<1x4x4x4xbf16>
+}
+
+// -----
+
+// Groups of two input channels: each term gathers the window's channel
+// that an output channel's group reads (output o reads o / 3 * 2 + ci).
+// CHECK-LABEL: func.func @grouped
+// CHECK: %[[I0:.*]] = fuse.constant dense<[0, 0, 0, 2, 2, 2]> : tensor<6xi32>
+// CHECK-NEXT: fuse.gather %{{.*}}, %[[I0]] axis = 3 : (tensor<1x6x6x4xf32>, tensor<6xi32>) -> tensor<1x6x6x6xf32>
+// CHECK: %[[I1:.*]] = fuse.constant dense<[1, 1, 1, 3, 3, 3]> : tensor<6xi32>
+func.func @grouped(%x: tensor<1x6x6x4xf32>, %w: tensor<6x1x1x2xf32>) -> tensor<1x6x6x6xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 2 : (tensor<1x6x6x4xf32>, tensor<6x1x1x2xf32>) -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+// More than 64 products an output (3 x 3 taps x 8 channels a group) stays
+// a conv2d.
+// CHECK-LABEL: func.func @wide_groups
+// CHECK: fuse.conv2d
+func.func @wide_groups(%x: tensor<1x6x6x16xf32>, %w: tensor<4x3x3x8xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 2 : (tensor<1x6x6x16xf32>, tensor<4x3x3x8xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
 }

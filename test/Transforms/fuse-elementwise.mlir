@@ -576,3 +576,22 @@ func.func @other_shape_siblings(%q: tensor<4x128xbf16>, %k: tensor<2x128xbf16>, 
   %b = fuse.mul %k, %cos : (tensor<2x128xbf16>, tensor<128xbf16>) -> tensor<2x128xbf16>
   return %a, %b : tensor<4x128xbf16>, tensor<2x128xbf16>
 }
+
+// -----
+
+// A reshape met before the data movement it is read beside (producers are
+// considered latest first) joins once the slice has: the filter tap's
+// weights of a windowed convolution.
+// CHECK-LABEL: func.func @reshape_before_slice
+// CHECK: fuse.group
+// CHECK: fuse.slice
+// CHECK: fuse.reshape
+// CHECK: fuse.mul
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+func.func @reshape_before_slice(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>) -> tensor<2x8xf32> {
+  %s = fuse.slice %x offsets = [0, 0] sizes = [2, 8] strides = [2, 1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  %r = fuse.reshape %w : tensor<8x1xf32> -> tensor<8xf32>
+  %m = fuse.mul %s, %r : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %m : tensor<2x8xf32>
+}

@@ -119,9 +119,18 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
            << " bytes of shared memory for " << elementType
            << " operands; an sm_90 block has at most "
            << kMaxSharedBytesPerBlock;
-  if (p.conv && p.conv.getGroups() != 1)
+  if (p.conv && p.conv.getGroups() != 1) {
+    if (fuse::decomposesAsWindows(p.conv))
+      return p.conv.emitError("grouped conv2d (groups = ")
+             << p.conv.getGroups()
+             << ") is computed as windows: run fuse-decompose first";
+    auto filter = cast<RankedTensorType>(p.conv.getFilter().getType());
     return p.conv.emitError("grouped conv2d (groups = ")
-           << p.conv.getGroups() << ") is not yet supported for GPU emission";
+           << p.conv.getGroups() << ", "
+           << filter.getDimSize(1) * filter.getDimSize(2) * filter.getDimSize(3)
+           << " products an output, more than the " << fuse::kMaxWindowTerms
+           << " computed as windows) is not yet supported for GPU emission";
+  }
   // An operand read through views inside the group: its strided layout
   // over the group input the views start from.
   auto isInside = [&](Operation *op) {

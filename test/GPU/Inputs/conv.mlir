@@ -36,3 +36,36 @@ func.func @asymmetric_f16(%x: tensor<1x10x12x8xf16>, %w: tensor<72x3x2x8xf16>) -
       : (tensor<1x10x12x8xf16>, tensor<72x3x2x8xf16>) -> tensor<1x9x13x72xf16>
   return %0 : tensor<1x9x13x72xf16>
 }
+
+// Grouped convolutions (fuse-decompose computes them as the strided windows
+// of the padded input): MobileNet's depthwise 3x3 with stride 2, bias and
+// ReLU6 in bf16; a depthwise multiplier of 2 in f16; ConvNeXt's 7x7
+// depthwise; groups of four channels, dilated, in f32.
+func.func @depthwise_relu6(%x: tensor<2x15x13x32xbf16>, %w: tensor<32x3x3x1xbf16>, %b: tensor<32xbf16>) -> tensor<2x8x7x32xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [2, 2] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 32
+      : (tensor<2x15x13x32xbf16>, tensor<32x3x3x1xbf16>) -> tensor<2x8x7x32xbf16>
+  %1 = fuse.add %0, %b : (tensor<2x8x7x32xbf16>, tensor<32xbf16>) -> tensor<2x8x7x32xbf16>
+  %zero = fuse.constant dense<0.0> : tensor<bf16>
+  %six = fuse.constant dense<6.0> : tensor<bf16>
+  %2 = fuse.max %1, %zero : (tensor<2x8x7x32xbf16>, tensor<bf16>) -> tensor<2x8x7x32xbf16>
+  %3 = fuse.min %2, %six : (tensor<2x8x7x32xbf16>, tensor<bf16>) -> tensor<2x8x7x32xbf16>
+  return %3 : tensor<2x8x7x32xbf16>
+}
+
+func.func @depthwise_multiplier_f16(%x: tensor<1x9x11x12xf16>, %w: tensor<24x3x3x1xf16>) -> tensor<1x9x11x24xf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 12
+      : (tensor<1x9x11x12xf16>, tensor<24x3x3x1xf16>) -> tensor<1x9x11x24xf16>
+  return %0 : tensor<1x9x11x24xf16>
+}
+
+func.func @depthwise_7x7(%x: tensor<1x14x14x40xbf16>, %w: tensor<40x7x7x1xbf16>) -> tensor<1x14x14x40xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [3, 3, 3, 3] dilation = [1, 1] groups = 40
+      : (tensor<1x14x14x40xbf16>, tensor<40x7x7x1xbf16>) -> tensor<1x14x14x40xbf16>
+  return %0 : tensor<1x14x14x40xbf16>
+}
+
+func.func @grouped_dilated_f32(%x: tensor<2x10x9x16xf32>, %w: tensor<8x3x3x4xf32>) -> tensor<2x6x5x8xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [2, 2] groups = 4
+      : (tensor<2x10x9x16xf32>, tensor<8x3x3x4xf32>) -> tensor<2x6x5x8xf32>
+  return %0 : tensor<2x6x5x8xf32>
+}

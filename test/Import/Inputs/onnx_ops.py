@@ -266,6 +266,87 @@ def group_norm_case(op, shape, groups, scale, bias, opset, eps=None,
     return Case(text, feeds, {"y": (shape, y)}, rtol=1e-5, atol=1e-5)
 
 
+def conv1d_case(n, c, length, f, k, stride=1, dilation=1, pads=(0, 0),
+                groups=1, bias=True, auto_pad=None):
+    x = [f32(v) for v in ramp(n * c * length, -2.0, 3.0)]
+    w = [f32(((i * 7) % 11 - 5) / 8) for i in range(f * (c // groups) * k)]
+    b = [f32(0.25 * i - 0.5) for i in range(f)]
+    attrs = {"strides": [stride], "dilations": [dilation],
+             "kernel_shape": [k]}
+    if auto_pad:
+        attrs["auto_pad"] = auto_pad
+        out = -(-length // stride)
+        total = max(0, (out - 1) * stride + dilation * (k - 1) + 1 - length)
+        pads = (total // 2, total - total // 2)
+    else:
+        attrs["pads"] = list(pads)
+    if groups > 1:
+        attrs["group"] = groups
+    inits = [initializer("w", "f32", (f, c // groups, k), w)]
+    inputs = ["x", "w"]
+    if bias:
+        inits.append(initializer("b", "f32", (f,), b))
+        inputs.append("b")
+    text = model([("x", "f32", (n, c, length))], ["y"],
+                 [node("Conv", inputs, "y", **attrs)], inits)
+    out = (length + pads[0] + pads[1] - dilation * (k - 1) - 1) // stride + 1
+    per_group_in, per_group_out = c // groups, f // groups
+    y = []
+    for b_ in range(n):
+        for o in range(f):
+            gi = o // per_group_out
+            for p in range(out):
+                acc = b[o] if bias else 0.0
+                for ci in range(per_group_in):
+                    for t in range(k):
+                        pos = p * stride + t * dilation - pads[0]
+                        if 0 <= pos < length:
+                            channel = gi * per_group_in + ci
+                            acc += (x[(b_ * c + channel) * length + pos] *
+                                    w[(o * per_group_in + ci) * k + t])
+                y.append(acc)
+    return Case(text, {"x": ("f32", (n, c, length), x)},
+                {"y": ((n, f, out), y)}, rtol=1e-5, atol=1e-5)
+
+
+def conv2d_case(n, c, hw, f, k, stride=1, pad=0, groups=1, dilation=1):
+    """A 2-D Conv (NCHW, OIHW filter, bias), square: hw x hw input, k x k
+    kernel, the same stride, pad and dilation on both axes."""
+    x = [f32(v) for v in ramp(n * c * hw * hw, -2.0, 3.0)]
+    cg = c // groups
+    w = [f32(((i * 7) % 13 - 6) / 8) for i in range(f * cg * k * k)]
+    b = [f32(0.125 * i - 0.5) for i in range(f)]
+    attrs = {"strides": [stride, stride], "pads": [pad] * 4,
+             "dilations": [dilation, dilation], "kernel_shape": [k, k]}
+    if groups > 1:
+        attrs["group"] = groups
+    text = model([("x", "f32", (n, c, hw, hw))], ["y"],
+                 [node("Conv", ["x", "w", "b"], "y", **attrs)],
+                 [initializer("w", "f32", (f, cg, k, k), w),
+                  initializer("b", "f32", (f,), b)])
+    out = (hw + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+    fg = f // groups
+    y = []
+    for b_ in range(n):
+        for o in range(f):
+            for r in range(out):
+                for q in range(out):
+                    acc = b[o]
+                    for ci in range(cg):
+                        channel = o // fg * cg + ci
+                        for i in range(k):
+                            for j in range(k):
+                                rr = r * stride + i * dilation - pad
+                                qq = q * stride + j * dilation - pad
+                                if 0 <= rr < hw and 0 <= qq < hw:
+                                    acc += (x[((b_ * c + channel) * hw + rr)
+                                              * hw + qq] *
+                                            w[((o * cg + ci) * k + i) * k + j])
+                    y.append(acc)
+    return Case(text, {"x": ("f32", (n, c, hw, hw), x)},
+                {"y": ((n, f, out, out), y)}, rtol=1e-5, atol=1e-5)
+
+
 CASES = {
     "HardSigmoid": lambda: unary_case(
         "HardSigmoid", lambda v: hard_sigmoid(v, f32(0.3), f32(0.4)),
@@ -332,6 +413,20 @@ CASES = {
     "GroupNormalization-opset18-inputs": lambda: group_norm_case(
         "GroupNormalization", (2, 6, 3, 5), 3, [0.5, -2.0, 3.0],
         [1.0, -1.0, 0.0], 18, inputs=True, num_groups=3),
+    "Conv-1d": lambda: conv1d_case(2, 3, 17, 4, 3, pads=(1, 2)),
+    "Conv-1d-strided-dilated-grouped": lambda: conv1d_case(
+        1, 4, 20, 6, 3, stride=2, dilation=2, pads=(2, 1), groups=2,
+        bias=False),
+    "Conv-1d-same-upper": lambda: conv1d_case(
+        2, 2, 9, 3, 4, stride=2, auto_pad="SAME_UPPER"),
+    "Conv-depthwise-3x3-stride2": lambda: conv2d_case(
+        2, 8, 9, 8, 3, stride=2, pad=1, groups=8),
+    "Conv-depthwise-multiplier2": lambda: conv2d_case(
+        1, 4, 7, 8, 3, pad=1, groups=4),
+    "Conv-depthwise-7x7": lambda: conv2d_case(
+        1, 6, 10, 6, 7, pad=3, groups=6),
+    "Conv-grouped-4-channels-dilated": lambda: conv2d_case(
+        1, 8, 9, 4, 3, pad=2, groups=2, dilation=2),
 }
 
 

@@ -38,6 +38,13 @@ int64_t countOutputTiles(const GemmShape &shape, const MatmulTiling &tiling) {
          llvm::divideCeil(shape.n, tiling.blockN);
 }
 
+bool decomposesAsWindows(Conv2DOp conv) {
+  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+  return conv.getGroups() > 1 &&
+         filter.getDimSize(1) * filter.getDimSize(2) * filter.getDimSize(3) <=
+             kMaxWindowTerms;
+}
+
 bool isSkinnyGemm(const GemmShape &shape) {
   return shape.m <= 64 && shape.k >= 256;
 }

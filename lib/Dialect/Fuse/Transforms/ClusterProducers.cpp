@@ -50,6 +50,14 @@ std::string whyNotRecomputed(Operation *producer, bool cheap,
 
 } // namespace
 
+void Clustering::remarkReshapeLeftOut(Operation *reshape, int k) {
+  remark(reshape, k, stat::reshape,
+         "not fused: a reshape joins a kernel only when all its users "
+         "are inside and it spans the kernel's whole iteration space "
+         "(or the kernel moves data); outside a kernel it is free (its "
+         "result aliases its input)");
+}
+
 void Clustering::consider(Operation *producer, int k, Worklist &worklist) {
   Cluster &cluster = clusters[k];
   if (Operation *reduction = foreignReductionFeeding(producer, k)) {
@@ -62,11 +70,12 @@ void Clustering::consider(Operation *producer, int k, Worklist &worklist) {
   bool allUsersInside = llvm::all_of(
       producer->getUsers(), [&](Operation *u) { return inCluster(u, k); });
   if (isa<ReshapeOp>(producer) && !reshapeJoins(producer, k, allUsersInside)) {
-    remark(producer, k, stat::reshape,
-           "not fused: a reshape joins a kernel only when all its users "
-           "are inside and it spans the kernel's whole iteration space "
-           "(or the kernel moves data); outside a kernel it is free (its "
-           "result aliases its input)");
+    // The data movement it would join may not have joined yet (producers
+    // are considered latest first): asked again once the worklist is empty.
+    if (allUsersInside && !cluster.hasDataMovement)
+      deferredReshapes.push_back(producer);
+    else
+      remarkReshapeLeftOut(producer, k);
     return;
   }
   if (allUsersInside) {

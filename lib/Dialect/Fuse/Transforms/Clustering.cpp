@@ -54,6 +54,7 @@ void Clustering::run() {
     Worklist candidates;
     DenseSet<Operation *> considered;
     expand(op, k, candidates);
+    deferredReshapes.clear();
     while (!candidates.empty()) {
       Operation *producer = candidates.top();
       candidates.pop();
@@ -64,6 +65,20 @@ void Clustering::run() {
         tryPrologue(matmul, k);
       else
         consider(producer, k, candidates);
+      if (!candidates.empty())
+        continue;
+      // Reshapes met before the kernel moved data: asked again now that it
+      // does, or left out for good.
+      SmallVector<Operation *> deferred = std::move(deferredReshapes);
+      deferredReshapes.clear();
+      for (Operation *reshape : deferred) {
+        if (clusters[k].hasDataMovement) {
+          considered.erase(reshape);
+          candidates.push(reshape);
+        } else {
+          remarkReshapeLeftOut(reshape, k);
+        }
+      }
     }
     // Once no worklist holds them: what the GEMM prologues replaced.
     eraseReplacedChains();

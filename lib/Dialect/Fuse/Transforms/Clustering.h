@@ -160,6 +160,10 @@ private:
 
   /// Decides what becomes of `producer`, a fusible op feeding cluster `k`.
   void consider(Operation *producer, int k, Worklist &worklist);
+  /// Reshapes `consider` met while cluster `k` moved no data yet; asked
+  /// again once its worklist is empty.
+  SmallVector<Operation *> deferredReshapes;
+  void remarkReshapeLeftOut(Operation *reshape, int k);
 
   /// The matmul of cluster `k` whose A operand `producer` computes, if
   /// `producer` is elementwise.

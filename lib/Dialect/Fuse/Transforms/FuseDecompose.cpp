@@ -12,6 +12,8 @@
 
 #include "opfuse/Dialect/Fuse/Transforms/Explain.h"
 
+#include "GroupedConvWindows.h"
+
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
@@ -230,6 +232,21 @@ struct FuseDecomposePass
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     getOperation().walk([&](Operation *op) {
+      if (auto conv = dyn_cast<Conv2DOp>(op)) {
+        if (!decomposesAsWindows(conv))
+          return;
+        if (explain) {
+          const std::string why =
+              "no GEMM kernel runs grouped convolutions; its taps' strided "
+              "windows of the padded input make one loop kernel";
+          op->emitRemark("grouped conv2d (groups = ")
+              << conv.getGroups() << ") computed as windows: " << why;
+          emitStructuredRemark(op, "fuse-decompose", ExplainKind::Passed,
+                               "grouped-conv-windows", why);
+        }
+        composites.push_back(op);
+        return;
+      }
       if (!isComposite(op))
         return;
       if (auto attention = dyn_cast<AttentionOp>(op);
@@ -255,7 +272,8 @@ struct FuseDecomposePass
               .Case([&](SoftmaxOp s) { return decomposer.softmax(s); })
               .Case([&](LayerNormOp l) { return decomposer.layerNorm(l); })
               .Case([&](RmsNormOp r) { return decomposer.rmsNorm(r); })
-              .Case([&](AttentionOp a) { return decomposer.attention(a); });
+              .Case([&](AttentionOp a) { return decomposer.attention(a); })
+              .Case([&](Conv2DOp c) { return buildConvWindows(b, c); });
       op->getResult(0).replaceAllUsesWith(replacement);
       op->erase();
     }

@@ -34,6 +34,16 @@ bool isContraction(mlir::Operation *op);
 /// an implicit GEMM.
 bool isGemmContraction(mlir::Operation *op);
 
+/// The most products a grouped convolution's output element may sum
+/// (KH x KW x input channels per group) for fuse-decompose to write it as
+/// the strided windows of its input; beyond it the kernel would be bound
+/// by its arithmetic and its many loads rather than by memory.
+constexpr int64_t kMaxWindowTerms = 64;
+
+/// Whether fuse-decompose writes `conv` as windows: no GEMM kernel runs
+/// groups, and it has at most kMaxWindowTerms products an output.
+bool decomposesAsWindows(Conv2DOp conv);
+
 /// A contraction seen as a batch of GEMMs: `batch` independent products of
 /// an MxK and a KxN matrix. A conv2d is one GEMM with M = N*OH*OW output
 /// pixels, N = F filters and K = KH*KW*C/groups.

@@ -56,7 +56,7 @@ def FuseRecognizeAttention : Pass<"fuse-recognize-attention", "mlir::func::FuncO
 }
 
 def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
-  let summary = "Decompose softmax, layer_norm, rms_norm and attention into primitives";
+  let summary = "Decompose softmax, layer_norm, rms_norm, attention and grouped conv2d into primitives";
   let description = [{
     Rewrites softmax (max-subtracted), layer_norm (with a corrected
     two-pass variance) and rms_norm into reductions and elementwise ops,
@@ -67,6 +67,15 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
     Reductions keep their axes so that their results broadcast back over
     the row; f16 and bf16 are widened to f32 first and the result rounded
     once. docs/numerics.md gives the formulas and why.
+
+    A grouped conv2d (depthwise among them), which no GEMM kernel runs,
+    with at most 64 products an output (KH x KW x input channels per
+    group) becomes the sum over its taps of the strided windows of its
+    zero-padded input (a concat with zeros, then slices) times each tap's
+    weight per output channel, in f32; where a group has several input
+    channels, one term per channel, the window gathered onto the output
+    channels that read it. Fusion makes one memory-bound loop kernel of it
+    with its bias and activation, as it does of a pool.
 
     With `keep-attention` an attention the fused attention kernel computes
     (bf16 or f16, head dimensions multiples of 16 up to 128) stays one op

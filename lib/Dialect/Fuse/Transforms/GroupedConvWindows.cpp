@@ -1,0 +1,137 @@
+//===- GroupedConvWindows.cpp - Grouped convolutions as strided windows ---===//
+//
+// A depthwise convolution does KH x KW multiply-adds per output element: far
+// too few for a GEMM kernel, which would pad each group's few channels to a
+// whole tile, and the GEMM kernels run no groups. Written as the sum of its
+// taps' strided windows of the padded input, as pooling is, fusion makes
+// one memory-bound loop kernel of it that reads each window in place (the
+// pad a concat with zeros, the windows slices), together with its bias and
+// activation. A group of several input channels adds one term per channel,
+// the window gathered onto the output channels that read it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupedConvWindows.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace opfuse::fuse {
+
+namespace {
+
+struct ConvShape {
+  int64_t n, h, w, c, f, kh, kw, groups;
+  int64_t perGroupIn() const { return c / groups; }
+  int64_t perGroupOut() const { return f / groups; }
+};
+
+ConvShape shapeOf(Conv2DOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  auto filter = cast<RankedTensorType>(op.getFilter().getType());
+  return {in.getDimSize(0),     in.getDimSize(1),     in.getDimSize(2),
+          in.getDimSize(3),     filter.getDimSize(0), filter.getDimSize(1),
+          filter.getDimSize(2), op.getGroups()};
+}
+
+/// `x` with `before` and `after` zeros along `axis` (a concat).
+Value padWithZeros(OpBuilder &b, Location loc, Value x, int64_t axis,
+                   int64_t before, int64_t after) {
+  if (before == 0 && after == 0)
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  auto zeros = [&](int64_t size) -> Value {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = size;
+    auto zeroType = RankedTensorType::get(shape, type.getElementType());
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(zeroType,
+                               b.getFloatAttr(type.getElementType(), 0.0)));
+  };
+  SmallVector<Value> parts;
+  if (before)
+    parts.push_back(zeros(before));
+  parts.push_back(x);
+  if (after)
+    parts.push_back(zeros(after));
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] += before + after;
+  return ConcatOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), parts, axis);
+}
+
+Value widened(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType().isF32())
+    return v;
+  return CastOp::create(b, loc, type.clone(b.getF32Type()), v);
+}
+
+} // namespace
+
+Value buildConvWindows(OpBuilder &b, Conv2DOp op) {
+  Location loc = op.getLoc();
+  const ConvShape s = shapeOf(op);
+  auto resultType = cast<RankedTensorType>(op.getType());
+  const int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  ArrayRef<int64_t> strides = op.getStrides(), dilation = op.getDilation();
+  ArrayRef<int64_t> padding = op.getPadding(); // [top, bottom, left, right]
+  Value padded = padWithZeros(b, loc, op.getInput(), 1, padding[0], padding[1]);
+  padded = padWithZeros(b, loc, padded, 2, padding[2], padding[3]);
+  auto elementType = resultType.getElementType();
+  auto windowType = RankedTensorType::get({s.n, oh, ow, s.c}, elementType);
+  auto weightType = RankedTensorType::get({s.f}, elementType);
+  auto f32Result = resultType.clone(b.getF32Type());
+  // Output channel o reads input channel (o / perGroupOut) * perGroupIn + ci.
+  auto indexType = RankedTensorType::get({s.f}, b.getI32Type());
+  const bool channelwise = s.perGroupIn() == 1 && s.perGroupOut() == 1;
+  Value acc;
+  for (int64_t i = 0; i < s.kh; ++i)
+    for (int64_t j = 0; j < s.kw; ++j) {
+      // A 1x1 convolution without stride or padding reads the input as it
+      // is.
+      Value window =
+          windowType == padded.getType()
+              ? padded
+              : SliceOp::create(
+                    b, loc, windowType, padded,
+                    b.getDenseI64ArrayAttr(
+                        {0, i * dilation[0], j * dilation[1], 0}),
+                    b.getDenseI64ArrayAttr(windowType.getShape()),
+                    b.getDenseI64ArrayAttr({1, strides[0], strides[1], 1}))
+                    .getResult();
+      window = widened(b, loc, window);
+      for (int64_t ci = 0; ci < s.perGroupIn(); ++ci) {
+        Value source = window;
+        if (!channelwise) {
+          SmallVector<int32_t> channels;
+          for (int64_t o = 0; o < s.f; ++o)
+            channels.push_back(static_cast<int32_t>(
+                o / s.perGroupOut() * s.perGroupIn() + ci));
+          Value indices = ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(indexType, ArrayRef<int32_t>(channels)));
+          source = GatherOp::create(b, loc, f32Result, window, indices, 3);
+        }
+        // filter[:, i, j, ci], one weight per output channel, broadcast
+        // along the last (channel) axis.
+        Value weight = SliceOp::create(
+            b, loc, RankedTensorType::get({s.f, 1, 1, 1}, elementType),
+            op.getFilter(), b.getDenseI64ArrayAttr({0, i, j, ci}),
+            b.getDenseI64ArrayAttr({s.f, 1, 1, 1}),
+            b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+        weight = ReshapeOp::create(b, loc, weightType, weight);
+        Value term =
+            MulOp::create(b, loc, f32Result, source, widened(b, loc, weight));
+        acc = acc ? AddOp::create(b, loc, f32Result, acc, term).getResult()
+                  : term;
+      }
+    }
+  if (elementType.isF32())
+    return acc;
+  return CastOp::create(b, loc, resultType, acc);
+}
+
+} // namespace opfuse::fuse
