@@ -13,6 +13,8 @@ const llvm::StringMap<Converter> &converters() {
     registerComputeConverters(map);
     registerVisionConverters(map);
     registerNormalizationConverters(map);
+    registerLayoutConverters(map);
+    registerResizeConverter(map);
     return map;
   }();
   return table;

@@ -13,6 +13,8 @@ void registerShapeConverters(llvm::StringMap<Converter> &map);
 void registerComputeConverters(llvm::StringMap<Converter> &map);
 void registerVisionConverters(llvm::StringMap<Converter> &map);
 void registerNormalizationConverters(llvm::StringMap<Converter> &map);
+void registerLayoutConverters(llvm::StringMap<Converter> &map);
+void registerResizeConverter(llvm::StringMap<Converter> &map);
 
 } // namespace opfuse::onnx_import
 

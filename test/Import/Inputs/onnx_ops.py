@@ -347,6 +347,117 @@ def conv2d_case(n, c, hw, f, k, stride=1, pad=0, groups=1, dilation=1):
                 {"y": ((n, f, out, out), y)}, rtol=1e-5, atol=1e-5)
 
 
+def pad_case(shape, pads, mode=None, value=None, axes=None, opset=18):
+    """Pad, checked element by element against numpy.pad's rules: an
+    output position o of an axis reads input o - before, or, outside the
+    input, the constant, the edge, the mirror image or the wrapped
+    element."""
+    x = [f32(v) for v in ramp(math.prod(shape), -4.0, 5.0)]
+    rank = len(shape)
+    padded_axes = list(range(rank)) if axes is None else [
+        a % rank for a in axes]
+    before, after = [0] * rank, [0] * rank
+    for i, a in enumerate(padded_axes):
+        before[a], after[a] = pads[i], pads[i + len(padded_axes)]
+    inits = [initializer("pads", "i64", (len(pads),), list(pads))]
+    inputs = ["x", "pads"]
+    if value is not None:
+        inits.append(initializer("value", "f32", (), [value]))
+        inputs.append("value")
+    if axes is not None:
+        if value is None:
+            inputs.append("")
+        inits.append(initializer("axes", "i64", (len(axes),), list(axes)))
+        inputs.append("axes")
+    attrs = {"mode": mode} if mode else {}
+    text = model([("x", "f32", shape)], ["y"],
+                 [node("Pad", inputs, "y", **attrs)], inits, opset=opset)
+    out = tuple(n + b + a for n, b, a in zip(shape, before, after))
+
+    def source(q, n):
+        if 0 <= q < n:
+            return q
+        if mode in (None, "constant"):
+            return None
+        if mode == "edge":
+            return min(max(q, 0), n - 1)
+        if mode == "wrap":
+            return q % n
+        period = 2 * (n - 1)
+        r = q % period
+        return r if r < n else period - r
+
+    y = []
+    for i in range(math.prod(out)):
+        coords = [source(c - b, n)
+                  for c, b, n in zip(unravel(out, i), before, shape)]
+        if None in coords:
+            y.append(0.0 if value is None else value)
+        else:
+            flat = 0
+            for c, n in zip(coords, shape):
+                flat = flat * n + c
+            y.append(x[flat])
+    return Case(text, {"x": ("f32", shape, x)}, {"y": (out, y)})
+
+
+def tile_case(shape, repeats):
+    x = [f32(v) for v in ramp(math.prod(shape), -1.0, 2.0)]
+    text = model([("x", "f32", shape)], ["y"],
+                 [node("Tile", ["x", "r"], "y")],
+                 [initializer("r", "i64", (len(repeats),), list(repeats))])
+    out = tuple(n * r for n, r in zip(shape, repeats))
+    y = []
+    for i in range(math.prod(out)):
+        flat = 0
+        for c, n in zip(unravel(out, i), shape):
+            flat = flat * n + c % n
+        y.append(x[flat])
+    return Case(text, {"x": ("f32", shape, x)}, {"y": (out, y)})
+
+
+# The ONNX operator documentation's DepthToSpace example: x is [1, 8, 2, 3]
+# holding 9 c + 3 h + w, and its DCR and CRD results.
+D2S_X = [9.0 * c + 3 * h + w for c in range(8) for h in range(2)
+         for w in range(3)]
+D2S_DCR = [0, 18, 1, 19, 2, 20, 36, 54, 37, 55, 38, 56, 3, 21, 4, 22, 5, 23,
+           39, 57, 40, 58, 41, 59, 9, 27, 10, 28, 11, 29, 45, 63, 46, 64, 47,
+           65, 12, 30, 13, 31, 14, 32, 48, 66, 49, 67, 50, 68]
+D2S_CRD = [0, 9, 1, 10, 2, 11, 18, 27, 19, 28, 20, 29, 3, 12, 4, 13, 5, 14,
+           21, 30, 22, 31, 23, 32, 36, 45, 37, 46, 38, 47, 54, 63, 55, 64, 56,
+           65, 39, 48, 40, 49, 41, 50, 57, 66, 58, 67, 59, 68]
+
+
+def depth_case(op, x_shape, x, y_shape, y, **attrs):
+    text = model([("x", "f32", x_shape)], ["y"],
+                 [node(op, ["x"], "y", blocksize=2, **attrs)])
+    return Case(text, {"x": ("f32", x_shape, x)},
+                {"y": (y_shape, [float(v) for v in y])})
+
+
+def resize_case(x_shape, x, y_shape, y, scales=None, sizes=None, opset=13,
+                **attrs):
+    """Resize against the expected outputs of the ONNX backend tests of the
+    same name (their inputs and results, as the operator's tests give
+    them)."""
+    inits = [initializer("roi", "f32", (0,), [])]
+    inputs = ["x", "roi"]
+    if scales is not None:
+        inits.append(initializer("scales", "f32", (len(scales),), scales))
+        inputs.append("scales")
+    else:
+        inits.append(initializer("sizes", "i64", (len(sizes),), sizes))
+        inputs += ["", "sizes"]
+    text = model([("x", "f32", x_shape)], ["y"],
+                 [node("Resize", inputs, "y", **attrs)], inits, opset=opset)
+    return Case(text, {"x": ("f32", x_shape, [float(v) for v in x])},
+                {"y": (y_shape, [float(v) for v in y])}, rtol=1e-6,
+                atol=1e-6)
+
+
+RESIZE_4X4 = list(range(1, 17))
+
+
 CASES = {
     "HardSigmoid": lambda: unary_case(
         "HardSigmoid", lambda v: hard_sigmoid(v, f32(0.3), f32(0.4)),
@@ -427,6 +538,73 @@ CASES = {
         1, 6, 10, 6, 7, pad=3, groups=6),
     "Conv-grouped-4-channels-dilated": lambda: conv2d_case(
         1, 8, 9, 4, 3, pad=2, groups=2, dilation=2),
+    "Pad-constant-value": lambda: pad_case((3, 4), [1, 2, 0, 3], value=1.5),
+    "Pad-nchw-zeros": lambda: pad_case((1, 2, 3, 3), [0, 0, 1, 2, 0, 0, 2, 1],
+                                       opset=13),
+    "Pad-crop": lambda: pad_case((4, 5), [-1, 2, 1, -2]),
+    "Pad-edge": lambda: pad_case((2, 3, 4), [0, 2, 1, 0, 1, 3], mode="edge"),
+    "Pad-reflect": lambda: pad_case((3, 4), [2, 3, 2, 5], mode="reflect"),
+    "Pad-wrap-axes": lambda: pad_case((2, 3, 4), [2, 5], mode="wrap",
+                                      axes=[-1], opset=19),
+    "Tile": lambda: tile_case((2, 3), (3, 2)),
+    "Tile-3d": lambda: tile_case((2, 1, 3), (1, 4, 2)),
+    "DepthToSpace-DCR": lambda: depth_case(
+        "DepthToSpace", (1, 8, 2, 3), D2S_X, (1, 2, 4, 6), D2S_DCR),
+    "DepthToSpace-CRD": lambda: depth_case(
+        "DepthToSpace", (1, 8, 2, 3), D2S_X, (1, 2, 4, 6), D2S_CRD,
+        mode="CRD"),
+    "SpaceToDepth": lambda: depth_case(
+        "SpaceToDepth", (1, 2, 4, 6), D2S_DCR, (1, 8, 2, 3), D2S_X),
+    "Resize-upsample-scales-nearest": lambda: resize_case(
+        (1, 1, 2, 2), [1, 2, 3, 4], (1, 1, 4, 6),
+        [1, 1, 1, 2, 2, 2] * 2 + [3, 3, 3, 4, 4, 4] * 2,
+        scales=[1.0, 1.0, 2.0, 3.0], mode="nearest"),
+    "Resize-downsample-scales-nearest": lambda: resize_case(
+        (1, 1, 2, 4), range(1, 9), (1, 1, 1, 2), [1, 3],
+        scales=[1.0, 1.0, 0.6, 0.6], mode="nearest"),
+    "Resize-upsample-sizes-nearest": lambda: resize_case(
+        (1, 1, 2, 2), [1, 2, 3, 4], (1, 1, 7, 8),
+        [1, 1, 1, 1, 2, 2, 2, 2] * 4 + [3, 3, 3, 3, 4, 4, 4, 4] * 3,
+        sizes=[1, 1, 7, 8], mode="nearest"),
+    "Resize-upsample-sizes-nearest-ceil-half-pixel": lambda: resize_case(
+        (1, 1, 4, 4), RESIZE_4X4, (1, 1, 8, 8),
+        sum(([r, r + 1, r + 1, r + 2, r + 2, r + 3, r + 3, r + 3]
+             for r in (1, 5, 5, 9, 9, 13, 13, 13)), []),
+        sizes=[1, 1, 8, 8], mode="nearest", nearest_mode="ceil"),
+    "Resize-upsample-sizes-nearest-floor-align-corners": lambda: resize_case(
+        (1, 1, 4, 4), RESIZE_4X4, (1, 1, 8, 8),
+        sum(([r, r, r, r + 1, r + 1, r + 2, r + 2, r + 3]
+             for r in (1, 1, 1, 5, 5, 9, 9, 13)), []),
+        sizes=[1, 1, 8, 8], mode="nearest", nearest_mode="floor",
+        coordinate_transformation_mode="align_corners"),
+    "Resize-upsample-sizes-nearest-round-prefer-ceil-asymmetric":
+        lambda: resize_case(
+            (1, 1, 4, 4), RESIZE_4X4, (1, 1, 8, 8),
+            sum(([r, r + 1, r + 1, r + 2, r + 2, r + 3, r + 3, r + 3]
+                 for r in (1, 5, 5, 9, 9, 13, 13, 13)), []),
+            sizes=[1, 1, 8, 8], mode="nearest",
+            nearest_mode="round_prefer_ceil",
+            coordinate_transformation_mode="asymmetric"),
+    "Resize-upsample-scales-linear": lambda: resize_case(
+        (1, 1, 2, 2), [1, 2, 3, 4], (1, 1, 4, 4),
+        [1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5,
+         3, 3.25, 3.75, 4], scales=[1.0, 1.0, 2.0, 2.0], mode="linear"),
+    "Resize-upsample-scales-linear-align-corners": lambda: resize_case(
+        (1, 1, 2, 2), [1, 2, 3, 4], (1, 1, 4, 4),
+        [1, 4 / 3, 5 / 3, 2, 5 / 3, 2, 7 / 3, 8 / 3, 7 / 3, 8 / 3, 3,
+         10 / 3, 3, 10 / 3, 11 / 3, 4], scales=[1.0, 1.0, 2.0, 2.0],
+        mode="linear", coordinate_transformation_mode="align_corners"),
+    "Resize-downsample-scales-linear": lambda: resize_case(
+        (1, 1, 2, 4), range(1, 9), (1, 1, 1, 2), [8 / 3, 13 / 3],
+        scales=[1.0, 1.0, 0.6, 0.6], mode="linear"),
+    "Resize-downsample-scales-linear-align-corners": lambda: resize_case(
+        (1, 1, 2, 4), range(1, 9), (1, 1, 1, 2), [1, 22 / 7],
+        scales=[1.0, 1.0, 0.6, 0.6], mode="linear",
+        coordinate_transformation_mode="align_corners"),
+    "Resize-opset18-axes": lambda: resize_case(
+        (1, 1, 2, 2), [1, 2, 3, 4], (1, 1, 4, 6),
+        [1, 1, 1, 2, 2, 2] * 2 + [3, 3, 3, 4, 4, 4] * 2,
+        scales=[2.0, 3.0], mode="nearest", axes=[2, 3], opset=18),
 }
 
 
