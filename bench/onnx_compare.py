@@ -2,7 +2,8 @@
 """Exported models end to end: PyTorch -> ONNX -> opt-fuse, against eager and torch.compile.
 
 Runs on the GPU machine, one script, one GPU. Builds ResNet-18
-(torchvision), a 2-layer GPT-2 and a 2-layer BERT (transformers, randomly
+(torchvision; or, with --models, MobileNetV2, MobileNetV3-Small or
+ConvNeXt-Tiny), a 2-layer GPT-2 and a 2-layer BERT (transformers, randomly
 initialised from their configs: nothing is downloaded), exports each with
 torch.onnx.export, and for each model:
   - import + compile time: `opt-fuse MODEL.onnx --emit=summary`, timed;
@@ -18,7 +19,8 @@ turned off). A model opt-fuse cannot compile is reported with its error (exit 4 
 every op without an importer or emitter) and the script goes on.
 
     python3 bench/onnx_compare.py [--opt-fuse build/bin/opt-fuse]
-        [--models resnet18 gpt2 bert] [--small] [--keep DIR] [--iters 50]
+        [--models resnet18 gpt2 bert mobilenet_v2 mobilenet_v3_small
+                  convnext_tiny] [--small] [--keep DIR] [--iters 50]
         [--dtype f32|bf16]
 
 --dtype bf16 casts each model and its float inputs to bf16 before the
@@ -47,15 +49,20 @@ from compare import ROOT, time_cuda
 from memory_compare import torch_peak_extra
 
 SEQUENCE = 128
+# torchvision's image classifiers the script knows: ResNet-18, and the
+# depthwise-convolution networks (MobileNetV2's ReLU6, MobileNetV3's
+# HardSwish and HardSigmoid squeeze-excitation, ConvNeXt's 7x7 depthwise
+# and channel layer norm).
+VISION = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "convnext_tiny"]
 
 
 def build(name, small):
     """(module, example inputs as a tuple, input names, output names)."""
     torch.manual_seed(0)
-    if name == "resnet18":
+    if name in VISION:
         import torchvision
-        # torchvision fixes ResNet-18's widths: --small only shrinks the image.
-        model = torchvision.models.resnet18(weights=None)
+        # torchvision fixes these widths: --small only shrinks the image.
+        model = getattr(torchvision.models, name)(weights=None)
         x = torch.randn(1, 3, 64 if small else 224, 64 if small else 224)
         return model.eval(), (x,), ["input"], ["logits"]
     if name == "gpt2":

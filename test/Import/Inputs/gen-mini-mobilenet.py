@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# Writes mini-mobilenet.onnxtxt (python3 gen-mini-mobilenet.py >
+# mini-mobilenet.onnxtxt): MobileNetV2's inverted residual blocks in
+# miniature (a 1x1 expansion, a 3x3 depthwise convolution, a 1x1
+# projection, ReLU6 as Clip, a residual add), a MobileNetV3 head (1x1
+# convolution, HardSwish), global average pool and a linear classifier,
+# with weights from a fixed seed.
+import random
+
+rng = random.Random(2)
+inits, nodes = [], []
+
+
+def tensor(name, dims, low=-0.5, high=0.5):
+    n = 1
+    for d in dims:
+        n *= d
+    vals = ", ".join(f"{rng.uniform(low, high):.3f}" for _ in range(n))
+    inits.append(f'  initializer {{ name: "{name}" data_type: 1 dims: '
+                 f'[{", ".join(map(str, dims))}] float_data: [{vals}] }}')
+
+
+def bn(name, x, c):
+    tensor(f"{name}_g", [c])
+    tensor(f"{name}_b", [c])
+    tensor(f"{name}_m", [c])
+    tensor(f"{name}_v", [c], 0.5, 1.5)
+    nodes.append(f'  node {{ name: "{name}" op_type: "BatchNormalization" '
+                 f'input: ["{x}", "{name}_g", "{name}_b", "{name}_m", '
+                 f'"{name}_v"] output: "{name}" }}')
+    return name
+
+
+def conv(name, x, cin, cout, k, stride=1, groups=1):
+    tensor(f"{name}_w", [cout, cin // groups, k, k])
+    pad = k // 2
+    nodes.append(f'  node {{ name: "{name}" op_type: "Conv" input: ["{x}", '
+                 f'"{name}_w"] output: "{name}"\n'
+                 f'    attribute {{ name: "strides" type: INTS ints: '
+                 f'[{stride}, {stride}] }}\n'
+                 f'    attribute {{ name: "group" type: INT i: {groups} }}\n'
+                 f'    attribute {{ name: "pads" type: INTS ints: '
+                 f'[{pad}, {pad}, {pad}, {pad}] }} }}')
+    return name
+
+
+def relu6(name, x):
+    nodes.append(f'  node {{ name: "{name}" op_type: "Clip" input: ["{x}", '
+                 f'"zero", "six"] output: "{name}" }}')
+    return name
+
+
+def inverted_residual(name, x, cin, cout, expand, stride):
+    hidden = cin * expand
+    y = x
+    if expand != 1:
+        y = relu6(f"{name}_r1", bn(f"{name}_bn1",
+                                   conv(f"{name}_expand", y, cin, hidden, 1),
+                                   hidden))
+    y = relu6(f"{name}_r2",
+              bn(f"{name}_bn2",
+                 conv(f"{name}_dw", y, hidden, hidden, 3, stride, hidden),
+                 hidden))
+    y = bn(f"{name}_bn3", conv(f"{name}_project", y, hidden, cout, 1), cout)
+    if stride == 1 and cin == cout:
+        nodes.append(f'  node {{ name: "{name}_add" op_type: "Add" input: '
+                     f'["{y}", "{x}"] output: "{name}_add" }}')
+        y = f"{name}_add"
+    return y
+
+
+inits.append('  initializer { name: "zero" data_type: 1 float_data: 0 }')
+inits.append('  initializer { name: "six" data_type: 1 float_data: 6 }')
+x = relu6("stem_r", bn("stem_bn", conv("stem", "image", 3, 8, 3, 2), 8))
+x = inverted_residual("b1", x, 8, 8, 1, 1)
+x = inverted_residual("b2", x, 8, 12, 2, 2)
+x = inverted_residual("b3", x, 12, 12, 2, 1)
+x = bn("head_bn", conv("head", x, 12, 16, 1), 16)
+nodes.append(f'  node {{ name: "head_act" op_type: "HardSwish" input: "{x}" '
+             f'output: "head_act" }}')
+nodes.append('  node { name: "gap" op_type: "GlobalAveragePool" input: '
+             '"head_act" output: "gap" }')
+nodes.append('  node { name: "flat" op_type: "Flatten" input: "gap" '
+             'output: "flat" }')
+tensor("fc", [5, 16])
+tensor("fcb", [5])
+nodes.append('  node { name: "classifier" op_type: "Gemm" input: ["flat", '
+             '"fc", "fcb"] output: "logits" attribute { name: "transB" '
+             'type: INT i: 1 } }')
+print("# MobileNetV2's inverted residual blocks in miniature "
+      "(test/Import/Inputs/\n# gen-mini-mobilenet.py writes it): a stride-2 "
+      "stem, three blocks of 1x1\n# expansion, 3x3 depthwise and 1x1 "
+      "projection with ReLU6 (Clip) and residual\n# adds, a HardSwish head, "
+      "global average pool and a linear classifier.")
+print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n'
+      '  name: "mini_mobilenet"\n  input { name: "image" type { tensor_type '
+      '{ elem_type: 1 shape { dim { dim_param: "N" } dim { dim_value: 3 } '
+      'dim { dim_value: 16 } dim { dim_value: 16 } } } } }')
+print("\n".join(inits))
+print("\n".join(nodes))
+print('  output { name: "logits" type { tensor_type { elem_type: 1 } } }\n}')
