@@ -39,6 +39,13 @@ and concats on it, then the inverse transpose, another or none), for
 fuse-sink-transposes, through --check-fusion, --check-on-host
 --chip=sm_80 and --emit=ptx;
 
+or, with --modes=conv, grouped convolutions (depthwise, or several
+channels a group: fuse-decompose's windows) with random strides,
+asymmetric padding and dilation, an input transposed from NCHW, made by a
+pointwise conv2d or given, and a bias with ReLU6 or a residual add after,
+through --check-fusion (whose decomposition check compares the windows
+with the conv2d as written), --check-on-host --chip=sm_80 and --emit=ptx;
+
 or, with --modes=host anywhere, the same two runs through --check-on-host
 (the kernels interpreted on the host; a kernel the interpreter does not
 run, an sm_90 GEMM's, exits 4 and is counted as unsupported), and a third
@@ -70,7 +77,7 @@ from concurrent.futures import ThreadPoolExecutor
 DIMS = (1, 2, 3, 5, 8, 17, 32, 64)
 FLOATS = ("f32", "f16", "bf16")
 UNARY = ("exp", "neg", "relu", "tanh", "sigmoid", "silu", "abs", "gelu",
-         "log", "sqrt", "rsqrt", "reciprocal", "erf")
+         "log", "sqrt", "rsqrt", "reciprocal", "erf", "sin", "cos")
 BINARY = ("add", "sub", "mul", "max", "min", "div")
 # pow's exponent is a constant, as in models (x^2, x^0.5, x^-1): with a
 # computed exponent a negative base gives NaN or a number depending on
@@ -514,6 +521,82 @@ def generate_layout(seed):
             f"\n  return {cur[0]} : {t}\n}}\n")
 
 
+def generate_conv(seed):
+    """A grouped conv2d (depthwise or several channels a group; at most 64
+    products an output, which fuse-decompose writes as windows) with random
+    strides, asymmetric padding and dilation, its input sometimes
+    transposed from NCHW as the ONNX importer does, sometimes made by a
+    pointwise (groups = 1) conv2d, followed by a bias and ReLU6 or a
+    residual add of its own shape."""
+    rng = random.Random(seed)
+    g = Graph(rng)
+    dtype = rng.choice(FLOATS)
+    n = rng.choice((1, 2))
+    h, w = rng.randint(1, 12), rng.randint(1, 12)
+    groups = rng.choice((1, 2, 3, 4, 8))
+    per_in = rng.choice((1, 1, 1, 2, 4))
+    per_out = rng.choice((1, 1, 2, 3))
+    c, f = groups * per_in, groups * per_out
+    if groups == 1:
+        # A depthwise convolution of the channels (groups = C).
+        groups = c = f = rng.choice((2, 5, 8, 16))
+        per_in, per_out = 1, 1
+    while True:
+        kh, kw = rng.choice((1, 2, 3, 5, 7)), rng.choice((1, 2, 3, 5, 7))
+        if kh * kw * per_in <= 64:
+            break
+    sh, sw = rng.choice((1, 1, 2, 3)), rng.choice((1, 1, 2, 3))
+    dh, dw = rng.choice((1, 1, 2)), rng.choice((1, 1, 2))
+    pads = [rng.randint(0, 3) for _ in range(4)]  # top, bottom, left, right
+    # Room for one output row and column at least.
+    h = max(h, dh * (kh - 1) + 1 - pads[0] - pads[1])
+    w = max(w, dw * (kw - 1) + 1 - pads[2] - pads[3])
+    oh = (h + pads[0] + pads[1] - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + pads[2] + pads[3] - dw * (kw - 1) - 1) // sw + 1
+    shape = (n, h, w, c)
+    source = rng.random()
+    if source < 0.3:
+        x = g.arg((n, c, h, w), dtype)
+        x = g.emit(f"fuse.transpose {x[0]} permutation = [0, 2, 3, 1] : "
+                   f"{type_of(x[1], dtype)} -> {type_of(shape, dtype)}",
+                   shape, dtype)
+    elif source < 0.5:
+        cin = rng.choice((3, 8))
+        x = g.arg((n, h, w, cin), dtype)
+        pw = g.arg((c, 1, 1, cin), dtype)
+        x = g.emit(f"fuse.conv2d {x[0]}, {pw[0]} strides = [1, 1] padding = "
+                   f"[0, 0, 0, 0] dilation = [1, 1] groups = 1 : "
+                   f"({type_of(x[1], dtype)}, {type_of(pw[1], dtype)}) -> "
+                   f"{type_of(shape, dtype)}", shape, dtype)
+    else:
+        x = g.arg(shape, dtype)
+    filt = g.arg((f, kh, kw, per_in), dtype)
+    out = (n, oh, ow, f)
+    y = g.emit(f"fuse.conv2d {x[0]}, {filt[0]} strides = [{sh}, {sw}] "
+               f"padding = {pads} dilation = [{dh}, {dw}] groups = {groups} "
+               f": ({type_of(shape, dtype)}, {type_of(filt[1], dtype)}) -> "
+               f"{type_of(out, dtype)}", out, dtype)
+    t = type_of(out, dtype)
+    tail = rng.random()
+    if tail < 0.4:
+        b = g.arg((f,), dtype)
+        y = g.emit(f"fuse.add {y[0]}, {b[0]} : ({t}, {type_of((f,), dtype)}) "
+                   f"-> {t}", out, dtype)
+        zero = g.emit(f"fuse.constant dense<0.0> : tensor<{dtype}>", (), dtype)
+        six = g.emit(f"fuse.constant dense<6.0> : tensor<{dtype}>", (), dtype)
+        y = g.emit(f"fuse.max {y[0]}, {zero[0]} : ({t}, tensor<{dtype}>) -> "
+                   f"{t}", out, dtype)
+        y = g.emit(f"fuse.min {y[0]}, {six[0]} : ({t}, tensor<{dtype}>) -> "
+                   f"{t}", out, dtype)
+    elif tail < 0.6:
+        r = g.arg(out, dtype)
+        y = g.emit(f"fuse.add {y[0]}, {r[0]} : ({t}, {t}) -> {t}", out, dtype)
+    params = ", ".join(f"{a}: {type_of(s, d)}" for a, s, d in g.args)
+    return (f"// fuzz-graphs.py seed {seed} conv\n"
+            f"func.func @g({params}) -> {t} {{\n" + "\n".join(g.lines) +
+            f"\n  return {y[0]} : {t}\n}}\n")
+
+
 def window_chunks(path):
     """The chunk count generate_window named in the graph's first line."""
     with open(path) as f:
@@ -526,6 +609,8 @@ def graph_for(seed, modes):
         return generate_window(seed)
     if "--check-fusion-layout" in modes:
         return generate_layout(seed)
+    if "--check-fusion-conv" in modes:
+        return generate_conv(seed)
     return generate(seed, spmd="--check-fusion-spmd" in modes)
 
 
@@ -552,12 +637,18 @@ MODES = {"--check-fusion": ["--check-fusion"],
          # Transposed chains (generate_layout) for fuse-sink-transposes.
          "--check-fusion-layout": ["--check-fusion"],
          "--check-on-host-layout": ["--check-on-host", "--chip=sm_80"],
-         "--emit=ptx-layout": ["--emit=ptx", "-o", os.devnull]}
+         "--emit=ptx-layout": ["--emit=ptx", "-o", os.devnull],
+         # Grouped convolutions (generate_conv): fuse-decompose's windows
+         # against the conv2d as written, and on the host.
+         "--check-fusion-conv": ["--check-fusion"],
+         "--check-on-host-conv": ["--check-on-host", "--chip=sm_80"],
+         "--emit=ptx-conv": ["--emit=ptx", "-o", os.devnull]}
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
              "--check-strict", "--check-on-host", "--check-on-host-strict",
              "--check-on-host-spmd", "--check-on-host-sm80",
-             "--check-fusion-layout", "--check-on-host-layout")
+             "--check-fusion-layout", "--check-on-host-layout",
+             "--check-fusion-conv", "--check-on-host-conv")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
@@ -568,7 +659,9 @@ MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "window": ("--check-fusion-window", "--check-on-host-window",
                         "--emit=ptx-window"),
              "layout": ("--check-fusion-layout", "--check-on-host-layout",
-                        "--emit=ptx-layout")}
+                        "--emit=ptx-layout"),
+             "conv": ("--check-fusion-conv", "--check-on-host-conv",
+                      "--emit=ptx-conv")}
 
 
 def outcome(opt_fuse, path, mode):

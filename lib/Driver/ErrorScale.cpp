@@ -184,6 +184,8 @@ Value ErrorScaleBuilder::propagated(Operation *op,
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<AddOp, SubOp, MaxOp, MinOp, NegOp, AbsOp, ReluOp>(
           [&](Operation *) { return max(x, y); })
+      // |sin'| and |cos'| are at most 1.
+      .Case<SinOp, CosOp>([&](Operation *) { return x; })
       .Case([&](SelectOp) { return max(operandScale(1), operandScale(2)); })
       .Case([&](CastOp cast) -> Value {
         return isFloatTensor(cast.getInput()) ? x : Value();

@@ -427,6 +427,8 @@ void registerElementwiseConverters(llvm::StringMap<Converter> &map) {
   map["Sqrt"] = unary<fuse::SqrtOp>;
   map["Reciprocal"] = unary<fuse::ReciprocalOp>;
   map["Tanh"] = unary<fuse::TanhOp>;
+  map["Sin"] = unary<fuse::SinOp>;
+  map["Cos"] = unary<fuse::CosOp>;
   map["Relu"] = unary<fuse::ReluOp>;
   map["Sigmoid"] = unary<fuse::SigmoidOp>;
   map["Erf"] = unary<fuse::ErfOp>;

@@ -463,6 +463,14 @@ std::optional<LogicalResult> Interpreter::evalUnary(Operation &op) {
         elementwise(op, [](Args a) { return std::tanh(a[0]); });
         return success();
       })
+      .Case([&](SinOp) {
+        elementwise(op, [](Args a) { return std::sin(a[0]); });
+        return success();
+      })
+      .Case([&](CosOp) {
+        elementwise(op, [](Args a) { return std::cos(a[0]); });
+        return success();
+      })
       .Case([&](SigmoidOp) {
         elementwise(op, [](Args a) { return sigmoid(a[0]); });
         return success();

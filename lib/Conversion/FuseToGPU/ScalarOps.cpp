@@ -297,6 +297,8 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
         return expFor(b, loc, x, precisionOf(exp));
       })
       .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
+      .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
       .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
       .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
       .Case([&](TanhOp tanh) -> Value {

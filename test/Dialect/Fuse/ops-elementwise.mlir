@@ -32,6 +32,10 @@ func.func @unary(%x: tensor<4x8xf32>, %i: tensor<16xi32>, %h: tensor<8xbf16>) {
   %11 = fuse.silu %x : tensor<4x8xf32>
   // CHECK: fuse.erf
   %12 = fuse.erf %x : tensor<4x8xf32>
+  // CHECK: fuse.sin %{{.*}} : tensor<4x8xf32>
+  %sin = fuse.sin %x : tensor<4x8xf32>
+  // CHECK: fuse.cos %{{.*}} : tensor<8xbf16>
+  %cos = fuse.cos %h : tensor<8xbf16>
   // CHECK: fuse.reciprocal
   %13 = fuse.reciprocal %x : tensor<4x8xf32>
   // CHECK: fuse.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xbf16>

@@ -492,6 +492,10 @@ CASES = {
         "ThresholdedRelu", lambda v: v if v > f32(1.25) else 0.0,
         alpha=1.25),
     "Sign": sign_case,
+    "Sin": lambda: unary_case("Sin", math.sin, low=-20.0, high=20.0,
+                              atol=1e-6),
+    "Cos": lambda: unary_case("Cos", math.cos, low=-20.0, high=20.0,
+                              atol=1e-6),
     "ReduceMin": lambda: reduce_case("ReduceMin", min),
     "ReduceMin-opset13-axes02-flat": lambda: reduce_case(
         "ReduceMin", min, axes=(0, 2), keepdims=0, opset=13),

@@ -52,7 +52,7 @@ int64_t unitsOf(Operation *op) {
     return 30;
   if (isa<SigmoidOp, SiluOp, GeluOp, ErfOp>(op))
     return 16;
-  if (isa<ExpOp, LogOp, TanhOp, SqrtOp, RsqrtOp>(op))
+  if (isa<ExpOp, LogOp, TanhOp, SqrtOp, RsqrtOp, SinOp, CosOp>(op))
     return 8;
   return 1;
 }

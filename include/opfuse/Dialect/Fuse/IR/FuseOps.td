@@ -158,6 +158,29 @@ def Fuse_TanhOp : Fuse_UnaryOp<"tanh", Fuse_FloatTensor, 1> {
     ```
   }];
 }
+def Fuse_SinOp : Fuse_UnaryOp<"sin", Fuse_FloatTensor, 1> {
+  let summary = "elementwise sine";
+  let description = [{
+    `sin(x)` for every element, `x` in radians (rotary position embeddings,
+    timestep embeddings): an infinite argument gives NaN. One operation per
+    element.
+
+    ```mlir
+    %y = fuse.sin %x : tensor<128x64xf32>
+    ```
+  }];
+}
+def Fuse_CosOp : Fuse_UnaryOp<"cos", Fuse_FloatTensor, 1> {
+  let summary = "elementwise cosine";
+  let description = [{
+    `cos(x)` for every element, `x` in radians: an infinite argument gives
+    NaN. One operation per element.
+
+    ```mlir
+    %y = fuse.cos %x : tensor<128x64xf32>
+    ```
+  }];
+}
 def Fuse_SigmoidOp : Fuse_UnaryOp<"sigmoid", Fuse_FloatTensor, 4> {
   let summary = "elementwise logistic sigmoid";
   let description = [{
