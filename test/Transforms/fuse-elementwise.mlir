@@ -595,3 +595,92 @@ func.func @reshape_before_slice(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>) -> ten
   %m = fuse.mul %s, %r : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %m : tensor<2x8xf32>
 }
+
+// -----
+
+// A row kernel reads its inputs whole: the windows of a depthwise
+// convolution (as fuse-decompose writes it) would each cross memory if the
+// layer norm's kernel took the sum they feed, so the sum stays a loop
+// kernel that reads them in place, and its one result crosses memory.
+// Nor is the padding's concat taken for the norm's epilogue: it is part of
+// the padded input, not a per-row value. (A 3-tap row, one channel.)
+// CHECK-LABEL: func.func @windows_before_norm
+// CHECK: %[[CONV:.*]] = fuse.group
+// CHECK: fuse.concat
+// CHECK-COUNT-3: fuse.slice %{{.*}} offsets = [0, 0, {{[0-2]}}, 0]
+// CHECK: fuse.yield
+// CHECK: fuse.group(%[[CONV]]
+// CHECK: fuse.reduce_mean
+// CHECK-NOT: fuse.slice
+// CHECK: fuse.yield
+func.func @windows_before_norm(%x: tensor<2x1x8x4xf32>, %w: tensor<4xf32>) -> tensor<2x1x8x4xf32> {
+  %z = fuse.constant dense<0.0> : tensor<2x1x1x4xf32>
+  %p = fuse.concat %z, %x, %z axis = 2 : (tensor<2x1x1x4xf32>, tensor<2x1x8x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x1x10x4xf32>
+  %s0 = fuse.slice %p offsets = [0, 0, 0, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %s1 = fuse.slice %p offsets = [0, 0, 1, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %s2 = fuse.slice %p offsets = [0, 0, 2, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %t0 = fuse.mul %s0, %w : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %t1 = fuse.mul %s1, %w : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %t2 = fuse.mul %s2, %w : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %a0 = fuse.add %t0, %t1 : (tensor<2x1x8x4xf32>, tensor<2x1x8x4xf32>) -> tensor<2x1x8x4xf32>
+  %c = fuse.add %a0, %t2 : (tensor<2x1x8x4xf32>, tensor<2x1x8x4xf32>) -> tensor<2x1x8x4xf32>
+  %m = fuse.reduce_mean %c axes = [3] keepdims : tensor<2x1x8x4xf32> -> tensor<2x1x8x1xf32>
+  %d = fuse.sub %c, %m : (tensor<2x1x8x4xf32>, tensor<2x1x8x1xf32>) -> tensor<2x1x8x4xf32>
+  return %d : tensor<2x1x8x4xf32>
+}
+
+// -----
+
+// A concat that pads a norm's output is not that norm's epilogue (its
+// smaller operand is a part of it, not a per-row value): the windows'
+// kernel reads the norm's output through it in place.
+// CHECK-LABEL: func.func @padded_norm_output
+// CHECK: %[[NORM:.*]] = fuse.group
+// CHECK: fuse.reduce_mean
+// CHECK: fuse.yield
+// CHECK: fuse.group(%[[NORM]]
+// CHECK: fuse.concat
+// CHECK: fuse.slice
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+func.func @padded_norm_output(%a: tensor<2x1x8x4xf32>, %w: tensor<4xf32>) -> tensor<2x1x8x4xf32> {
+  %m = fuse.reduce_mean %a axes = [3] keepdims : tensor<2x1x8x4xf32> -> tensor<2x1x8x1xf32>
+  %x = fuse.sub %a, %m : (tensor<2x1x8x4xf32>, tensor<2x1x8x1xf32>) -> tensor<2x1x8x4xf32>
+  %z = fuse.constant dense<0.0> : tensor<2x1x1x4xf32>
+  %p = fuse.concat %z, %x, %z axis = 2 : (tensor<2x1x1x4xf32>, tensor<2x1x8x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x1x10x4xf32>
+  %s0 = fuse.slice %p offsets = [0, 0, 0, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %s2 = fuse.slice %p offsets = [0, 0, 2, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %t0 = fuse.mul %s0, %w : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %t2 = fuse.mul %s2, %w : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %c = fuse.add %t0, %t2 : (tensor<2x1x8x4xf32>, tensor<2x1x8x4xf32>) -> tensor<2x1x8x4xf32>
+  %r = fuse.add %c, %x : (tensor<2x1x8x4xf32>, tensor<2x1x8x4xf32>) -> tensor<2x1x8x4xf32>
+  return %r : tensor<2x1x8x4xf32>
+}
+
+// -----
+
+// A reshape deferred until the kernel moved data is asked again even when
+// the last candidate popped was one already taken: every filter tap's
+// weights of a windowed convolution join its kernel.
+// CHECK-LABEL: func.func @last_tap_weights
+// CHECK: fuse.group
+// CHECK-COUNT-2: fuse.reshape
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+func.func @last_tap_weights(%a: tensor<2x1x8x4xf32>, %w: tensor<4x2xf32>) -> tensor<2x1x8x4xf32> {
+  %m = fuse.reduce_mean %a axes = [3] keepdims : tensor<2x1x8x4xf32> -> tensor<2x1x8x1xf32>
+  %x = fuse.sub %a, %m : (tensor<2x1x8x4xf32>, tensor<2x1x8x1xf32>) -> tensor<2x1x8x4xf32>
+  %z = fuse.constant dense<0.0> : tensor<2x1x1x4xf32>
+  %p = fuse.concat %z, %x, %z axis = 2 : (tensor<2x1x1x4xf32>, tensor<2x1x8x4xf32>, tensor<2x1x1x4xf32>) -> tensor<2x1x10x4xf32>
+  %s0 = fuse.slice %p offsets = [0, 0, 0, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %w0s = fuse.slice %w offsets = [0, 0] sizes = [4, 1] strides = [1, 1] : tensor<4x2xf32> -> tensor<4x1xf32>
+  %w0 = fuse.reshape %w0s : tensor<4x1xf32> -> tensor<4xf32>
+  %t0 = fuse.mul %s0, %w0 : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %s2 = fuse.slice %p offsets = [0, 0, 2, 0] sizes = [2, 1, 8, 4] strides = [1, 1, 1, 1] : tensor<2x1x10x4xf32> -> tensor<2x1x8x4xf32>
+  %w1s = fuse.slice %w offsets = [0, 1] sizes = [4, 1] strides = [1, 1] : tensor<4x2xf32> -> tensor<4x1xf32>
+  %w1 = fuse.reshape %w1s : tensor<4x1xf32> -> tensor<4xf32>
+  %t2 = fuse.mul %s2, %w1 : (tensor<2x1x8x4xf32>, tensor<4xf32>) -> tensor<2x1x8x4xf32>
+  %c = fuse.add %t0, %t2 : (tensor<2x1x8x4xf32>, tensor<2x1x8x4xf32>) -> tensor<2x1x8x4xf32>
+  %r = fuse.add %c, %x : (tensor<2x1x8x4xf32>, tensor<2x1x8x4xf32>) -> tensor<2x1x8x4xf32>
+  return %r : tensor<2x1x8x4xf32>
+}

@@ -18,6 +18,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace opfuse::fuse;
 
@@ -49,6 +51,50 @@ std::string whyNotRecomputed(Operation *producer, bool cheap,
 }
 
 } // namespace
+
+int64_t Clustering::bytesThroughMemoryIfJoined(Operation *producer, int k,
+                                               int64_t &views) {
+  // What joining `producer` leaves to cross memory above it: for each
+  // operand, the cheaper of its own result and, recursively, what its
+  // operands leave (a joinable elementwise op), or the whole of a view the
+  // kernel cannot read in place. Memoised over the chain; views counted
+  // once.
+  DenseMap<Operation *, int64_t> cut;
+  DenseSet<Operation *> counted;
+  size_t visits = 0;
+  std::function<int64_t(Operation *)> above = [&](Operation *op) -> int64_t {
+    int64_t sum = 0;
+    // A value read twice (x * x) crosses memory once.
+    SetVector<Value> operands(op->getOperands().begin(),
+                              op->getOperands().end());
+    for (Value operand : operands) {
+      Operation *def = operand.getDefiningOp();
+      // A producer already left out (for its views) is read from memory
+      // either way, as are the cluster's members and splats.
+      if (!def || def->getBlock() != &block || clusterOf.count(def) ||
+          leftForViews.contains(def) || isSplatConstant(def))
+        continue;
+      const int64_t bytes =
+          getByteSize(cast<RankedTensorType>(operand.getType()));
+      if (isElementwise(def)) {
+        auto [it, inserted] = cut.try_emplace(def, bytes);
+        if (inserted && ++visits < 512)
+          it->second = std::min(bytes, above(def));
+        sum += it->second;
+        continue;
+      }
+      std::string why;
+      if (isDataMovement(def) && !isa<ReshapeOp>(def) &&
+          !emittable({def}, k, why)) {
+        sum += bytes;
+        if (counted.insert(def).second)
+          ++views;
+      }
+    }
+    return sum;
+  };
+  return above(producer);
+}
 
 void Clustering::remarkReshapeLeftOut(Operation *reshape, int k) {
   remark(reshape, k, stat::reshape,
@@ -89,6 +135,26 @@ void Clustering::consider(Operation *producer, int k, Worklist &worklist) {
     if (!emittable({producer}, k, why)) {
       remark(producer, k, stat::noEmitter, "not fused: " + why);
       return;
+    }
+    if (cluster.hasReduction && isElementwise(producer)) {
+      // A row kernel reads its inputs whole: views above the chain it
+      // would take (a windowed convolution's strided windows) would cross
+      // memory, where the chain's own loop kernel reads them in place.
+      int64_t views = 0;
+      const int64_t joined = bytesThroughMemoryIfJoined(producer, k, views);
+      const int64_t ownBytes =
+          getByteSize(cast<RankedTensorType>(producer->getResultTypes()[0]));
+      if (joined > ownBytes) {
+        leftForViews.insert(producer);
+        remark(producer, k, stat::unreadViews,
+               llvm::formatv("not fused: joined, it would leave {0} bytes "
+                             "to cross memory above it, {1} view(s) a row "
+                             "kernel cannot read in place among them; in "
+                             "its own loop kernel it writes {2}",
+                             joined, views, ownBytes)
+                   .str());
+        return;
+      }
     }
     add(producer, k);
     expand(producer, k, worklist);

@@ -55,18 +55,19 @@ void Clustering::run() {
     DenseSet<Operation *> considered;
     expand(op, k, candidates);
     deferredReshapes.clear();
-    while (!candidates.empty()) {
-      Operation *producer = candidates.top();
-      candidates.pop();
-      if (clusterOf.count(producer) || !considered.insert(producer).second)
-        continue;
-      // A matmul's A producer: its prologue, or nothing.
-      if (MatmulOp matmul = prologueConsumer(producer, k))
-        tryPrologue(matmul, k);
-      else
-        consider(producer, k, candidates);
-      if (!candidates.empty())
-        continue;
+    leftForViews.clear();
+    do {
+      while (!candidates.empty()) {
+        Operation *producer = candidates.top();
+        candidates.pop();
+        if (clusterOf.count(producer) || !considered.insert(producer).second)
+          continue;
+        // A matmul's A producer: its prologue, or nothing.
+        if (MatmulOp matmul = prologueConsumer(producer, k))
+          tryPrologue(matmul, k);
+        else
+          consider(producer, k, candidates);
+      }
       // Reshapes met before the kernel moved data: asked again now that it
       // does, or left out for good.
       SmallVector<Operation *> deferred = std::move(deferredReshapes);
@@ -79,7 +80,7 @@ void Clustering::run() {
           remarkReshapeLeftOut(reshape, k);
         }
       }
-    }
+    } while (!candidates.empty());
     // Once no worklist holds them: what the GEMM prologues replaced.
     eraseReplacedChains();
   }
@@ -199,6 +200,10 @@ Operation *Clustering::foreignReductionFeeding(Operation *producer, int k) {
   if (isContraction(producer))
     return nullptr;
   const int64_t size = getNumElements(producer->getResult(0).getType());
+  // A smaller operand of an elementwise op is a per-row value broadcast
+  // back; a concat's or a slice's smaller operand is just a part of it (a
+  // padded input), not a reduction's epilogue.
+  const bool followSmaller = !isDataMovement(producer);
   SmallVector<Operation *> stack = {producer};
   DenseSet<Operation *> seen;
   while (!stack.empty()) {
@@ -212,7 +217,7 @@ Operation *Clustering::foreignReductionFeeding(Operation *producer, int k) {
         std::string why;
         if (!emittable({producer, def}, k, why))
           return def;
-      } else if (isElementwise(def) &&
+      } else if (followSmaller && isElementwise(def) &&
                  getNumElements(def->getResult(0).getType()) < size) {
         stack.push_back(def);
       }

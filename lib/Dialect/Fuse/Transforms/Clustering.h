@@ -164,6 +164,14 @@ private:
   /// again once its worklist is empty.
   SmallVector<Operation *> deferredReshapes;
   void remarkReshapeLeftOut(Operation *reshape, int k);
+  /// The bytes that would cross memory above `producer` if it joined row
+  /// cluster `k`: the cheapest cuts of the elementwise chain above it,
+  /// where a view the kernel cannot read in place (a slice, concat or
+  /// gather) counts whole; `views` counts those views.
+  int64_t bytesThroughMemoryIfJoined(Operation *producer, int k,
+                                     int64_t &views);
+  /// Producers the cluster being grown left out for their views.
+  DenseSet<Operation *> leftForViews;
 
   /// The matmul of cluster `k` whose A operand `producer` computes, if
   /// `producer` is elementwise.

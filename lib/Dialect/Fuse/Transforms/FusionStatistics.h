@@ -47,6 +47,9 @@ constexpr PassStatistic prologueRefused{
 constexpr PassStatistic reductionEpilogue{
     "refused-reduction-epilogue",
     "Refused: the op is another reduction's epilogue"};
+constexpr PassStatistic unreadViews{
+    "refused-unread-views",
+    "Refused: the chain's views would go through memory in a row kernel"};
 constexpr PassStatistic reshape{
     "refused-reshape", "Refused: a reshape that cannot join the kernel"};
 constexpr PassStatistic cycle{"refused-cycle",
