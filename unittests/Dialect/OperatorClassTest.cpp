@@ -30,9 +30,9 @@ const llvm::StringSet<> kStructural = {"fuse.group", "fuse.yield"};
 
 TEST_F(OperatorClassTest, ExactlyOneClassPerComputationalOp) {
   std::vector<RegisteredOperationName> ops = fuseOps();
-  // 14 unary, 9 binary/compare/select, constant, 6 reductions and
-  // normalisations, 6 data movement, 2 compute, 3 collectives, group, yield.
-  ASSERT_EQ(ops.size(), 44u) << "an op was added or lost: update this count";
+  // Every registered fuse op, group and yield included: a new op must be
+  // given its class here on purpose (fuse.sin and fuse.cos made 46).
+  ASSERT_EQ(ops.size(), 46u) << "an op was added or lost: update this count";
   for (RegisteredOperationName name : ops) {
     const int classes = name.hasTrait<ComputeBound>() +
                         name.hasTrait<MemoryBound>() +
