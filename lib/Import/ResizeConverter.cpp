@@ -137,10 +137,16 @@ LogicalResult resize(GraphImporter &g, const Node &node) {
     resized[d] = {in.getDimSize(d), in.getDimSize(d), 1.0,
                   static_cast<double>(in.getDimSize(d))};
   const HostTensor *scales = node.has(2) ? g.known(node, 2) : nullptr;
+  if ((node.has(2) && !scales) || (node.has(3) && !g.known(node, 3))) {
+    g.unsupported(node) << "scales or sizes computed at run time are not "
+                           "supported (the output's shape must be known "
+                           "when compiling)";
+    return failure();
+  }
   const bool hasScales = scales && scales->size() > 0;
   const bool hasSizes = node.has(3);
-  if (hasScales == hasSizes || (node.has(2) && !scales)) {
-    g.error(node) << "needs constant scales or sizes, exactly one of them";
+  if (hasScales == hasSizes) {
+    g.error(node) << "needs scales or sizes, exactly one of them";
     return failure();
   }
   SmallVector<int64_t> sizes;
