@@ -2,6 +2,10 @@
 
 #include "Converters.h"
 
+#include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+using namespace mlir;
+
 namespace opfuse::onnx_import {
 
 const llvm::StringMap<Converter> &converters() {
@@ -32,6 +36,70 @@ broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
     shape[i] = x == 1 ? y : x;
   }
   return shape;
+}
+
+Value padAxis(GraphImporter &g, Location loc, Value x, int64_t axis,
+              int64_t before, int64_t after, Value fill) {
+  if (before == 0 && after == 0)
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> parts;
+  auto block = [&](int64_t size) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = size;
+    auto blockType = RankedTensorType::get(shape, type.getElementType());
+    return fuse::BroadcastToOp::create(g.builder, loc, blockType, fill)
+        .getResult();
+  };
+  if (before)
+    parts.push_back(block(before));
+  parts.push_back(x);
+  if (after)
+    parts.push_back(block(after));
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] += before + after;
+  return fuse::ConcatOp::create(
+      g.builder, loc, RankedTensorType::get(shape, type.getElementType()),
+      parts, axis);
+}
+
+Value gatherAlong(GraphImporter &g, Location loc, Value x, int64_t axis,
+                  ArrayRef<int64_t> indices) {
+  auto type = cast<RankedTensorType>(x.getType());
+  bool identity = static_cast<int64_t>(indices.size()) == type.getDimSize(axis);
+  for (auto [i, index] : llvm::enumerate(indices))
+    identity &= index == static_cast<int64_t>(i);
+  if (identity)
+    return x;
+  HostTensor host;
+  host.elementType = g.builder.getI32Type();
+  host.shape = {static_cast<int64_t>(indices.size())};
+  host.data.assign(indices.begin(), indices.end());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = indices.size();
+  return fuse::GatherOp::create(
+      g.builder, loc, RankedTensorType::get(shape, type.getElementType()), x,
+      g.materialize(host, loc), axis);
+}
+
+FailureOr<SmallVector<int64_t>>
+axesOrAll(GraphImporter &g, const Node &node, RankedTensorType in,
+          std::optional<SmallVector<int64_t>> given) {
+  SmallVector<int64_t> axes;
+  if (!given) {
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  for (int64_t a : *given) {
+    std::optional<int64_t> axis = normalizeAxis(a, in.getRank());
+    if (!axis) {
+      g.error(node) << "axis " << a << " is outside the rank of " << in;
+      return failure();
+    }
+    axes.push_back(*axis);
+  }
+  return axes;
 }
 
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {

@@ -30,27 +30,6 @@ Value reshaped(GraphImporter &g, Location loc, Value x,
       g.builder, loc, RankedTensorType::get(shape, type.getElementType()), x);
 }
 
-/// `x` gathered along `axis` at `indices` (in range), which the importer
-/// computed; `x` itself where they are 0, 1, ..., n - 1.
-Value gatheredAlong(GraphImporter &g, Location loc, Value x, int64_t axis,
-                    ArrayRef<int64_t> indices) {
-  auto type = cast<RankedTensorType>(x.getType());
-  bool identity = static_cast<int64_t>(indices.size()) == type.getDimSize(axis);
-  for (auto [i, index] : llvm::enumerate(indices))
-    identity &= index == static_cast<int64_t>(i);
-  if (identity)
-    return x;
-  HostTensor host;
-  host.elementType = g.builder.getI32Type();
-  host.shape = {static_cast<int64_t>(indices.size())};
-  host.data.assign(indices.begin(), indices.end());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[axis] = indices.size();
-  return fuse::GatherOp::create(
-      g.builder, loc, RankedTensorType::get(shape, type.getElementType()), x,
-      g.materialize(host, loc), axis);
-}
-
 /// Where output position `q` (relative to the input's first element) of
 /// a padded axis of `n` elements reads, as numpy.pad has it.
 int64_t padSource(StringRef mode, int64_t q, int64_t n) {
@@ -79,23 +58,17 @@ LogicalResult pad(GraphImporter &g, const Node &node) {
   if (!in || failed(pads))
     return failure();
   const int64_t rank = in.getRank();
-  SmallVector<int64_t> axes;
+  std::optional<SmallVector<int64_t>> named;
   if (node.has(3)) {
     FailureOr<SmallVector<int64_t>> given = g.knownInts(node, 3, "axes");
     if (failed(given))
       return failure();
-    for (int64_t a : *given) {
-      std::optional<int64_t> axis = normalizeAxis(a, rank);
-      if (!axis) {
-        g.error(node) << "axis " << a << " is outside the rank of " << in;
-        return failure();
-      }
-      axes.push_back(*axis);
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
+    named = *given;
   }
+  FailureOr<SmallVector<int64_t>> axesOr = axesOrAll(g, node, in, named);
+  if (failed(axesOr))
+    return failure();
+  SmallVector<int64_t> axes = *axesOr;
   const int64_t count = axes.size();
   if (static_cast<int64_t>(pads->size()) != 2 * count) {
     g.error(node) << "has " << pads->size() << " pads for " << count
@@ -166,33 +139,10 @@ LogicalResult pad(GraphImporter &g, const Node &node) {
       SmallVector<int64_t> indices;
       for (int64_t o = 0; o < before + kept + after; ++o)
         indices.push_back(padSource(mode, o - before, kept));
-      x = gatheredAlong(g, node.loc, x, axis, indices);
+      x = gatherAlong(g, node.loc, x, axis, indices);
       continue;
     }
-    SmallVector<Value> parts;
-    auto block = [&](int64_t size) {
-      SmallVector<int64_t> shape(type.getShape());
-      shape[axis] = size;
-      auto blockType = RankedTensorType::get(shape, type.getElementType());
-      if (auto constant = fill.getDefiningOp<fuse::ConstantOp>())
-        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-            dense && dense.isSplat())
-          return fuse::ConstantOp::create(g.builder, node.loc, blockType,
-                                          dense.resizeSplat(blockType))
-              .getResult();
-      return fuse::BroadcastToOp::create(g.builder, node.loc, blockType, fill)
-          .getResult();
-    };
-    if (before)
-      parts.push_back(block(before));
-    parts.push_back(x);
-    if (after)
-      parts.push_back(block(after));
-    SmallVector<int64_t> shape(type.getShape());
-    shape[axis] = before + kept + after;
-    x = fuse::ConcatOp::create(
-        g.builder, node.loc,
-        RankedTensorType::get(shape, type.getElementType()), parts, axis);
+    x = padAxis(g, node.loc, x, axis, before, after, fill);
   }
   g.define(node, 0, x);
   return success();

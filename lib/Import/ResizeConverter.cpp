@@ -67,20 +67,6 @@ std::optional<double> nearest(StringRef mode, double x) {
   return std::nullopt;
 }
 
-Value gatherAt(GraphImporter &g, Location loc, Value x, int64_t axis,
-               ArrayRef<int64_t> indices) {
-  auto type = cast<RankedTensorType>(x.getType());
-  HostTensor host;
-  host.elementType = g.builder.getI32Type();
-  host.shape = {static_cast<int64_t>(indices.size())};
-  host.data.assign(indices.begin(), indices.end());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[axis] = indices.size();
-  return fuse::GatherOp::create(
-      g.builder, loc, RankedTensorType::get(shape, type.getElementType()), x,
-      g.materialize(host, loc), axis);
-}
-
 /// A constant vector of `weights` shaped [out, 1, ..., 1] to broadcast
 /// along `axis` of a tensor of `rank`.
 Value weightsAlong(GraphImporter &g, Location loc, Type element,
@@ -117,20 +103,11 @@ LogicalResult resize(GraphImporter &g, const Node &node) {
     return failure();
   }
   const int64_t rank = in.getRank();
-  SmallVector<int64_t> axes;
-  if (std::optional<SmallVector<int64_t>> given = g.intsAttr(node, "axes")) {
-    for (int64_t a : *given) {
-      std::optional<int64_t> axis = normalizeAxis(a, rank);
-      if (!axis) {
-        g.error(node) << "axis " << a << " is outside the rank of " << in;
-        return failure();
-      }
-      axes.push_back(*axis);
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
+  FailureOr<SmallVector<int64_t>> axesOr =
+      axesOrAll(g, node, in, g.intsAttr(node, "axes"));
+  if (failed(axesOr))
+    return failure();
+  SmallVector<int64_t> axes = *axesOr;
   // Sizes, or scales: ONNX gives one of the two.
   SmallVector<AxisResize> resized(rank);
   for (int64_t d = 0; d < rank; ++d)
@@ -215,12 +192,12 @@ LogicalResult resize(GraphImporter &g, const Node &node) {
       highWeight.push_back(w);
     }
     if (mode == "nearest") {
-      x = gatherAt(g, node.loc, x, axis, low);
+      x = gatherAlong(g, node.loc, x, axis, low);
       continue;
     }
     Type element = in.getElementType();
-    Value lo = gatherAt(g, node.loc, x, axis, low);
-    Value hi = gatherAt(g, node.loc, x, axis, high);
+    Value lo = gatherAlong(g, node.loc, x, axis, low);
+    Value hi = gatherAlong(g, node.loc, x, axis, high);
     auto type = cast<RankedTensorType>(lo.getType());
     Value y = fuse::MulOp::create(
         g.builder, node.loc, type, lo,

@@ -332,34 +332,6 @@ LogicalResult globalAveragePool(GraphImporter &g, const Node &node) {
   return success();
 }
 
-/// `x` (NCHW) with `before` and `after` rows or columns of `fill` added on
-/// axis 2 or 3: a concat with splat constants.
-Value padAxis(GraphImporter &g, Location loc, Value x, int64_t axis,
-              int64_t before, int64_t after, double fill) {
-  if (before == 0 && after == 0)
-    return x;
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<Value> parts;
-  auto block = [&](int64_t size) {
-    SmallVector<int64_t> shape(type.getShape());
-    shape[axis] = size;
-    auto blockType = RankedTensorType::get(shape, type.getElementType());
-    Value one = g.scalar(type.getElementType(), fill, loc);
-    return fuse::BroadcastToOp::create(g.builder, loc, blockType, one)
-        .getResult();
-  };
-  if (before)
-    parts.push_back(block(before));
-  parts.push_back(x);
-  if (after)
-    parts.push_back(block(after));
-  SmallVector<int64_t> shape(type.getShape());
-  shape[axis] += before + after;
-  return fuse::ConcatOp::create(
-      g.builder, loc, RankedTensorType::get(shape, type.getElementType()),
-      parts, axis);
-}
-
 /// MaxPool and AveragePool over H and W: the maximum (or the mean) of the
 /// kernel's KH x KW strided windows, each a fuse.slice of the padded
 /// input, which fusion reads in place in one kernel. Padding adds -inf
@@ -409,8 +381,9 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
   if (failed(input))
     return failure();
   const double fill = max ? -std::numeric_limits<double>::infinity() : 0.0;
-  Value padded = padAxis(g, node.loc, *input, 2, pads[0], pads[2], fill);
-  padded = padAxis(g, node.loc, padded, 3, pads[1], pads[3], fill);
+  Value fillValue = g.scalar(x.getElementType(), fill, node.loc);
+  Value padded = padAxis(g, node.loc, *input, 2, pads[0], pads[2], fillValue);
+  padded = padAxis(g, node.loc, padded, 3, pads[1], pads[3], fillValue);
   auto resultType = RankedTensorType::get(
       {x.getDimSize(0), x.getDimSize(1), out[0], out[1]}, x.getElementType());
   Value acc;
