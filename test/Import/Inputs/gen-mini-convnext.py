@@ -9,19 +9,11 @@
 # Transpose to NCHW and the residual Add; then global average pool, layer
 # norm and a linear classifier. Weights from a fixed seed.
 import math
-import random
 
-rng = random.Random(7)
-inits, nodes = [], []
+from onnxtxt import ModelText
 
-
-def tensor(name, dims, low=-0.5, high=0.5):
-    n = 1
-    for d in dims:
-        n *= d
-    vals = ", ".join(f"{rng.uniform(low, high):.3f}" for _ in range(n))
-    inits.append(f'  initializer {{ name: "{name}" data_type: 1 dims: '
-                 f'[{", ".join(map(str, dims))}] float_data: [{vals}] }}')
+m = ModelText(7)
+tensor, inits, nodes = m.tensor, m.inits, m.nodes
 
 
 def node(name, op, inputs, attrs=""):
@@ -102,15 +94,9 @@ tensor("fcb", [5])
 nodes.append('  node { name: "classifier" op_type: "Gemm" input: ["head_ln", '
              '"fc", "fcb"] output: "logits" attribute { name: "transB" '
              'type: INT i: 1 } }')
-print("# ConvNeXt's blocks in miniature as torch.onnx exports them "
-      "(test/Import/Inputs/\n# gen-mini-convnext.py writes it): a "
-      "patchify stem, two blocks of 7x7\n# depthwise convolution, "
-      "channels-last layer norm, MLP with an erf GELU, layer\n# scale and "
-      "residual add, then pooling, a layer norm and a classifier.")
-print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n'
-      '  name: "mini_convnext"\n  input { name: "image" type { tensor_type '
-      '{ elem_type: 1 shape { dim { dim_param: "N" } dim { dim_value: 3 } '
-      'dim { dim_value: 32 } dim { dim_value: 32 } } } } }')
-print("\n".join(inits))
-print("\n".join(nodes))
-print('  output { name: "logits" type { tensor_type { elem_type: 1 } } }\n}')
+m.print("ConvNeXt's blocks in miniature as torch.onnx exports them "
+        "(test/Import/Inputs/\ngen-mini-convnext.py writes it): a "
+        "patchify stem, two blocks of 7x7\ndepthwise convolution, "
+        "channels-last layer norm, MLP with an erf GELU, layer\nscale and "
+        "residual add, then pooling, a layer norm and a classifier.",
+        "mini_convnext", (3, 32, 32))

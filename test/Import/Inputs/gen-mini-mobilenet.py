@@ -7,30 +7,10 @@
 # MobileNetV3 head (1x1 convolution, HardSwish), global average pool and a
 # linear classifier,
 # with weights from a fixed seed.
-import random
+from onnxtxt import ModelText
 
-rng = random.Random(2)
-inits, nodes = [], []
-
-
-def tensor(name, dims, low=-0.5, high=0.5):
-    n = 1
-    for d in dims:
-        n *= d
-    vals = ", ".join(f"{rng.uniform(low, high):.3f}" for _ in range(n))
-    inits.append(f'  initializer {{ name: "{name}" data_type: 1 dims: '
-                 f'[{", ".join(map(str, dims))}] float_data: [{vals}] }}')
-
-
-def bn(name, x, c):
-    tensor(f"{name}_g", [c])
-    tensor(f"{name}_b", [c])
-    tensor(f"{name}_m", [c])
-    tensor(f"{name}_v", [c], 0.5, 1.5)
-    nodes.append(f'  node {{ name: "{name}" op_type: "BatchNormalization" '
-                 f'input: ["{x}", "{name}_g", "{name}_b", "{name}_m", '
-                 f'"{name}_v"] output: "{name}" }}')
-    return name
+m = ModelText(2)
+tensor, bn, inits, nodes = m.tensor, m.bn, m.inits, m.nodes
 
 
 def conv(name, x, cin, cout, k, stride=1, groups=1):
@@ -116,16 +96,9 @@ tensor("fcb", [5])
 nodes.append('  node { name: "classifier" op_type: "Gemm" input: ["flat", '
              '"fc", "fcb"] output: "logits" attribute { name: "transB" '
              'type: INT i: 1 } }')
-print("# MobileNetV2's inverted residual blocks in miniature "
-      "(test/Import/Inputs/\n# gen-mini-mobilenet.py writes it): a stride-2 "
-      "stem, three blocks of 1x1\n# expansion, 3x3 depthwise and 1x1 "
-      "projection with ReLU6 (Clip) and residual\n# adds (the last with "
-      "squeeze-and-excitation), a HardSwish head, global\n# average pool "
-      "and a linear classifier.")
-print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n'
-      '  name: "mini_mobilenet"\n  input { name: "image" type { tensor_type '
-      '{ elem_type: 1 shape { dim { dim_param: "N" } dim { dim_value: 3 } '
-      'dim { dim_value: 16 } dim { dim_value: 16 } } } } }')
-print("\n".join(inits))
-print("\n".join(nodes))
-print('  output { name: "logits" type { tensor_type { elem_type: 1 } } }\n}')
+m.print("MobileNetV2's inverted residual blocks in miniature "
+        "(test/Import/Inputs/\ngen-mini-mobilenet.py writes it): a stride-2 "
+        "stem, three blocks of 1x1\nexpansion, 3x3 depthwise and 1x1 "
+        "projection with ReLU6 (Clip) and residual\nadds (the last with "
+        "squeeze-and-excitation), a HardSwish head, global\naverage pool "
+        "and a linear classifier.", "mini_mobilenet", (3, 16, 16))

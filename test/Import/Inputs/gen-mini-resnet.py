@@ -3,31 +3,10 @@
 # a ResNet-18 in miniature (stem, max pool, two basic blocks, the second
 # downsampling through a 1x1 convolution, global average pool, linear head),
 # with weights from a fixed seed.
-import random
+from onnxtxt import ModelText
 
-rng = random.Random(18)
-inits, nodes = [], []
-
-
-def tensor(name, dims):
-    n = 1
-    for d in dims:
-        n *= d
-    vals = ", ".join(f"{rng.uniform(-0.5, 0.5):.3f}" for _ in range(n))
-    inits.append(f'  initializer {{ name: "{name}" data_type: 1 dims: '
-                 f'[{", ".join(map(str, dims))}] float_data: [{vals}] }}')
-
-
-def bn(name, x, c):
-    for p in ("g", "b", "m"):
-        tensor(f"{name}_{p}", [c])
-    vals = ", ".join(f"{rng.uniform(0.5, 1.5):.3f}" for _ in range(c))
-    inits.append(f'  initializer {{ name: "{name}_v" data_type: 1 dims: [{c}] '
-                 f'float_data: [{vals}] }}')
-    nodes.append(f'  node {{ name: "{name}" op_type: "BatchNormalization" '
-                 f'input: ["{x}", "{name}_g", "{name}_b", "{name}_m", '
-                 f'"{name}_v"] output: "{name}" }}')
-    return name
+m = ModelText(18)
+tensor, bn, nodes = m.tensor, m.bn, m.nodes
 
 
 def conv(name, x, cin, cout, k, stride):
@@ -82,14 +61,7 @@ tensor("fcb", [10])
 nodes.append('  node { name: "head" op_type: "Gemm" input: ["flat", "fc", '
              '"fcb"] output: "logits" attribute { name: "transB" type: INT '
              'i: 1 } }')
-print("# A ResNet-18 in miniature (test/Import/Inputs/gen-mini-resnet.py "
-      "writes it):\n# stem, max pool, two basic blocks (the second "
-      "downsampling through a 1x1\n# convolution), global average pool "
-      "and a linear head.")
-print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n'
-      '  name: "mini_resnet"\n  input { name: "image" type { tensor_type { '
-      'elem_type: 1 shape { dim { dim_param: "N" } dim { dim_value: 3 } dim '
-      '{ dim_value: 16 } dim { dim_value: 16 } } } } }')
-print("\n".join(inits))
-print("\n".join(nodes))
-print('  output { name: "logits" type { tensor_type { elem_type: 1 } } }\n}')
+m.print("A ResNet-18 in miniature (test/Import/Inputs/gen-mini-resnet.py "
+        "writes it):\nstem, max pool, two basic blocks (the second "
+        "downsampling through a 1x1\nconvolution), global average pool and "
+        "a linear head.", "mini_resnet", (3, 16, 16))
