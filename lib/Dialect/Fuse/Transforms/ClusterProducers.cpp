@@ -52,6 +52,27 @@ std::string whyNotRecomputed(Operation *producer, bool cheap,
 
 } // namespace
 
+bool Clustering::viewsWouldCrossMemory(Operation *producer, int k) {
+  // A row kernel reads its inputs whole: views above the chain it would
+  // take (a windowed convolution's strided windows) would cross memory,
+  // where the chain's own loop kernel reads them in place.
+  int64_t views = 0;
+  const int64_t joined = bytesThroughMemoryIfJoined(producer, k, views);
+  const int64_t ownBytes =
+      getByteSize(cast<RankedTensorType>(producer->getResultTypes()[0]));
+  if (joined <= ownBytes)
+    return false;
+  leftForViews.insert(producer);
+  remark(producer, k, stat::unreadViews,
+         llvm::formatv("not fused: joined, it would leave {0} bytes to cross "
+                       "memory above it, {1} view(s) a row kernel cannot "
+                       "read in place among them; in its own loop kernel it "
+                       "writes {2}",
+                       joined, views, ownBytes)
+             .str());
+  return true;
+}
+
 int64_t Clustering::bytesThroughMemoryIfJoined(Operation *producer, int k,
                                                int64_t &views) {
   // What joining `producer` leaves to cross memory above it: for each
@@ -136,26 +157,9 @@ void Clustering::consider(Operation *producer, int k, Worklist &worklist) {
       remark(producer, k, stat::noEmitter, "not fused: " + why);
       return;
     }
-    if (cluster.hasReduction && isElementwise(producer)) {
-      // A row kernel reads its inputs whole: views above the chain it
-      // would take (a windowed convolution's strided windows) would cross
-      // memory, where the chain's own loop kernel reads them in place.
-      int64_t views = 0;
-      const int64_t joined = bytesThroughMemoryIfJoined(producer, k, views);
-      const int64_t ownBytes =
-          getByteSize(cast<RankedTensorType>(producer->getResultTypes()[0]));
-      if (joined > ownBytes) {
-        leftForViews.insert(producer);
-        remark(producer, k, stat::unreadViews,
-               llvm::formatv("not fused: joined, it would leave {0} bytes "
-                             "to cross memory above it, {1} view(s) a row "
-                             "kernel cannot read in place among them; in "
-                             "its own loop kernel it writes {2}",
-                             joined, views, ownBytes)
-                   .str());
-        return;
-      }
-    }
+    if (cluster.hasReduction && isElementwise(producer) &&
+        viewsWouldCrossMemory(producer, k))
+      return;
     add(producer, k);
     expand(producer, k, worklist);
     return;

@@ -170,6 +170,9 @@ private:
   /// gather) counts whole; `views` counts those views.
   int64_t bytesThroughMemoryIfJoined(Operation *producer, int k,
                                      int64_t &views);
+  /// Whether row cluster `k` leaves `producer` out because joining it
+  /// would put views it cannot read in place through memory (remarked).
+  bool viewsWouldCrossMemory(Operation *producer, int k);
   /// Producers the cluster being grown left out for their views.
   DenseSet<Operation *> leftForViews;
 
