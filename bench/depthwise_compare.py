@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Depthwise and grouped convolutions: opfuse's windows against PyTorch.
+
+Runs on the GPU machine, one script, one GPU. Each case is a grouped
+conv2d with its bias and activation (ReLU6 for MobileNet's, none for
+ConvNeXt's), NHWC in opfuse (fuse-decompose writes it as the strided
+windows of the padded input, one loop kernel) and the same bytes in
+PyTorch (NCHW tensors in channels_last memory), timed by CUDA events
+after warm-up, P50 and P99: eager (cuDNN), torch.compile in the three
+modes compare.py times, and opfuse (`opt-fuse FILE --bench`, the faster of its
+CUDA graph and step launches). GB/s counts input, filter, bias and output
+once; "% copy" divides by a device copy in the same run. Every opfuse
+case is first checked against the reference (`--check`).
+
+The cases were written down before the windows kernel was first timed
+(2026-12-05): MobileNetV2's depthwise layers at batch 32 (3x3, stride 1
+and 2), ConvNeXt-Tiny's 7x7 at its first stage, and three of no network:
+f32, f16 with 5x5 taps over a ragged image, and groups of 4 channels.
+
+    python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
+        [--iters 100] [--cases NAME ...] [--no-peers]
+"""
+import argparse
+import os
+import subprocess
+import tempfile
+
+import torch
+import torch.nn.functional as F
+
+from build_env import env_for
+from compare import MODES, ROOT, copy_gbs, run_opfuse, time_cuda
+
+# name: (N, H, W, C, F, KH, stride, pad, per-group input channels, dtype,
+#        activation)
+CASES = {
+    "mbv2_dw_112x32": (32, 112, 112, 32, 32, 3, 1, 1, 1, "bf16", "relu6"),
+    "mbv2_dw_112x96_s2": (32, 112, 112, 96, 96, 3, 2, 1, 1, "bf16", "relu6"),
+    "mbv2_dw_14x576": (32, 14, 14, 576, 576, 3, 1, 1, 1, "bf16", "relu6"),
+    "convnext_dw7_56x96": (32, 56, 56, 96, 96, 7, 1, 3, 1, "bf16", None),
+    "dw_f32_56x144": (8, 56, 56, 144, 144, 3, 1, 1, 1, "f32", "relu6"),
+    "dw5_f16_ragged": (3, 57, 43, 40, 40, 5, 2, 2, 1, "f16", None),
+    "grouped4_bf16": (16, 28, 28, 64, 64, 3, 1, 1, 4, "bf16", "relu6"),
+}
+TORCH_DTYPE = {"bf16": torch.bfloat16, "f16": torch.float16,
+               "f32": torch.float32}
+
+
+def shapes(case):
+    n, h, w, c, f, k, s, p, cg, _, _ = case
+    oh = (h + 2 * p - k) // s + 1
+    ow = (w + 2 * p - k) // s + 1
+    return (n, h, w, c), (f, k, k, cg), (n, oh, ow, f)
+
+
+def model_text(case):
+    n, h, w, c, f, k, s, p, cg, dtype, act = case
+    xs, ws, ys = shapes(case)
+    t = lambda shape: "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+    lines = [
+        f"func.func @conv(%x: {t(xs)}, %w: {t(ws)}, %b: {t((f,))}) -> "
+        f"{t(ys)} {{",
+        f"  %0 = fuse.conv2d %x, %w strides = [{s}, {s}] padding = "
+        f"[{p}, {p}, {p}, {p}] dilation = [1, 1] groups = {c // cg} : "
+        f"({t(xs)}, {t(ws)}) -> {t(ys)}",
+        f"  %1 = fuse.add %0, %b : ({t(ys)}, {t((f,))}) -> {t(ys)}"]
+    out = "%1"
+    if act == "relu6":
+        lines += [
+            f"  %z = fuse.constant dense<0.0> : tensor<{dtype}>",
+            f"  %six = fuse.constant dense<6.0> : tensor<{dtype}>",
+            f"  %2 = fuse.max %1, %z : ({t(ys)}, tensor<{dtype}>) -> {t(ys)}",
+            f"  %3 = fuse.min %2, %six : ({t(ys)}, tensor<{dtype}>) -> "
+            f"{t(ys)}"]
+        out = "%3"
+    lines += [f"  return {out} : {t(ys)}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def torch_fn(case):
+    n, h, w, c, f, k, s, p, cg, dtype, act = case
+
+    def fn(x, weight, bias):
+        y = F.conv2d(x, weight, bias, stride=s, padding=p, groups=c // cg)
+        return torch.clamp(y, 0, 6) if act == "relu6" else y
+    return fn
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opt-fuse",
+                        default=os.path.join(ROOT, "build/bin/opt-fuse"))
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=100)
+    parser.add_argument("--cases", nargs="*", default=list(CASES))
+    parser.add_argument("--no-peers", action="store_true")
+    args = parser.parse_args()
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    work = tempfile.mkdtemp(prefix="depthwise_")
+    rows = []
+    for name in args.cases:
+        case = CASES[name]
+        xs, ws, ys = shapes(case)
+        dtype = TORCH_DTYPE[case[9]]
+        size = torch.tensor([], dtype=dtype).element_size()
+        nbytes = size * (xs[0] * xs[1] * xs[2] * xs[3] + ws[0] * ws[1] *
+                         ws[2] * ws[3] + ws[0] + ys[0] * ys[1] * ys[2] * ys[3])
+        copy = copy_gbs(nbytes, args.warmup, args.iters)
+        path = os.path.join(work, f"{name}.mlir")
+        with open(path, "w") as f:
+            f.write(model_text(case))
+        check = subprocess.run([args.opt_fuse, path, "--check"],
+                               capture_output=True, text=True,
+                               env=env_for(args.opt_fuse))
+        verdict = ("PASS" if check.returncode == 0
+                   else f"exit {check.returncode}")
+        if not args.no_peers:
+            n, h, w, c = xs
+            x = torch.randn(n, c, h, w, device="cuda", dtype=dtype).to(
+                memory_format=torch.channels_last)
+            weight = torch.randn(ws[0], ws[3], ws[1], ws[2], device="cuda",
+                                 dtype=dtype).to(
+                memory_format=torch.channels_last)
+            bias = torch.randn(ws[0], device="cuda", dtype=dtype)
+            fn = torch_fn(case)
+            systems = [("eager", fn)]
+            for label, options in MODES:
+                torch._dynamo.reset()
+                systems.append((label, torch.compile(fn, dynamic=False,
+                                                     **options)))
+            for label, call in systems:
+                call(x, weight, bias)
+                p50, p99 = time_cuda(lambda: call(x, weight, bias),
+                                     args.warmup, args.iters)
+                gbs = nbytes / (p50 * 1e3)
+                rows.append((name, label, p50, p99, gbs, 100 * gbs / copy,
+                             ""))
+            torch._dynamo.reset()
+        result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters)
+        p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
+        gbs = nbytes / (p50 * 1e3)
+        rows.append((name, "opfuse", p50, p99, gbs, 100 * gbs / copy,
+                     f"--check {verdict}, {len(result['kernels'])} kernel(s)"))
+    print(f"{'case':<22} {'system':<16} {'p50 us':>9} {'p99 us':>9} "
+          f"{'GB/s':>8} {'% copy':>7}  note")
+    for name, label, p50, p99, gbs, pct, note in rows:
+        print(f"{name:<22} {label:<16} {p50:9.2f} {p99:9.2f} {gbs:8.1f} "
+              f"{pct:7.1f}  {note}")
+
+
+if __name__ == "__main__":
+    main()
