@@ -458,6 +458,48 @@ def resize_case(x_shape, x, y_shape, y, scales=None, sizes=None, opset=13,
 RESIZE_4X4 = list(range(1, 17))
 
 
+def rotary_case(seq=6, dim=8):
+    """A rotary position embedding as Llama's exports compute it at run
+    time: positions (an input) times the inverse frequencies, the angles
+    twice over, their cosines and sines, and x cos + rotate_half(x) sin
+    with rotate_half(x) = [-x2, x1]."""
+    half = dim // 2
+    inv_freq = [f32(10000.0 ** (-2 * i / dim)) for i in range(half)]
+    pos = [float(p) for p in range(seq)]
+    x = [f32(v) for v in ramp(seq * dim, -2.0, 3.0)]
+    nodes = [
+        node("Unsqueeze", ["pos", "one"], "pos2"),
+        node("Mul", ["pos2", "inv_freq"], "freqs"),
+        node("Concat", ["freqs", "freqs"], "angles", axis=-1),
+        node("Cos", ["angles"], "cos"),
+        node("Sin", ["angles"], "sin"),
+        node("Slice", ["x", "zero", "halfway", "last"], "x1"),
+        node("Slice", ["x", "halfway", "end", "last"], "x2"),
+        node("Neg", ["x2"], "neg"),
+        node("Concat", ["neg", "x1"], "rotated", axis=-1),
+        node("Mul", ["x", "cos"], "a"),
+        node("Mul", ["rotated", "sin"], "b"),
+        node("Add", ["a", "b"], "y")]
+    inits = [initializer("inv_freq", "f32", (half,), inv_freq),
+             initializer("one", "i64", (1,), [1]),
+             initializer("zero", "i64", (1,), [0]),
+             initializer("halfway", "i64", (1,), [half]),
+             initializer("end", "i64", (1,), [dim]),
+             initializer("last", "i64", (1,), [-1])]
+    text = model([("pos", "f32", (seq,)), ("x", "f32", (seq, dim))], ["y"],
+                 nodes, inits)
+    y = []
+    for s in range(seq):
+        row = x[s * dim:(s + 1) * dim]
+        for d in range(dim):
+            angle = f32(pos[s] * inv_freq[d % half])
+            other = -row[d + half] if d < half else row[d - half]
+            y.append(row[d] * math.cos(angle) + other * math.sin(angle))
+    return Case(text, {"pos": ("f32", (seq,), pos),
+                       "x": ("f32", (seq, dim), x)},
+                {"y": ((seq, dim), y)}, rtol=1e-5, atol=2e-6)
+
+
 CASES = {
     "HardSigmoid": lambda: unary_case(
         "HardSigmoid", lambda v: hard_sigmoid(v, f32(0.3), f32(0.4)),
@@ -496,6 +538,7 @@ CASES = {
                               atol=1e-6),
     "Cos": lambda: unary_case("Cos", math.cos, low=-20.0, high=20.0,
                               atol=1e-6),
+    "rotary-at-run-time": rotary_case,
     "ReduceMin": lambda: reduce_case("ReduceMin", min),
     "ReduceMin-opset13-axes02-flat": lambda: reduce_case(
         "ReduceMin", min, axes=(0, 2), keepdims=0, opset=13),
