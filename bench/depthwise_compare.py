@@ -98,7 +98,13 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     work = tempfile.mkdtemp(prefix="depthwise_")
-    rows = []
+    print(f"{'case':<22} {'system':<18} {'p50 us':>9} {'p99 us':>9} "
+          f"{'GB/s':>8} {'% copy':>7}  note", flush=True)
+
+    def row(name, label, p50, p99, gbs, pct, note):
+        # Printed as it comes, so a run cut short keeps what it measured.
+        print(f"{name:<22} {label:<18} {p50:9.2f} {p99:9.2f} {gbs:8.1f} "
+              f"{pct:7.1f}  {note}", flush=True)
     for name in args.cases:
         case = CASES[name]
         xs, ws, ys = shapes(case)
@@ -134,19 +140,13 @@ def main():
                 p50, p99 = time_cuda(lambda: call(x, weight, bias),
                                      args.warmup, args.iters)
                 gbs = nbytes / (p50 * 1e3)
-                rows.append((name, label, p50, p99, gbs, 100 * gbs / copy,
-                             ""))
+                row(name, label, p50, p99, gbs, 100 * gbs / copy, "")
             torch._dynamo.reset()
         result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters)
         p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
         gbs = nbytes / (p50 * 1e3)
-        rows.append((name, "opfuse", p50, p99, gbs, 100 * gbs / copy,
-                     f"--check {verdict}, {len(result['kernels'])} kernel(s)"))
-    print(f"{'case':<22} {'system':<16} {'p50 us':>9} {'p99 us':>9} "
-          f"{'GB/s':>8} {'% copy':>7}  note")
-    for name, label, p50, p99, gbs, pct, note in rows:
-        print(f"{name:<22} {label:<16} {p50:9.2f} {p99:9.2f} {gbs:8.1f} "
-              f"{pct:7.1f}  {note}")
+        row(name, "opfuse", p50, p99, gbs, 100 * gbs / copy,
+            f"--check {verdict}, {len(result['kernels'])} kernel(s)")
 
 
 if __name__ == "__main__":
