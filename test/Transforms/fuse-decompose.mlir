@@ -2,8 +2,9 @@
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=keep-attention=1 fuse-explain=1" 2>&1 | FileCheck %s --check-prefix=KEEP
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=fuse-explain=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WINDOWS
 // WINDOWS-NOT: remark: grouped
-// WINDOWS: :[[@LINE+190]]:8: remark: grouped conv2d (groups = 4) computed as windows: no GEMM kernel runs grouped convolutions; its taps' strided windows of the padded input make one loop kernel
-// WINDOWS: :[[@LINE+202]]:8: remark: grouped conv2d (groups = 2) computed as windows
+// WINDOWS: :[[@LINE+191]]:8: remark: grouped conv2d (groups = 4) computed as windows: no GEMM kernel runs grouped convolutions; its taps' strided windows of the padded input make one loop kernel
+// WINDOWS: :[[@LINE+203]]:8: remark: grouped conv2d (groups = 2) computed as windows
+// WINDOWS: :[[@LINE+230]]:8: remark: grouped conv2d (groups = 2) computed as windows
 // WINDOWS-NOT: remark: grouped
 
 // softmax: the row maximum is subtracted before exp; reductions keep their
@@ -218,4 +219,21 @@ func.func @grouped(%x: tensor<1x6x6x4xf32>, %w: tensor<6x1x1x2xf32>) -> tensor<1
 func.func @wide_groups(%x: tensor<1x6x6x16xf32>, %w: tensor<4x3x3x8xf32>) -> tensor<1x4x4x4xf32> {
   %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 2 : (tensor<1x6x6x16xf32>, tensor<4x3x3x8xf32>) -> tensor<1x4x4x4xf32>
   return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A constant filter (an imported model's weights): each tap's weights are
+// a constant vector of their own, which the kernel reads with whole vector
+// lanes (a slice of the filter steps over the taps between channels).
+// CHECK-LABEL: func.func @constant_filter
+// CHECK-NOT: fuse.slice %{{.*}} : tensor<2x2x2x1xf32>
+// CHECK: fuse.constant dense<[1.000000e+00, 5.000000e+00]> : tensor<2xf32>
+// CHECK: fuse.constant dense<[2.000000e+00, 6.000000e+00]> : tensor<2xf32>
+// CHECK: fuse.constant dense<[3.000000e+00, 7.000000e+00]> : tensor<2xf32>
+// CHECK: fuse.constant dense<[4.000000e+00, 8.000000e+00]> : tensor<2xf32>
+func.func @constant_filter(%x: tensor<1x3x3x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = fuse.constant dense<[[[[1.0], [2.0]], [[3.0], [4.0]]], [[[5.0], [6.0]], [[7.0], [8.0]]]]> : tensor<2x2x2x1xf32>
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 2 : (tensor<1x3x3x2xf32>, tensor<2x2x2x1xf32>) -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
 }

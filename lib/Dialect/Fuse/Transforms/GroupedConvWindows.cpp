@@ -14,6 +14,7 @@
 #include "GroupedConvWindows.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 
@@ -62,6 +63,32 @@ Value padWithZeros(OpBuilder &b, Location loc, Value x, int64_t axis,
       b, loc, RankedTensorType::get(shape, type.getElementType()), parts, axis);
 }
 
+/// The filter's values when it is a constant the compiler can read (the
+/// ONNX importer's weights are): then each tap's weights are a constant
+/// vector of their own, read whole by the kernel's vector lanes, where a
+/// slice of the filter is strided along the output channels.
+std::optional<SmallVector<APFloat>> constantFilter(Value filter) {
+  auto constant = filter.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(filter.getType());
+  DenseElementsAttr dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (auto resource =
+          dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    bool splat = false;
+    if (!DenseElementsAttr::isValidRawBuffer(type, blob->getData(), splat))
+      return std::nullopt;
+    dense = DenseElementsAttr::getFromRawBuffer(type, blob->getData());
+  }
+  if (!dense || !isa<FloatType>(type.getElementType()))
+    return std::nullopt;
+  auto values = dense.getValues<APFloat>();
+  return SmallVector<APFloat>(values.begin(), values.end());
+}
+
 Value widened(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getElementType().isF32())
@@ -87,6 +114,8 @@ Value buildConvWindows(OpBuilder &b, Conv2DOp op) {
   // Output channel o reads input channel (o / perGroupOut) * perGroupIn + ci.
   auto indexType = RankedTensorType::get({s.f}, b.getI32Type());
   const bool channelwise = s.perGroupIn() == 1 && s.perGroupOut() == 1;
+  std::optional<SmallVector<APFloat>> filterValues =
+      constantFilter(op.getFilter());
   Value acc;
   for (int64_t i = 0; i < s.kh; ++i)
     for (int64_t j = 0; j < s.kw; ++j) {
@@ -117,12 +146,23 @@ Value buildConvWindows(OpBuilder &b, Conv2DOp op) {
         }
         // filter[:, i, j, ci], one weight per output channel, broadcast
         // along the last (channel) axis.
-        Value weight = SliceOp::create(
-            b, loc, RankedTensorType::get({s.f, 1, 1, 1}, elementType),
-            op.getFilter(), b.getDenseI64ArrayAttr({0, i, j, ci}),
-            b.getDenseI64ArrayAttr({s.f, 1, 1, 1}),
-            b.getDenseI64ArrayAttr({1, 1, 1, 1}));
-        weight = ReshapeOp::create(b, loc, weightType, weight);
+        Value weight;
+        if (filterValues) {
+          SmallVector<APFloat> tap;
+          for (int64_t o = 0; o < s.f; ++o)
+            tap.push_back(
+                (*filterValues)[((o * s.kh + i) * s.kw + j) * s.perGroupIn() +
+                                ci]);
+          weight = ConstantOp::create(b, loc, weightType,
+                                      DenseElementsAttr::get(weightType, tap));
+        } else {
+          weight = SliceOp::create(
+              b, loc, RankedTensorType::get({s.f, 1, 1, 1}, elementType),
+              op.getFilter(), b.getDenseI64ArrayAttr({0, i, j, ci}),
+              b.getDenseI64ArrayAttr({s.f, 1, 1, 1}),
+              b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+          weight = ReshapeOp::create(b, loc, weightType, weight);
+        }
         Value term =
             MulOp::create(b, loc, f32Result, source, widened(b, loc, weight));
         acc = acc ? AddOp::create(b, loc, f32Result, acc, term).getResult()

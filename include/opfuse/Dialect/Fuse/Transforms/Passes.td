@@ -74,7 +74,9 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
     zero-padded input (a concat with zeros, then slices) times each tap's
     weight per output channel, in f32; where a group has several input
     channels, one term per channel, the window gathered onto the output
-    channels that read it. Fusion makes one memory-bound loop kernel of it
+    channels that read it. A constant filter (an imported model's) gives
+    each tap's weights as a constant vector, which the kernel reads with
+    whole vector lanes. Fusion makes one memory-bound loop kernel of it
     with its bias and activation, as it does of a pool.
 
     With `keep-attention` an attention the fused attention kernel computes
