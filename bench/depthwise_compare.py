@@ -53,13 +53,31 @@ def shapes(case):
     return (n, h, w, c), (f, k, k, cg), (n, oh, ow, f)
 
 
+def filter_values(case):
+    """The filter, fixed: a constant in the model as an imported network's
+    weights are (fuse-decompose then gives each tap's weights as a vector
+    of their own), the same values in PyTorch."""
+    _, ws, _ = shapes(case)
+    count = ws[0] * ws[1] * ws[2] * ws[3]
+    return [((i * 37) % 17 - 8) / 16.0 for i in range(count)]
+
+
 def model_text(case):
     n, h, w, c, f, k, s, p, cg, dtype, act = case
     xs, ws, ys = shapes(case)
     t = lambda shape: "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+    flat = filter_values(case)
+
+    def nested(values, dims):
+        if len(dims) == 1:
+            return "[" + ", ".join(repr(v) for v in values) + "]"
+        step = len(values) // dims[0]
+        return "[" + ", ".join(nested(values[i * step:(i + 1) * step],
+                                      dims[1:])
+                               for i in range(dims[0])) + "]"
     lines = [
-        f"func.func @conv(%x: {t(xs)}, %w: {t(ws)}, %b: {t((f,))}) -> "
-        f"{t(ys)} {{",
+        f"func.func @conv(%x: {t(xs)}, %b: {t((f,))}) -> {t(ys)} {{",
+        f"  %w = fuse.constant dense<{nested(flat, ws)}> : {t(ws)}",
         f"  %0 = fuse.conv2d %x, %w strides = [{s}, {s}] padding = "
         f"[{p}, {p}, {p}, {p}] dilation = [1, 1] groups = {c // cg} : "
         f"({t(xs)}, {t(ws)}) -> {t(ys)}",
@@ -125,9 +143,10 @@ def main():
             n, h, w, c = xs
             x = torch.randn(n, c, h, w, device="cuda", dtype=dtype).to(
                 memory_format=torch.channels_last)
-            weight = torch.randn(ws[0], ws[3], ws[1], ws[2], device="cuda",
-                                 dtype=dtype).to(
-                memory_format=torch.channels_last)
+            # OHWI values as OIHW, channels_last: the same bytes.
+            weight = torch.tensor(filter_values(case), dtype=dtype,
+                                  device="cuda").reshape(ws).permute(
+                0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
             bias = torch.randn(ws[0], device="cuda", dtype=dtype)
             fn = torch_fn(case)
             systems = [("eager", fn)]
