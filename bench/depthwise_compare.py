@@ -16,6 +16,9 @@ The cases were written down before the windows kernel was first timed
 (2026-12-05): MobileNetV2's depthwise layers at batch 32 (3x3, stride 1
 and 2), ConvNeXt-Tiny's 7x7 at its first stage, and three of no network:
 f32, f16 with 5x5 taps over a ragged image, and groups of 4 channels.
+Four cases of wider groups (more than 64 products an output, one GEMM per
+group) were added before those kernels were first timed (2026-12-05):
+ResNeXt-50's, RegNetY's and two f16 groups of 64 channels.
 
     python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
         [--iters 100] [--cases NAME ...] [--no-peers]
@@ -41,6 +44,14 @@ CASES = {
     "dw_f32_56x144": (8, 56, 56, 144, 144, 3, 1, 1, 1, "f32", "relu6"),
     "dw5_f16_ragged": (3, 57, 43, 40, 40, 5, 2, 2, 1, "f16", None),
     "grouped4_bf16": (16, 28, 28, 64, 64, 3, 1, 1, 4, "bf16", "relu6"),
+    # Wider groups, one GEMM per group (more than 64 products an output):
+    # ResNeXt-50 32x4d's 3x3 of its second and last stages, RegNetY-1.6GF's
+    # groups of 24 and, of no network, two f16 groups of 64 channels.
+    "resnext50_g32x8_28": (32, 28, 28, 256, 256, 3, 1, 1, 8, "bf16", "relu"),
+    "resnext50_g32x32_s2": (32, 14, 14, 1024, 1024, 3, 2, 1, 32, "bf16",
+                            "relu"),
+    "regnety_g24_28": (32, 28, 28, 120, 120, 3, 1, 1, 24, "bf16", "relu"),
+    "grouped2x64_f16": (8, 33, 35, 128, 128, 3, 1, 1, 64, "f16", None),
 }
 TORCH_DTYPE = {"bf16": torch.bfloat16, "f16": torch.float16,
                "f32": torch.float32}
@@ -91,6 +102,9 @@ def model_text(case):
             f"  %3 = fuse.min %2, %six : ({t(ys)}, tensor<{dtype}>) -> "
             f"{t(ys)}"]
         out = "%3"
+    elif act == "relu":
+        lines += [f"  %2 = fuse.relu %1 : {t(ys)}"]
+        out = "%2"
     lines += [f"  return {out} : {t(ys)}", "}"]
     return "\n".join(lines) + "\n"
 
@@ -100,6 +114,8 @@ def torch_fn(case):
 
     def fn(x, weight, bias):
         y = F.conv2d(x, weight, bias, stride=s, padding=p, groups=c // cg)
+        if act == "relu":
+            return torch.relu(y)
         return torch.clamp(y, 0, 6) if act == "relu6" else y
     return fn
 
@@ -117,15 +133,18 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     work = tempfile.mkdtemp(prefix="depthwise_")
     print(f"{'case':<22} {'system':<18} {'p50 us':>9} {'p99 us':>9} "
-          f"{'GB/s':>8} {'% copy':>7}  note", flush=True)
-
-    def row(name, label, p50, p99, gbs, pct, note):
-        # Printed as it comes, so a run cut short keeps what it measured.
-        print(f"{name:<22} {label:<18} {p50:9.2f} {p99:9.2f} {gbs:8.1f} "
-              f"{pct:7.1f}  {note}", flush=True)
+          f"{'GB/s':>8} {'% copy':>7} {'TFLOP/s':>8}  note", flush=True)
     for name in args.cases:
         case = CASES[name]
         xs, ws, ys = shapes(case)
+        # Multiply-adds: each output sums KH x KW x (channels a group).
+        flops = 2 * ys[0] * ys[1] * ys[2] * ys[3] * ws[1] * ws[2] * ws[3]
+
+        def row(name, label, p50, p99, gbs, pct, note):
+            # Printed as it comes, so a run cut short keeps what it measured.
+            print(f"{name:<22} {label:<18} {p50:9.2f} {p99:9.2f} {gbs:8.1f} "
+                  f"{pct:7.1f} {flops / (p50 * 1e6):8.1f}  {note}",
+                  flush=True)
         dtype = TORCH_DTYPE[case[9]]
         size = torch.tensor([], dtype=dtype).element_size()
         nbytes = size * (xs[0] * xs[1] * xs[2] * xs[3] + ws[0] * ws[1] *

@@ -522,9 +522,11 @@ def generate_layout(seed):
 
 
 def generate_conv(seed):
-    """A grouped conv2d (depthwise or several channels a group; at most 64
-    products an output, which fuse-decompose writes as windows) with random
-    strides, asymmetric padding and dilation, its input sometimes
+    """A grouped conv2d (depthwise or several channels a group: at most 64
+    products an output, which fuse-decompose writes as windows, or, in a
+    third of the graphs, wider groups, which the GEMM kernels run one group
+    at a time) with random strides, asymmetric padding and dilation, its
+    input sometimes
     transposed from NCHW as the ONNX importer does, sometimes made by a
     pointwise (groups = 1) conv2d, followed by a bias and ReLU6 or a
     residual add of its own shape."""
@@ -545,6 +547,18 @@ def generate_conv(seed):
         kh, kw = rng.choice((1, 2, 3, 5, 7)), rng.choice((1, 2, 3, 5, 7))
         if kh * kw * per_in <= 64:
             break
+    # Wide groups from a generator of their own, so that the other graphs
+    # of a seed are those of the earlier builds.
+    wide = random.Random(seed * 7919 + 17)
+    if wide.random() < 1 / 3:
+        groups = wide.choice((2, 3, 4))
+        per_in = wide.choice((8, 9, 12, 16, 32))
+        per_out = wide.choice((1, 3, 8, 16))
+        c, f = groups * per_in, groups * per_out
+        while True:
+            kh, kw = wide.choice((1, 2, 3, 5)), wide.choice((1, 2, 3, 5))
+            if 64 < kh * kw * per_in <= 512:
+                break
     sh, sw = rng.choice((1, 1, 2, 3)), rng.choice((1, 1, 2, 3))
     dh, dw = rng.choice((1, 1, 2)), rng.choice((1, 1, 2))
     pads = [rng.randint(0, 3) for _ in range(4)]  # top, bottom, left, right

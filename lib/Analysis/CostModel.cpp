@@ -159,8 +159,9 @@ double CostModel::flopsCeiling(Operation *op) const {
 /// How many times the FLOPs of the GEMM or convolution `contraction` its
 /// kernel computes: tiles compute whole rows of the shortest tile the tile
 /// model offers (shortestTileRows), so 8 rows in a 16-row skinny tile do
-/// twice their work and 16 f32 rows in a 64-row tile four times. The
-/// tiling itself is picked after this analysis.
+/// twice their work and 16 f32 rows in a 64-row tile four times, and a
+/// grouped convolution's 8 filters a group in a 64-column tile eight
+/// times. The tiling itself is picked after this analysis.
 static double rowPadding(Operation *contraction) {
   if (!isa<MatmulOp, Conv2DOp>(contraction))
     return 1.0;
@@ -171,7 +172,13 @@ static double rowPadding(Operation *contraction) {
                      .getElementType();
   const int64_t rows =
       shortestTileRows(shape, element.isF16() || element.isBF16());
-  return static_cast<double>(llvm::divideCeil(shape.m, rows) * rows) / shape.m;
+  double padding =
+      static_cast<double>(llvm::divideCeil(shape.m, rows) * rows) / shape.m;
+  // A grouped convolution's GEMM per group has as many columns as the
+  // group's filters, and tiles are at least 64 wide.
+  if (isa<Conv2DOp>(contraction) && shape.batch > 1 && shape.n > 0)
+    padding *= static_cast<double>(llvm::alignTo(shape.n, 64)) / shape.n;
+  return padding;
 }
 
 Work CostModel::work(Operation *op) const {

@@ -1,4 +1,5 @@
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
+// RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=GROUPED
 
 // A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
 // = 392 output pixels, N = 64 filters, K = 3*3*64. The tile model picks
@@ -30,4 +31,27 @@ func.func @conv_bias_relu(%x: tensor<2x14x14x64xbf16>, %w: tensor<64x3x3x64xbf16
   %1 = fuse.add %0, %b : (tensor<2x14x14x64xbf16>, tensor<64xbf16>) -> tensor<2x14x14x64xbf16>
   %2 = fuse.relu %1 : tensor<2x14x14x64xbf16>
   return %2 : tensor<2x14x14x64xbf16>
+}
+
+// A grouped conv2d of 3x3 taps over 32 channels a group (288 products an
+// output) is one GEMM per group: 4 groups of M = 392, N = 32 filters,
+// K = 3*3*32, so 7 tiles of 64 rows a group. Group g's copies start at its
+// first channel (g * 32) of each pixel of 128, its filters' rows
+// g * 32 * 288 values into the filter, and its epilogue reads the bias and
+// stores at column g * 32 of each output row of 128.
+// GROUPED: func.func @grouped_conv_bias
+// GROUPED: fuse.group({{.*}}) {{{.*}}fuse.grid = array<i64: 28, 1, 1>{{.*}}fuse.matmul_tiling = #fuse.tiling<"wgmma:64x64x64/1x1/4">
+// GROUPED: fuse.conv2d {{.*}} groups = 4
+// GROUPED: gpu.func @grouped_conv_bias_k0
+// GROUPED: arith.muli %[[GROUP:[0-9]+]], %c32_i32 : i32
+// GROUPED: arith.muli %[[GROUP]], %c9216_i32 : i32
+// GROUPED: scf.for
+// GROUPED-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// GROUPED: arith.muli %{{[0-9]+}}, %c32_i32_{{[0-9]+}} : i32
+// GROUPED: arith.muli %{{[0-9]+}}, %c128_i32{{.*}} : i32
+func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32xbf16>, %b: tensor<128xbf16>) -> tensor<2x14x14x128xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 4
+      : (tensor<2x14x14x128xbf16>, tensor<128x3x3x32xbf16>) -> tensor<2x14x14x128xbf16>
+  %1 = fuse.add %0, %b : (tensor<2x14x14x128xbf16>, tensor<128xbf16>) -> tensor<2x14x14x128xbf16>
+  return %1 : tensor<2x14x14x128xbf16>
 }

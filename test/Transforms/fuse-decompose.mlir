@@ -2,7 +2,7 @@
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=keep-attention=1 fuse-explain=1" 2>&1 | FileCheck %s --check-prefix=KEEP
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=fuse-explain=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WINDOWS
 // WINDOWS-NOT: remark: grouped
-// WINDOWS: :[[@LINE+191]]:8: remark: grouped conv2d (groups = 4) computed as windows: no GEMM kernel runs grouped convolutions; its taps' strided windows of the padded input make one loop kernel
+// WINDOWS: :[[@LINE+191]]:8: remark: grouped conv2d (groups = 4) computed as windows: at most 64 products an output, which one GEMM per group would compute in tiles mostly of padding; its taps' strided windows of the padded input make one loop kernel
 // WINDOWS: :[[@LINE+203]]:8: remark: grouped conv2d (groups = 2) computed as windows
 // WINDOWS: :[[@LINE+230]]:8: remark: grouped conv2d (groups = 2) computed as windows
 // WINDOWS-NOT: remark: grouped
@@ -213,7 +213,7 @@ func.func @grouped(%x: tensor<1x6x6x4xf32>, %w: tensor<6x1x1x2xf32>) -> tensor<1
 // -----
 
 // More than 64 products an output (3 x 3 taps x 8 channels a group) stays
-// a conv2d.
+// a conv2d, for the GEMM kernels to run one group at a time.
 // CHECK-LABEL: func.func @wide_groups
 // CHECK: fuse.conv2d
 func.func @wide_groups(%x: tensor<1x6x6x16xf32>, %w: tensor<4x3x3x8xf32>) -> tensor<1x4x4x4xf32> {

@@ -58,10 +58,12 @@ struct Operand {
   int64_t rowStride = 0;
   int64_t offset = 0;
   /// For a conv2d's input (the implicit GEMM's A): element (m, k) is input
-  /// pixel (n, oh * sh - pt + kh * dh, ow * sw - pl + kw * dw) channel c,
-  /// with m = (n, oh, ow) and k = (kh, kw, c); zero outside the image.
+  /// pixel (n, oh * sh - pt + kh * dh, ow * sw - pl + kw * dw) channel c
+  /// (of the batch's group: the batch offset adds its first channel), with
+  /// m = (n, oh, ow) and k = (kh, kw, c), c < `c`; zero outside the image.
+  /// A pixel's channels are `pitch` apart (all groups').
   struct Im2Col {
-    int64_t h, w, c, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+    int64_t h, w, c, pitch, kw, oh, ow, sh, sw, dh, dw, pt, pl;
   };
   std::optional<Im2Col> im2col;
 
@@ -229,8 +231,9 @@ public:
         valid = arith::AndIOp::create(b, loc, valid, inTile);
       Value offset;
       if (op.im2col) {
-        // A chunk is `chunk` channels of one filter tap: C is a multiple
-        // of the chunk, so it never straddles two taps.
+        // A chunk is `chunk` channels of one filter tap: a group's
+        // channels are a multiple of the chunk, so it never straddles two
+        // taps.
         const Operand::Im2Col &g = *op.im2col;
         Value pixel = mnIndex, c = remu(kIndex, g.c);
         Value ow = remu(pixel, g.ow), oh = remu(divu(pixel, g.ow), g.oh);
@@ -254,8 +257,9 @@ public:
         // A pixel index fits 32 bits (the input has C values per pixel);
         // times C it may not.
         Value spatial = add(mul(add(mul(n, i32(g.h)), ih), i32(g.w)), iw);
-        offset =
-            add(mul(toIndexType(spatial), kb.constant(g.c)), toIndexType(c));
+        offset = add(batchOffset,
+                     add(mul(toIndexType(spatial), kb.constant(g.pitch)),
+                         toIndexType(c)));
       } else {
         Value globalRow = op.kContiguous ? mnIndex : kIndex;
         Value globalCol = op.kContiguous ? kIndex : mnIndex;

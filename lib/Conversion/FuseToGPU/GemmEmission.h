@@ -56,9 +56,9 @@ struct GemmProblem {
 };
 
 /// The problem `group` poses for `tiling`: errors, at the op at fault, on
-/// what no GEMM kernel runs (element types, shared memory, grouped conv2d,
-/// operands computed inside the group). Tensor maps are looked for when
-/// `useTma` and the tiling is warpgroup MMA.
+/// what no GEMM kernel runs (element types, shared memory, operands
+/// computed inside the group). Tensor maps are looked for when `useTma`
+/// and the tiling is warpgroup MMA.
 mlir::FailureOr<GemmProblem> analyzeGemmProblem(fuse::GroupOp group,
                                                 const MatmulTiling &tiling,
                                                 bool useTma);

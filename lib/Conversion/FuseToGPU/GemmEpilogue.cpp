@@ -119,6 +119,9 @@ private:
   SmallVector<StridedView> storeLayouts;
   bool fullTiles = false;
   Value group8, quad, batchBase;
+  /// A grouped conv2d's first output column of the tile's group (index
+  /// type; null otherwise).
+  Value groupColumn;
 };
 
 SmallVector<Value> Epilogue::indicesOf(Value row, Value col) {
@@ -127,7 +130,8 @@ SmallVector<Value> Epilogue::indicesOf(Value row, Value col) {
     indices = kb.decompose(gb.toIndexType(row), output.getShape().drop_back());
   else
     indices.push_back(gb.toIndexType(row));
-  indices.push_back(gb.toIndexType(col));
+  indices.push_back(groupColumn ? gb.add(groupColumn, gb.toIndexType(col))
+                                : gb.toIndexType(col));
   return indices;
 }
 
@@ -192,8 +196,10 @@ std::pair<Value, Value> Epilogue::storeOffset(unsigned index, Value row,
   if (layout.strides.empty()) {
     if (!rowMajor)
       rowMajor = gb.add(
-          batchBase, gb.add(gb.mul(gb.toIndexType(row), kb.constant(shape.n)),
-                            gb.toIndexType(col)));
+          batchBase,
+          gb.add(gb.mul(gb.toIndexType(row),
+                        kb.constant(output.getDimSize(output.getRank() - 1))),
+                 gb.toIndexType(col)));
     return {rowMajor, Value()};
   }
   // Columns stay consecutive (GemmKernel.h), so pairs stay pairs.
@@ -438,8 +444,14 @@ LogicalResult Epilogue::emit() {
   fullTiles = shape.m % k.t.blockM == 0 && shape.n % k.t.blockN == 0;
   group8 = gb.divu(k.lane, 4);
   quad = gb.remu(k.lane, 4);
-  batchBase = arith::MulIOp::create(b, loc, gb.toIndexType(loop.current.batch),
-                                    kb.constant(shape.m * shape.n));
+  // A grouped conv2d's batch is its group: a block of shape.n columns of
+  // each output row. Otherwise batches are whole M x N outputs.
+  const bool grouped = problem.conv && problem.shape.batch > 1;
+  batchBase =
+      arith::MulIOp::create(b, loc, gb.toIndexType(loop.current.batch),
+                            kb.constant(grouped ? shape.n : shape.m * shape.n));
+  if (grouped)
+    groupColumn = batchBase;
   if (vectorStores && canStoreVectors())
     return emitVectorStores();
 

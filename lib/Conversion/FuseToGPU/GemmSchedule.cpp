@@ -119,18 +119,6 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
            << " bytes of shared memory for " << elementType
            << " operands; an sm_90 block has at most "
            << kMaxSharedBytesPerBlock;
-  if (p.conv && p.conv.getGroups() != 1) {
-    if (fuse::decomposesAsWindows(p.conv))
-      return p.conv.emitError("grouped conv2d (groups = ")
-             << p.conv.getGroups()
-             << ") is computed as windows: run fuse-decompose first";
-    auto filter = cast<RankedTensorType>(p.conv.getFilter().getType());
-    return p.conv.emitError("grouped conv2d (groups = ")
-           << p.conv.getGroups() << ", "
-           << filter.getDimSize(1) * filter.getDimSize(2) * filter.getDimSize(3)
-           << " products an output, more than the " << fuse::kMaxWindowTerms
-           << " computed as windows) is not yet supported for GPU emission";
-  }
   // An operand read through views inside the group: its strided layout
   // over the group input the views start from.
   auto isInside = [&](Operation *op) {
@@ -161,9 +149,12 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                   "memory; they must be inputs of the group");
 
   p.output = cast<RankedTensorType>(contraction->getResult(0).getType());
-  // A conv2d's output [N, OH, OW, F] is the GEMM's M x N, unbatched.
+  // A conv2d's output [N, OH, OW, F] is the GEMM's M x N, batched over
+  // its groups (each group's filters are a block of F/groups columns).
   if (!p.conv)
     llvm::append_range(p.batchShape, p.output.getShape().drop_back(2));
+  else if (p.conv.getGroups() > 1)
+    p.batchShape.push_back(p.conv.getGroups());
   ArrayRef<int64_t> batchShape = p.batchShape;
   p.shape = getGemmShape(contraction);
   GemmShape &shape = p.shape;
@@ -195,8 +186,16 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                       dilation = p.conv.getDilation(),
                       padding = p.conv.getPadding();
     a.kContiguous = bOp.kContiguous = true;
+    // Group g reads input channels [g*cg, (g+1)*cg) and filters
+    // [g*F/groups, (g+1)*F/groups), each of K = KH*KW*cg values.
+    const int64_t groupChannels = filter[3];
+    if (p.conv.getGroups() > 1) {
+      a.batchStrides = {groupChannels};
+      bOp.batchStrides = {shape.n * shape.k};
+    }
     a.im2col = Operand::Im2Col{in[1],
                                in[2],
+                               groupChannels,
                                in[3],
                                filter[2],
                                p.output.getDimSize(1),
@@ -207,7 +206,7 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                dilation[1],
                                padding[0],
                                padding[2]};
-    a.chunk = chunkFor(in[3], elementBytes);
+    a.chunk = chunkFor(groupChannels, elementBytes);
   }
   bOp.chunk = chunkFor(bOp.alignment(), elementBytes);
   bOp.stageOffset = t.blockM * t.blockK * elementBytes;

@@ -69,3 +69,35 @@ func.func @grouped_dilated_f32(%x: tensor<2x10x9x16xf32>, %w: tensor<8x3x3x4xf32
       : (tensor<2x10x9x16xf32>, tensor<8x3x3x4xf32>) -> tensor<2x6x5x8xf32>
   return %0 : tensor<2x6x5x8xf32>
 }
+
+// Grouped convolutions of more than 64 products an output run on the GEMM
+// kernels, one GEMM per group: ResNeXt's 3x3 of 16 channels a group with
+// its bias and ReLU; a stride-2 block of two groups of 32 channels with a
+// residual; f32 groups of 12 channels over a ragged image, 8 filters a
+// group; 9 channels a group (no aligned copy: scalar loads) and 5 filters.
+func.func @resnext_bias_relu(%x: tensor<2x9x9x128xbf16>, %w: tensor<128x3x3x16xbf16>, %b: tensor<128xbf16>) -> tensor<2x9x9x128xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 8
+      : (tensor<2x9x9x128xbf16>, tensor<128x3x3x16xbf16>) -> tensor<2x9x9x128xbf16>
+  %1 = fuse.add %0, %b : (tensor<2x9x9x128xbf16>, tensor<128xbf16>) -> tensor<2x9x9x128xbf16>
+  %2 = fuse.relu %1 : tensor<2x9x9x128xbf16>
+  return %2 : tensor<2x9x9x128xbf16>
+}
+
+func.func @grouped_stride2_residual_f16(%x: tensor<1x12x11x64xf16>, %w: tensor<64x3x3x32xf16>, %r: tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16> {
+  %0 = fuse.conv2d %x, %w strides = [2, 2] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 2
+      : (tensor<1x12x11x64xf16>, tensor<64x3x3x32xf16>) -> tensor<1x6x6x64xf16>
+  %1 = fuse.add %0, %r : (tensor<1x6x6x64xf16>, tensor<1x6x6x64xf16>) -> tensor<1x6x6x64xf16>
+  return %1 : tensor<1x6x6x64xf16>
+}
+
+func.func @grouped_ragged_f32(%x: tensor<2x7x9x36xf32>, %w: tensor<24x3x3x12xf32>) -> tensor<2x5x7x24xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 3
+      : (tensor<2x7x9x36xf32>, tensor<24x3x3x12xf32>) -> tensor<2x5x7x24xf32>
+  return %0 : tensor<2x5x7x24xf32>
+}
+
+func.func @grouped_odd_channels(%x: tensor<1x6x6x36xbf16>, %w: tensor<20x3x3x9xbf16>) -> tensor<1x6x6x20xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 4
+      : (tensor<1x6x6x36xbf16>, tensor<20x3x3x9xbf16>) -> tensor<1x6x6x20xbf16>
+  return %0 : tensor<1x6x6x20xbf16>
+}

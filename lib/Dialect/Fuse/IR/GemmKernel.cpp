@@ -67,9 +67,12 @@ GemmShape getGemmShape(Operation *op) {
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
     ArrayRef<int64_t> out = conv.getType().getShape();
     ArrayRef<int64_t> filter = conv.getFilter().getType().getShape();
+    // A grouped conv2d is one GEMM per group: its filters' rows, reading
+    // its channels of the input.
     GemmShape shape;
+    shape.batch = conv.getGroups();
     shape.m = out[0] * out[1] * out[2];
-    shape.n = out[3];
+    shape.n = out[3] / conv.getGroups();
     shape.k = filter[1] * filter[2] * filter[3];
     return shape;
   }

@@ -237,7 +237,8 @@ struct FuseDecomposePass
           return;
         if (explain) {
           const std::string why =
-              "no GEMM kernel runs grouped convolutions; its taps' strided "
+              "at most 64 products an output, which one GEMM per group "
+              "would compute in tiles mostly of padding; its taps' strided "
               "windows of the padded input make one loop kernel";
           op->emitRemark("grouped conv2d (groups = ")
               << conv.getGroups() << ") computed as windows: " << why;

@@ -1,7 +1,7 @@
 //===- GroupedConvWindows.h - Grouped convolutions as windows ---*- C++ -*-===//
 //
-// fuse-decompose's rewrite of a grouped conv2d (depthwise among them), which
-// no GEMM kernel runs, into the strided windows of its padded input.
+// fuse-decompose's rewrite of a grouped conv2d (depthwise among them) of few
+// products an output into the strided windows of its padded input.
 //
 //===----------------------------------------------------------------------===//
 

@@ -36,17 +36,20 @@ bool isGemmContraction(mlir::Operation *op);
 
 /// The most products a grouped convolution's output element may sum
 /// (KH x KW x input channels per group) for fuse-decompose to write it as
-/// the strided windows of its input; beyond it the kernel would be bound
-/// by its arithmetic and its many loads rather than by memory.
+/// the strided windows of its input; beyond it the windows' kernel would be
+/// bound by its arithmetic and its many loads rather than by memory, and
+/// the GEMM kernels run it, one group a batch element.
 constexpr int64_t kMaxWindowTerms = 64;
 
-/// Whether fuse-decompose writes `conv` as windows: no GEMM kernel runs
-/// groups, and it has at most kMaxWindowTerms products an output.
+/// Whether fuse-decompose writes `conv` as windows: it has groups, and at
+/// most kMaxWindowTerms products an output (a GEMM per group would fill
+/// few of a tile's columns).
 bool decomposesAsWindows(Conv2DOp conv);
 
 /// A contraction seen as a batch of GEMMs: `batch` independent products of
-/// an MxK and a KxN matrix. A conv2d is one GEMM with M = N*OH*OW output
-/// pixels, N = F filters and K = KH*KW*C/groups.
+/// an MxK and a KxN matrix. A conv2d is one GEMM per group (batch =
+/// groups) with M = N*OH*OW output pixels, N = F/groups filters and
+/// K = KH*KW*C/groups.
 struct GemmShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
 };

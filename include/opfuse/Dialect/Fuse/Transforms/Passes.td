@@ -68,16 +68,17 @@ def FuseDecompose : Pass<"fuse-decompose", "mlir::func::FuncOp"> {
     the row; f16 and bf16 are widened to f32 first and the result rounded
     once. docs/numerics.md gives the formulas and why.
 
-    A grouped conv2d (depthwise among them), which no GEMM kernel runs,
-    with at most 64 products an output (KH x KW x input channels per
-    group) becomes the sum over its taps of the strided windows of its
+    A grouped conv2d (depthwise among them) with at most 64 products an
+    output (KH x KW x input channels per group), which one GEMM per group
+    would compute in tiles mostly of padding, becomes the sum over its taps of the strided windows of its
     zero-padded input (a concat with zeros, then slices) times each tap's
     weight per output channel, in f32; where a group has several input
     channels, one term per channel, the window gathered onto the output
     channels that read it. A constant filter (an imported model's) gives
     each tap's weights as a constant vector, which the kernel reads with
     whole vector lanes. Fusion makes one memory-bound loop kernel of it
-    with its bias and activation, as it does of a pool.
+    with its bias and activation, as it does of a pool. Wider groups stay
+    conv2d ops, which the GEMM kernels run one group a batch element.
 
     With `keep-attention` an attention the fused attention kernel computes
     (bf16 or f16, head dimensions multiples of 16 up to 128) stays one op
