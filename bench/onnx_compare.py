@@ -2,8 +2,8 @@
 """Exported models end to end: PyTorch -> ONNX -> opt-fuse, against eager and torch.compile.
 
 Runs on the GPU machine, one script, one GPU. Builds ResNet-18
-(torchvision; or, with --models, MobileNetV2, MobileNetV3-Small or
-ConvNeXt-Tiny), a 2-layer GPT-2 and a 2-layer BERT (transformers, randomly
+(torchvision; or, with --models, MobileNetV2, MobileNetV3-Small,
+ConvNeXt-Tiny, ResNeXt-50 32x4d or RegNetY-400MF), a 2-layer GPT-2 and a 2-layer BERT (transformers, randomly
 initialised from their configs: nothing is downloaded), exports each with
 torch.onnx.export, and for each model:
   - import + compile time: `opt-fuse MODEL.onnx --emit=summary`, timed;
@@ -20,7 +20,7 @@ every op without an importer or emitter) and the script goes on.
 
     python3 bench/onnx_compare.py [--opt-fuse build/bin/opt-fuse]
         [--models resnet18 gpt2 bert mobilenet_v2 mobilenet_v3_small
-                  convnext_tiny] [--small] [--keep DIR] [--iters 50]
+                  convnext_tiny resnext50_32x4d regnet_y_400mf] [--small] [--keep DIR] [--iters 50]
         [--dtype f32|bf16]
 
 --dtype bf16 casts each model and its float inputs to bf16 before the
@@ -52,8 +52,10 @@ SEQUENCE = 128
 # torchvision's image classifiers the script knows: ResNet-18, and the
 # depthwise-convolution networks (MobileNetV2's ReLU6, MobileNetV3's
 # HardSwish and HardSigmoid squeeze-excitation, ConvNeXt's 7x7 depthwise
-# and channel layer norm).
-VISION = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "convnext_tiny"]
+# and channel layer norm), and the grouped ones (ResNeXt's 32 groups,
+# RegNetY's groups of 8 channels with squeeze-excitation).
+VISION = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "convnext_tiny",
+          "resnext50_32x4d", "regnet_y_400mf"]
 
 
 def build(name, small):

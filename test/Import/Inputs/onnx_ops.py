@@ -585,6 +585,9 @@ CASES = {
         1, 6, 10, 6, 7, pad=3, groups=6),
     "Conv-grouped-4-channels-dilated": lambda: conv2d_case(
         1, 8, 9, 4, 3, pad=2, groups=2, dilation=2),
+    # 3 x 3 taps over 16 channels a group: one GEMM per group.
+    "Conv-grouped-16-channels-stride2": lambda: conv2d_case(
+        2, 32, 7, 16, 3, stride=2, pad=1, groups=2),
     "Pad-constant-value": lambda: pad_case((3, 4), [1, 2, 0, 3], value=1.5),
     "Pad-nchw-zeros": lambda: pad_case((1, 2, 3, 3), [0, 0, 1, 2, 0, 0, 2, 1],
                                        opset=13),
