@@ -15,7 +15,6 @@
 #include "Sharding.h"
 
 #include "opfuse/Analysis/InputRanges.h"
-#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 #include "opfuse/Driver/Driver.h"
 #include "opfuse/Pipeline/Pipeline.h"
@@ -41,10 +40,7 @@ namespace {
 /// Whether fuse-decompose rewrites anything in `func`.
 bool hasDecomposedOps(func::FuncOp func) {
   bool found = false;
-  func.walk([&](Operation *op) {
-    auto conv = dyn_cast<fuse::Conv2DOp>(op);
-    found |= fuse::isComposite(op) || (conv && fuse::decomposesAsWindows(conv));
-  });
+  func.walk([&](Operation *op) { found |= fuse::isDecomposedOp(op); });
   return found;
 }
 

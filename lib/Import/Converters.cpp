@@ -3,6 +3,7 @@
 #include "Converters.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/Padding.h"
 
 using namespace mlir;
 
@@ -40,27 +41,11 @@ broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
 
 Value padAxis(GraphImporter &g, Location loc, Value x, int64_t axis,
               int64_t before, int64_t after, Value fill) {
-  if (before == 0 && after == 0)
-    return x;
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<Value> parts;
-  auto block = [&](int64_t size) {
-    SmallVector<int64_t> shape(type.getShape());
-    shape[axis] = size;
-    auto blockType = RankedTensorType::get(shape, type.getElementType());
-    return fuse::BroadcastToOp::create(g.builder, loc, blockType, fill)
-        .getResult();
-  };
-  if (before)
-    parts.push_back(block(before));
-  parts.push_back(x);
-  if (after)
-    parts.push_back(block(after));
-  SmallVector<int64_t> shape(type.getShape());
-  shape[axis] += before + after;
-  return fuse::ConcatOp::create(
-      g.builder, loc, RankedTensorType::get(shape, type.getElementType()),
-      parts, axis);
+  return fuse::buildPadAlong(
+      g.builder, loc, x, axis, before, after, [&](RankedTensorType type) {
+        return fuse::BroadcastToOp::create(g.builder, loc, type, fill)
+            .getResult();
+      });
 }
 
 Value gatherAlong(GraphImporter &g, Location loc, Value x, int64_t axis,

@@ -9,6 +9,7 @@
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -24,6 +25,11 @@ bool isReduction(Operation *op) {
 
 bool isComposite(Operation *op) {
   return isa<SoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp>(op);
+}
+
+bool isDecomposedOp(Operation *op) {
+  auto conv = dyn_cast<Conv2DOp>(op);
+  return isComposite(op) || (conv && decomposesAsWindows(conv));
 }
 
 std::optional<RowShape> getRowShape(Operation *op) {

@@ -16,6 +16,7 @@
 
 #include "opfuse/Dialect/Fuse/IR/AttentionKernel.h"
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+#include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
 #include "opfuse/Dialect/Fuse/IR/RowKernel.h"
 
 #include "mlir/IR/Builders.h"
@@ -232,14 +233,15 @@ struct FuseDecomposePass
   void runOnOperation() override {
     SmallVector<Operation *> composites;
     getOperation().walk([&](Operation *op) {
+      if (!isDecomposedOp(op))
+        return;
       if (auto conv = dyn_cast<Conv2DOp>(op)) {
-        if (!decomposesAsWindows(conv))
-          return;
         if (explain) {
           const std::string why =
-              "at most 64 products an output, which one GEMM per group "
-              "would compute in tiles mostly of padding; its taps' strided "
-              "windows of the padded input make one loop kernel";
+              "at most " + std::to_string(kMaxWindowTerms) +
+              " products an output, which one GEMM per group would compute "
+              "in tiles mostly of padding; its taps' strided windows of the "
+              "padded input make one loop kernel";
           op->emitRemark("grouped conv2d (groups = ")
               << conv.getGroups() << ") computed as windows: " << why;
           emitStructuredRemark(op, "fuse-decompose", ExplainKind::Passed,
@@ -248,8 +250,6 @@ struct FuseDecomposePass
         composites.push_back(op);
         return;
       }
-      if (!isComposite(op))
-        return;
       if (auto attention = dyn_cast<AttentionOp>(op);
           attention && keepAttention) {
         std::optional<std::string> why = whyNoAttentionKernel(attention);

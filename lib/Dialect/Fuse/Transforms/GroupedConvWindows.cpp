@@ -2,16 +2,18 @@
 //
 // A depthwise convolution does KH x KW multiply-adds per output element: far
 // too few for a GEMM kernel, which would pad each group's few channels to a
-// whole tile, and the GEMM kernels run no groups. Written as the sum of its
-// taps' strided windows of the padded input, as pooling is, fusion makes
-// one memory-bound loop kernel of it that reads each window in place (the
-// pad a concat with zeros, the windows slices), together with its bias and
-// activation. A group of several input channels adds one term per channel,
-// the window gathered onto the output channels that read it.
+// whole tile (wider groups run there, one GEMM per group). Written as the
+// sum of its taps' strided windows of the padded input, as pooling is,
+// fusion makes one memory-bound loop kernel of it that reads each window in
+// place (the pad a concat with zeros, the windows slices), together with
+// its bias and activation. A group of several input channels adds one term
+// per channel, the window gathered onto the output channels that read it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GroupedConvWindows.h"
+
+#include "opfuse/Dialect/Fuse/IR/Padding.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -36,31 +38,16 @@ ConvShape shapeOf(Conv2DOp op) {
           filter.getDimSize(2), op.getGroups()};
 }
 
-/// `x` with `before` and `after` zeros along `axis` (a concat).
+/// `x` padded with zeros along `axis`.
 Value padWithZeros(OpBuilder &b, Location loc, Value x, int64_t axis,
                    int64_t before, int64_t after) {
-  if (before == 0 && after == 0)
-    return x;
-  auto type = cast<RankedTensorType>(x.getType());
-  auto zeros = [&](int64_t size) -> Value {
-    SmallVector<int64_t> shape(type.getShape());
-    shape[axis] = size;
-    auto zeroType = RankedTensorType::get(shape, type.getElementType());
-    return ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(zeroType,
-                               b.getFloatAttr(type.getElementType(), 0.0)));
-  };
-  SmallVector<Value> parts;
-  if (before)
-    parts.push_back(zeros(before));
-  parts.push_back(x);
-  if (after)
-    parts.push_back(zeros(after));
-  SmallVector<int64_t> shape(type.getShape());
-  shape[axis] += before + after;
-  return ConcatOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), parts, axis);
+  return buildPadAlong(
+      b, loc, x, axis, before, after, [&](RankedTensorType type) -> Value {
+        return ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(type,
+                                   b.getFloatAttr(type.getElementType(), 0.0)));
+      });
 }
 
 /// The filter's values when it is a constant the compiler can read (the

@@ -26,6 +26,11 @@ bool isReduction(mlir::Operation *op);
 /// (fuse-decompose).
 bool isComposite(mlir::Operation *op);
 
+/// What fuse-decompose rewrites into primitives: a composite, or a grouped
+/// conv2d it computes as windows (decomposesAsWindows). With its
+/// keep-attention option an attention the attention kernel computes stays.
+bool isDecomposedOp(mlir::Operation *op);
+
 /// The iteration space of a row reduction: `rows` results, each folding
 /// `rowLength` elements of the input. The elements of a row are
 /// consecutive when the reduced axes are the trailing ones; otherwise the
