@@ -21,7 +21,7 @@ group) were added before those kernels were first timed (2026-12-05):
 ResNeXt-50's, RegNetY's and two f16 groups of 64 channels.
 
     python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
-        [--iters 100] [--cases NAME ...] [--no-peers]
+        [--iters 100] [--cases NAME ...] [--no-peers] [--tilings T ...]
 """
 import argparse
 import os
@@ -128,6 +128,9 @@ def main():
     parser.add_argument("--iters", type=int, default=100)
     parser.add_argument("--cases", nargs="*", default=list(CASES))
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--tilings", nargs="*", default=[],
+                        help="also time opfuse with each --matmul-tiling "
+                             "(the cases whose groups run on GEMM kernels)")
     args = parser.parse_args()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -185,6 +188,20 @@ def main():
         gbs = nbytes / (p50 * 1e3)
         row(name, "opfuse", p50, p99, gbs, 100 * gbs / copy,
             f"--check {verdict}, {len(result['kernels'])} kernel(s)")
+        if case[5] * case[5] * case[8] <= 64:
+            continue
+        for tiling in args.tilings:
+            extra = [f"--matmul-tiling={tiling}"]
+            check = subprocess.run([args.opt_fuse, path, "--check", *extra],
+                                   capture_output=True, text=True,
+                                   env=env_for(args.opt_fuse))
+            result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters,
+                                extra)
+            p50, p99 = (result["latency"]["p50_us"],
+                        result["latency"]["p99_us"])
+            gbs = nbytes / (p50 * 1e3)
+            row(name, tiling[:18], p50, p99, gbs, 100 * gbs / copy,
+                f"--check exit {check.returncode}")
 
 
 if __name__ == "__main__":
