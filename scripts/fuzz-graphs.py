@@ -525,11 +525,11 @@ def generate_conv(seed):
     """A grouped conv2d (depthwise or several channels a group: at most 64
     products an output, which fuse-decompose writes as windows, or, in a
     third of the graphs, wider groups, which the GEMM kernels run one group
-    at a time) with random strides, asymmetric padding and dilation, its
-    input sometimes
-    transposed from NCHW as the ONNX importer does, sometimes made by a
-    pointwise (groups = 1) conv2d, followed by a bias and ReLU6 or a
-    residual add of its own shape."""
+    at a time) with random strides, asymmetric padding and dilation (in a
+    quarter of the graphs an input dilation too: a transposed convolution's
+    form), its input sometimes transposed from NCHW as the ONNX importer
+    does, sometimes made by a pointwise (groups = 1) conv2d, followed by a
+    bias and ReLU6 or a residual add of its own shape."""
     rng = random.Random(seed)
     g = Graph(rng)
     dtype = rng.choice(FLOATS)
@@ -562,11 +562,19 @@ def generate_conv(seed):
     sh, sw = rng.choice((1, 1, 2, 3)), rng.choice((1, 1, 2, 3))
     dh, dw = rng.choice((1, 1, 2)), rng.choice((1, 1, 2))
     pads = [rng.randint(0, 3) for _ in range(4)]  # top, bottom, left, right
+    # A transposed convolution's form in a quarter of the graphs: the input
+    # dilated by 2 or 3 (from a generator of its own, as the wide groups).
+    spread = random.Random(seed * 104729 + 5)
+    lh, lw = 1, 1
+    if spread.random() < 0.25:
+        lh, lw = spread.choice((1, 2, 3)), spread.choice((2, 3))
     # Room for one output row and column at least.
-    h = max(h, dh * (kh - 1) + 1 - pads[0] - pads[1])
-    w = max(w, dw * (kw - 1) + 1 - pads[2] - pads[3])
-    oh = (h + pads[0] + pads[1] - dh * (kh - 1) - 1) // sh + 1
-    ow = (w + pads[2] + pads[3] - dw * (kw - 1) - 1) // sw + 1
+    while (h - 1) * lh + 1 + pads[0] + pads[1] < dh * (kh - 1) + 1:
+        h += 1
+    while (w - 1) * lw + 1 + pads[2] + pads[3] < dw * (kw - 1) + 1:
+        w += 1
+    oh = ((h - 1) * lh + 1 + pads[0] + pads[1] - dh * (kh - 1) - 1) // sh + 1
+    ow = ((w - 1) * lw + 1 + pads[2] + pads[3] - dw * (kw - 1) - 1) // sw + 1
     shape = (n, h, w, c)
     source = rng.random()
     if source < 0.3:
@@ -586,8 +594,10 @@ def generate_conv(seed):
         x = g.arg(shape, dtype)
     filt = g.arg((f, kh, kw, per_in), dtype)
     out = (n, oh, ow, f)
+    dilated = f" input_dilation = [{lh}, {lw}]" if (lh, lw) != (1, 1) else ""
     y = g.emit(f"fuse.conv2d {x[0]}, {filt[0]} strides = [{sh}, {sw}] "
-               f"padding = {pads} dilation = [{dh}, {dw}] groups = {groups} "
+               f"padding = {pads} dilation = [{dh}, {dw}] groups = {groups}"
+               f"{dilated} "
                f": ({type_of(shape, dtype)}, {type_of(filt[1], dtype)}) -> "
                f"{type_of(out, dtype)}", out, dtype)
     t = type_of(out, dtype)

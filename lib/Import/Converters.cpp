@@ -20,6 +20,7 @@ const llvm::StringMap<Converter> &converters() {
     registerNormalizationConverters(map);
     registerLayoutConverters(map);
     registerResizeConverter(map);
+    registerConvTransposeConverter(map);
     return map;
   }();
   return table;

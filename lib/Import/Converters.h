@@ -26,6 +26,37 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 axesOrAll(GraphImporter &g, const Node &node, mlir::RankedTensorType in,
           std::optional<llvm::SmallVector<int64_t>> given);
 
+// Convolutions' layouts (VisionConverters.cpp), shared by Conv and
+// ConvTranspose.
+
+/// Whether every value lies in [low, 2^20]: window attributes a hostile
+/// file could make overflow the shapes computed from them.
+bool inRange(llvm::ArrayRef<int64_t> values, int64_t low);
+
+/// A constant of `type` whose element at each coordinate is element
+/// `sourceOf(coordinate)` (a flat index) of `x`, built here, once (a
+/// conv's filter rearranged), so that no kernel does it at every run; null
+/// when `x` is not a constant the importer can read.
+mlir::Value rearrangedConstant(
+    GraphImporter &g, mlir::Location loc, mlir::Value x,
+    mlir::RankedTensorType type,
+    llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>)> sourceOf);
+
+/// `x` transposed by `perm`: a constant transposed here, else a
+/// fuse.transpose.
+mlir::Value transposed(GraphImporter &g, mlir::Location loc, mlir::Value x,
+                       llvm::ArrayRef<int64_t> perm);
+
+/// A 1-D convolution's attribute as the 2-D one of a row of height 1:
+/// `height` (1 for strides and dilations, 0 for pads) before each value.
+std::optional<llvm::SmallVector<int64_t>>
+lifted(std::optional<llvm::SmallVector<int64_t>> v, int64_t height);
+
+/// A [N, C, L] tensor (or [O, I, K] filter) as [N, C, 1, L].
+mlir::Value asRowOfHeightOne(GraphImporter &g, mlir::Location loc,
+                             mlir::Value v);
+
+void registerConvTransposeConverter(llvm::StringMap<Converter> &map);
 void registerActivationConverters(llvm::StringMap<Converter> &map);
 void registerElementwiseConverters(llvm::StringMap<Converter> &map);
 void registerShapeConverters(llvm::StringMap<Converter> &map);

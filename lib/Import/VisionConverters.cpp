@@ -25,8 +25,6 @@ using namespace mlir;
 
 namespace opfuse::onnx_import {
 
-namespace {
-
 /// Whether every value lies in [low, 2^20]: window attributes a hostile
 /// file could make overflow the shapes computed from them.
 bool inRange(ArrayRef<int64_t> values, int64_t low) {
@@ -34,11 +32,9 @@ bool inRange(ArrayRef<int64_t> values, int64_t low) {
                       [&](int64_t v) { return v >= low && v <= (1 << 20); });
 }
 
-/// `x`, a constant, transposed by `perm` here, once (a conv's filter), so
-/// that no kernel does it at every run; null when `x` is not a constant
-/// the importer can read.
-Value transposedConstant(GraphImporter &g, Location loc, Value x,
-                         ArrayRef<int64_t> perm, RankedTensorType type) {
+Value rearrangedConstant(GraphImporter &g, Location loc, Value x,
+                         RankedTensorType type,
+                         function_ref<int64_t(ArrayRef<int64_t>)> sourceOf) {
   auto constant = x.getDefiningOp<fuse::ConstantOp>();
   // A reshaped constant (a 1-D convolution's filter as a row of height 1)
   // holds the same elements in the same order.
@@ -46,20 +42,13 @@ Value transposedConstant(GraphImporter &g, Location loc, Value x,
     constant = reshape.getInput().getDefiningOp<fuse::ConstantOp>();
   if (!constant)
     return nullptr;
-  auto in = cast<RankedTensorType>(x.getType());
-  const int64_t rank = in.getRank(), count = in.getNumElements();
-  SmallVector<int64_t> inStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * in.getDimSize(d + 1);
+  const int64_t rank = type.getRank(), count = type.getNumElements();
   // The source of every output element, in output order.
   std::vector<int64_t> source;
   source.reserve(count);
   SmallVector<int64_t> coordinate(rank, 0);
   for (int64_t o = 0; o < count; ++o) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      offset += coordinate[d] * inStrides[perm[d]];
-    source.push_back(offset);
+    source.push_back(sourceOf(coordinate));
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++coordinate[d] < type.getDimSize(d))
         break;
@@ -94,6 +83,21 @@ Value transposedConstant(GraphImporter &g, Location loc, Value x,
   return fuse::ConstantOp::create(
       g.builder, loc, type,
       DenseResourceElementsAttr::get(type, "onnx_weight", std::move(out)));
+}
+
+static Value transposedConstant(GraphImporter &g, Location loc, Value x,
+                                ArrayRef<int64_t> perm, RankedTensorType type) {
+  auto in = cast<RankedTensorType>(x.getType());
+  const int64_t rank = in.getRank();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * in.getDimSize(d + 1);
+  return rearrangedConstant(g, loc, x, type, [&](ArrayRef<int64_t> at) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += at[d] * inStrides[perm[d]];
+    return offset;
+  });
 }
 
 Value transposed(GraphImporter &g, Location loc, Value x,
@@ -133,6 +137,8 @@ Value asRowOfHeightOne(GraphImporter &g, Location loc, Value v) {
           type.getElementType()),
       v);
 }
+
+namespace {
 
 LogicalResult conv(GraphImporter &g, const Node &node) {
   RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);

@@ -98,9 +98,15 @@ template <bool F64> void conv2dRows(const Conv2DOperands &p) {
         double acc = 0;
         for (int64_t kh = 0; kh < p.kh; ++kh)
           for (int64_t kw = 0; kw < p.kw; ++kw) {
-            const int64_t ih = oh * p.strideH - p.padTop + kh * p.dilationH;
-            const int64_t iw = ow * p.strideW - p.padLeft + kw * p.dilationW;
-            if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w)
+            // In the dilated input; the taps between its pixels read zeros.
+            const int64_t sh = oh * p.strideH - p.padTop + kh * p.dilationH;
+            const int64_t sw = ow * p.strideW - p.padLeft + kw * p.dilationW;
+            if (sh < 0 || sw < 0 || sh % p.inputDilationH != 0 ||
+                sw % p.inputDilationW != 0)
+              continue;
+            const int64_t ih = sh / p.inputDilationH;
+            const int64_t iw = sw / p.inputDilationW;
+            if (ih >= p.h || iw >= p.w)
               continue;
             const double *x =
                 p.input + ((n * p.h + ih) * p.w + iw) * p.c + g * p.cg;

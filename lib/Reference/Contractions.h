@@ -32,6 +32,8 @@ struct Conv2DOperands {
   int64_t oh = 0, ow = 0, groups = 1;
   int64_t strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
   int64_t dilationH = 1, dilationW = 1;
+  /// The input's pixels this far apart, zeros between (input_dilation).
+  int64_t inputDilationH = 1, inputDilationW = 1;
 };
 
 void conv2d(const Conv2DOperands &operands, bool f64Accumulation);

@@ -804,6 +804,8 @@ Interpreter::evalComputeOrCollective(Operation &op) {
         p.padLeft = pad[2];
         p.dilationH = dil[0];
         p.dilationW = dil[1];
+        p.inputDilationH = c.getInputDilation()[0];
+        p.inputDilationW = c.getInputDilation()[1];
         conv2d(p, options.f64Accumulation);
         set(c.getResult(), std::move(out));
         return success();

@@ -4,7 +4,7 @@
 // WINDOWS-NOT: remark: grouped
 // WINDOWS: :[[@LINE+191]]:8: remark: grouped conv2d (groups = 4) computed as windows: at most 64 products an output, which one GEMM per group would compute in tiles mostly of padding; its taps' strided windows of the padded input make one loop kernel
 // WINDOWS: :[[@LINE+203]]:8: remark: grouped conv2d (groups = 2) computed as windows
-// WINDOWS: :[[@LINE+230]]:8: remark: grouped conv2d (groups = 2) computed as windows
+// WINDOWS: :[[@LINE+241]]:8: remark: grouped conv2d (groups = 2) computed as windows
 // WINDOWS-NOT: remark: grouped
 
 // softmax: the row maximum is subtracted before exp; reductions keep their
@@ -208,6 +208,17 @@ func.func @depthwise(%x: tensor<1x8x8x4xbf16>, %w: tensor<4x3x3x1xbf16>) -> tens
 func.func @grouped(%x: tensor<1x6x6x4xf32>, %w: tensor<6x1x1x2xf32>) -> tensor<1x6x6x6xf32> {
   %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [0, 0, 0, 0] dilation = [1, 1] groups = 2 : (tensor<1x6x6x4xf32>, tensor<6x1x1x2xf32>) -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+// A depthwise transposed convolution (an input dilation) stays a conv2d:
+// the windows do not dilate their input, the GEMM kernels do.
+// CHECK-LABEL: func.func @dilated_input_depthwise
+// CHECK: fuse.conv2d {{.*}} groups = 4 input_dilation = [2, 2]
+func.func @dilated_input_depthwise(%x: tensor<1x4x4x4xf32>, %w: tensor<4x3x3x1xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 2, 1, 2] dilation = [1, 1] groups = 4 input_dilation = [2, 2] : (tensor<1x4x4x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
 }
 
 // -----

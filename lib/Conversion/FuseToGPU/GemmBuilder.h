@@ -61,9 +61,11 @@ struct Operand {
   /// pixel (n, oh * sh - pt + kh * dh, ow * sw - pl + kw * dw) channel c
   /// (of the batch's group: the batch offset adds its first channel), with
   /// m = (n, oh, ow) and k = (kh, kw, c), c < `c`; zero outside the image.
-  /// A pixel's channels are `pitch` apart (all groups').
+  /// A pixel's channels are `pitch` apart (all groups'). With an input
+  /// dilation (lh, lw) the pixel's coordinates are in the dilated input:
+  /// zero unless they are multiples of it, else pixel (n, y / lh, x / lw).
   struct Im2Col {
-    int64_t h, w, c, pitch, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+    int64_t h, w, c, pitch, kw, oh, ow, sh, sw, dh, dw, pt, pl, lh = 1, lw = 1;
   };
   std::optional<Im2Col> im2col;
 
@@ -252,6 +254,20 @@ public:
                                              v, i32(size));
           return arith::AndIOp::create(b, loc, low, high).getResult();
         };
+        // In a dilated input: a pixel where the coordinate is a multiple
+        // of the dilation (negative ones fail `inside` below).
+        auto undilate = [&](Value &v, int64_t dilation) {
+          if (dilation == 1)
+            return;
+          valid = arith::AndIOp::create(
+              b, loc, valid,
+              arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::eq,
+                  arith::RemSIOp::create(b, loc, v, i32(dilation)), i32(0)));
+          v = arith::DivSIOp::create(b, loc, v, i32(dilation));
+        };
+        undilate(ih, g.lh);
+        undilate(iw, g.lw);
         valid = arith::AndIOp::create(b, loc, valid, inside(ih, g.h));
         valid = arith::AndIOp::create(b, loc, valid, inside(iw, g.w));
         // A pixel index fits 32 bits (the input has C values per pixel);

@@ -205,7 +205,9 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                dilation[0],
                                dilation[1],
                                padding[0],
-                               padding[2]};
+                               padding[2],
+                               p.conv.getInputDilation()[0],
+                               p.conv.getInputDilation()[1]};
     a.chunk = chunkFor(groupChannels, elementBytes);
   }
   bOp.chunk = chunkFor(bOp.alignment(), elementBytes);

@@ -467,8 +467,35 @@ func.func @conv_attribute_lengths(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf3
 // -----
 
 func.func @conv_stride(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>) {
-  // expected-error@+1 {{'fuse.conv2d' op strides and dilation must be >= 1 and padding >= 0}}
+  // expected-error@+1 {{'fuse.conv2d' op strides, dilation and input_dilation must be >= 1 and padding >= 0}}
   %0 = fuse.conv2d %x, %w strides = [0, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1
+      : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_input_dilation_zero(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>) {
+  // expected-error@+1 {{'fuse.conv2d' op strides, dilation and input_dilation must be >= 1 and padding >= 0}}
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1 input_dilation = [0, 2]
+      : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_input_dilation_length(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>) {
+  // expected-error@+1 {{'fuse.conv2d' op expected 2 input dilations, got 1}}
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1 input_dilation = [2]
+      : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_input_dilation_shape(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>) {
+  // expected-error@+1 {{'fuse.conv2d' op result #0 has type 'tensor<1x8x8x4xf32>' but the operands and attributes give 'tensor<1x15x15x4xf32>'}}
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1 input_dilation = [2, 2]
       : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>) -> tensor<1x8x8x4xf32>
   return
 }

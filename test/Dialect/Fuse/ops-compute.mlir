@@ -35,6 +35,16 @@ func.func @conv(%x: tensor<32x56x56x64xbf16>, %w: tensor<64x3x3x64xbf16>,
   // CHECK: fuse.conv2d {{.*}} dilation = [2, 2] groups = 64 : (tensor<32x56x56x64xbf16>, tensor<64x3x3x1xbf16>) -> tensor<32x54x54x64xbf16>
   %2 = fuse.conv2d %x, %dw strides = [1, 1] padding = [1, 1, 1, 1] dilation = [2, 2] groups = 64
       : (tensor<32x56x56x64xbf16>, tensor<64x3x3x1xbf16>) -> tensor<32x54x54x64xbf16>
+  // A transposed convolution's form: the input dilated by 2 spans
+  // (56 - 1) * 2 + 1 = 111, padded by 2 each side: 111 + 4 - 2 = 113. The
+  // default input_dilation [1, 1] is not printed.
+  // CHECK: fuse.conv2d {{.*}} groups = 1 input_dilation = [2, 2] : {{.*}} -> tensor<32x113x113x64xbf16>
+  %3 = fuse.conv2d %x, %w strides = [1, 1] padding = [2, 2, 2, 2] dilation = [1, 1] groups = 1 input_dilation = [2, 2]
+      : (tensor<32x56x56x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<32x113x113x64xbf16>
+  // Written out, the default reads as the attribute left out.
+  // CHECK: fuse.conv2d {{.*}} groups = 1 : (tensor<32x56x56x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<32x56x56x64xbf16>
+  %4 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1 input_dilation = [1, 1]
+      : (tensor<32x56x56x64xbf16>, tensor<64x3x3x64xbf16>) -> tensor<32x56x56x64xbf16>
   return
 }
 

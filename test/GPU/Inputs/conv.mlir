@@ -101,3 +101,28 @@ func.func @grouped_odd_channels(%x: tensor<1x6x6x36xbf16>, %w: tensor<20x3x3x9xb
       : (tensor<1x6x6x36xbf16>, tensor<20x3x3x9xbf16>) -> tensor<1x6x6x20xbf16>
   return %0 : tensor<1x6x6x20xbf16>
 }
+
+// Transposed convolutions (ONNX ConvTranspose) as the convolution of the
+// input dilated by the strides: UNet's 2x upsampling (2x2 filter, stride 2
+// as input dilation 2, padded 1 each side), a 4x4 stride-2 GAN layer in
+// f16 with a bias and ReLU, and a depthwise one (a group per channel, on
+// the GEMM kernels: windows do not dilate inputs).
+func.func @transposed_2x2_up(%x: tensor<2x7x9x64xbf16>, %w: tensor<32x2x2x64xbf16>) -> tensor<2x14x18x32xbf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1] dilation = [1, 1] groups = 1 input_dilation = [2, 2]
+      : (tensor<2x7x9x64xbf16>, tensor<32x2x2x64xbf16>) -> tensor<2x14x18x32xbf16>
+  return %0 : tensor<2x14x18x32xbf16>
+}
+
+func.func @transposed_4x4_bias_relu_f16(%x: tensor<1x5x6x48xf16>, %w: tensor<24x4x4x48xf16>, %b: tensor<24xf16>) -> tensor<1x10x12x24xf16> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [2, 2, 2, 2] dilation = [1, 1] groups = 1 input_dilation = [2, 2]
+      : (tensor<1x5x6x48xf16>, tensor<24x4x4x48xf16>) -> tensor<1x10x12x24xf16>
+  %1 = fuse.add %0, %b : (tensor<1x10x12x24xf16>, tensor<24xf16>) -> tensor<1x10x12x24xf16>
+  %2 = fuse.relu %1 : tensor<1x10x12x24xf16>
+  return %2 : tensor<1x10x12x24xf16>
+}
+
+func.func @transposed_depthwise_f32(%x: tensor<1x6x5x8xf32>, %w: tensor<8x3x3x1xf32>) -> tensor<1x12x10x8xf32> {
+  %0 = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 2, 1, 2] dilation = [1, 1] groups = 8 input_dilation = [2, 2]
+      : (tensor<1x6x5x8xf32>, tensor<8x3x3x1xf32>) -> tensor<1x12x10x8xf32>
+  return %0 : tensor<1x12x10x8xf32>
+}

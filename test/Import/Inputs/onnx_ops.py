@@ -347,6 +347,86 @@ def conv2d_case(n, c, hw, f, k, stride=1, pad=0, groups=1, dilation=1):
                 {"y": ((n, f, out, out), y)}, rtol=1e-5, atol=1e-5)
 
 
+def conv_transpose_case(n, c, size, f, k, stride, pads, groups=1,
+                        dilation=1, output_padding=0, output_shape=None,
+                        auto_pad=None, bias=True, filter_input=False):
+    """ConvTranspose (NCHW, or NCL when `size` has one entry), checked by
+    the specification's scatter: input pixel i of channel c and tap t of
+    its filter [c, o % (F / groups)] add x * w to output position
+    i * stride + t * dilation - pad_begin of channel o, o in c's group.
+    With `filter_input` the filter is a graph input, rearranged by
+    kernels instead of by the importer."""
+    rank = len(size)
+    cg, fg = c // groups, f // groups
+    x = [f32(v) for v in ramp(n * c * math.prod(size), -2.0, 3.0)]
+    w = [f32(((i * 5) % 13 - 6) / 8) for i in range(c * fg * k ** rank)]
+    b = [f32(0.25 * i - 1.0) for i in range(f)]
+    attrs = {"strides": [stride] * rank, "dilations": [dilation] * rank,
+             "kernel_shape": [k] * rank}
+    if groups > 1:
+        attrs["group"] = groups
+    if output_padding:
+        attrs["output_padding"] = [output_padding] * rank
+    full = [stride * (s - 1) + output_padding + dilation * (k - 1) + 1
+            for s in size]
+    if auto_pad:
+        attrs["auto_pad"] = auto_pad
+    if output_shape:
+        attrs["output_shape"] = list(output_shape)
+    if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = output_shape or [s * stride for s in size]
+        begin, end = [], []
+        for full_d, out_d in zip(full, target):
+            total = full_d - out_d
+            small, large = total // 2, total - total // 2
+            begin.append(small if auto_pad == "SAME_UPPER" else large)
+            end.append(large if auto_pad == "SAME_UPPER" else small)
+    else:
+        begin, end = list(pads[:rank]), list(pads[rank:])
+        attrs["pads"] = list(pads)
+    out = [full_d - a - z for full_d, a, z in zip(full, begin, end)]
+    inputs = ["x", "w"] + (["b"] if bias else [])
+    w_shape = (c, fg) + (k,) * rank
+    inits = [] if filter_input else [initializer("w", "f32", w_shape, w)]
+    if bias:
+        inits.append(initializer("b", "f32", (f,), b))
+    graph_inputs = [("x", "f32", (n, c) + tuple(size))]
+    if filter_input:
+        graph_inputs.append(("w", "f32", w_shape))
+    text = model(graph_inputs, ["y"],
+                 [node("ConvTranspose", inputs, "y", **attrs)], inits)
+    y = [0.0] * (n * f * math.prod(out))
+    for b_ in range(n):
+        for o in range(f):
+            base = (b_ * f + o) * math.prod(out)
+            for p in range(math.prod(out)):
+                y[base + p] = b[o] if bias else 0.0
+    taps = k ** rank
+    for b_ in range(n):
+        for ch in range(c):
+            group = ch // cg
+            for i in range(math.prod(size)):
+                pos_in = unravel(size, i)
+                xv = x[(b_ * c + ch) * math.prod(size) + i]
+                for fo in range(fg):
+                    o = group * fg + fo
+                    for t in range(taps):
+                        tap = unravel((k,) * rank, t)
+                        pos = [pi * stride + ti * dilation - bg for pi, ti, bg
+                               in zip(pos_in, tap, begin)]
+                        if all(0 <= q < od for q, od in zip(pos, out)):
+                            flat = 0
+                            for q, od in zip(pos, out):
+                                flat = flat * od + q
+                            y[(b_ * f + o) * math.prod(out) + flat] += (
+                                xv * w[(ch * fg + fo) * taps + t])
+    feeds = {"x": ("f32", (n, c) + tuple(size), x)}
+    if filter_input:
+        feeds["w"] = ("f32", w_shape, w)
+    return Case(text, feeds, {"y": ((n, f) + tuple(out), y)}, rtol=1e-5,
+                atol=1e-5)
+
+
 def pad_case(shape, pads, mode=None, value=None, axes=None, opset=18):
     """Pad, checked element by element against numpy.pad's rules: an
     output position o of an axis reads input o - before, or, outside the
@@ -588,6 +668,20 @@ CASES = {
     # 3 x 3 taps over 16 channels a group: one GEMM per group.
     "Conv-grouped-16-channels-stride2": lambda: conv2d_case(
         2, 32, 7, 16, 3, stride=2, pad=1, groups=2),
+    "ConvTranspose-stride2-pads": lambda: conv_transpose_case(
+        2, 3, (4, 5), 4, 3, 2, (1, 1, 1, 1)),
+    "ConvTranspose-output-padding-grouped": lambda: conv_transpose_case(
+        1, 4, (3, 3), 6, 3, 2, (0, 1, 1, 0), groups=2, output_padding=1),
+    "ConvTranspose-4x4-stride2": lambda: conv_transpose_case(
+        1, 8, (5, 4), 3, 4, 2, (1, 1, 1, 1), bias=False),
+    "ConvTranspose-dilated-same-upper": lambda: conv_transpose_case(
+        1, 2, (4, 3), 2, 3, 2, None, dilation=2, auto_pad="SAME_UPPER"),
+    "ConvTranspose-output-shape": lambda: conv_transpose_case(
+        1, 2, (3, 4), 3, 3, 3, None, output_shape=(8, 11)),
+    "ConvTranspose-1d-wide-pads": lambda: conv_transpose_case(
+        2, 2, (6,), 3, 3, 1, (3, 2)),
+    "ConvTranspose-filter-at-run-time": lambda: conv_transpose_case(
+        1, 4, (3, 4), 4, 3, 2, (1, 0, 1, 1), groups=2, filter_input=True),
     "Pad-constant-value": lambda: pad_case((3, 4), [1, 2, 0, 3], value=1.5),
     "Pad-nchw-zeros": lambda: pad_case((1, 2, 3, 3), [0, 0, 1, 2, 0, 0, 2, 1],
                                        opset=13),

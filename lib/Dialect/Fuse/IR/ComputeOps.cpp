@@ -254,17 +254,24 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> strides = adaptor.getStrides();
   ArrayRef<int64_t> padding = adaptor.getPadding();
   ArrayRef<int64_t> dilation = adaptor.getDilation();
+  ArrayRef<int64_t> inputDilation = adaptor.getInputDilation();
   if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4)
     return emitShapeError(
         loc, name,
         "expected 2 strides, 4 paddings and 2 dilations, got " +
             Twine(strides.size()) + ", " + Twine(padding.size()) + " and " +
             Twine(dilation.size()));
+  if (inputDilation.size() != 2)
+    return emitShapeError(loc, name,
+                          "expected 2 input dilations, got " +
+                              Twine(inputDilation.size()));
   if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
       llvm::any_of(dilation, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(inputDilation, [](int64_t d) { return d < 1; }) ||
       llvm::any_of(padding, [](int64_t p) { return p < 0; }))
     return emitShapeError(loc, name,
-                          "strides and dilation must be >= 1 and padding >= 0");
+                          "strides, dilation and input_dilation must be >= 1 "
+                          "and padding >= 0");
   const int64_t groups = adaptor.getGroups();
   const int64_t channels = input.getDimSize(3);
   const int64_t features = filter.getDimSize(0);
@@ -281,8 +288,9 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
             " but input channels / groups is " + Twine(channels / groups));
   int64_t out[2];
   for (int i = 0; i < 2; ++i) {
-    const int64_t extent = input.getDimSize(1 + i) + padding[2 * i] +
-                           padding[2 * i + 1] -
+    const int64_t size = input.getDimSize(1 + i);
+    const int64_t spread = size == 0 ? 0 : (size - 1) * inputDilation[i] + 1;
+    const int64_t extent = spread + padding[2 * i] + padding[2 * i + 1] -
                            dilation[i] * (filter.getDimSize(1 + i) - 1) - 1;
     if (extent < 0)
       return emitShapeError(
@@ -290,9 +298,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
           Twine(i == 0 ? "height" : "width") + ": the dilated kernel (" +
               Twine(dilation[i] * (filter.getDimSize(1 + i) - 1) + 1) +
               ") is larger than the padded input (" +
-              Twine(input.getDimSize(1 + i) + padding[2 * i] +
-                    padding[2 * i + 1]) +
-              ")");
+              Twine(spread + padding[2 * i] + padding[2 * i + 1]) + ")");
     out[i] = extent / strides[i] + 1;
   }
   results.push_back(RankedTensorType::get(

@@ -40,7 +40,9 @@ int64_t countOutputTiles(const GemmShape &shape, const MatmulTiling &tiling) {
 
 bool decomposesAsWindows(Conv2DOp conv) {
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-  return conv.getGroups() > 1 &&
+  ArrayRef<int64_t> inputDilation = conv.getInputDilation();
+  return conv.getGroups() > 1 && inputDilation[0] == 1 &&
+         inputDilation[1] == 1 &&
          filter.getDimSize(1) * filter.getDimSize(2) * filter.getDimSize(3) <=
              kMaxWindowTerms;
 }

@@ -108,6 +108,14 @@ def Fuse_Conv2DOp : Fuse_Op<"conv2d", [Pure, Fuse_ComputeBound,
     `2 * N * OH * OW * F * KH * KW * (C / groups)` FLOPs. Bias and activation
     are separate ops, fused as an epilogue.
 
+    `input_dilation` (`[h, w]`, default `[1, 1]`) spreads the input's
+    pixels that far apart with zeros between them before the padding, so
+    H counts as `(H - 1) * input_dilation_h + 1` above: a transposed
+    convolution (ONNX ConvTranspose, a strided convolution's gradient) is
+    the convolution of its input dilated by its strides with the filter
+    flipped. The kernels skip the zeros' products only where whole taps
+    miss the input, so its FLOPs count every tap.
+
     ```mlir
     %y = fuse.conv2d %x, %w strides = [1, 1] padding = [1, 1, 1, 1]
         dilation = [1, 1] groups = 1
@@ -116,11 +124,13 @@ def Fuse_Conv2DOp : Fuse_Op<"conv2d", [Pure, Fuse_ComputeBound,
   }];
   let arguments = (ins Fuse_FloatTensor:$input, Fuse_FloatTensor:$filter,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilation, Fuse_PositiveI64:$groups);
+                       DenseI64ArrayAttr:$dilation, Fuse_PositiveI64:$groups,
+                       DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{1, 1}">:$input_dilation);
   let results = (outs Fuse_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $filter `strides` `=` $strides `padding` `=` $padding
-    `dilation` `=` $dilation `groups` `=` $groups attr-dict `:`
+    `dilation` `=` $dilation `groups` `=` $groups
+    (`input_dilation` `=` $input_dilation^)? attr-dict `:`
     functional-type(operands, results)
   }];
 }

@@ -41,9 +41,9 @@ bool isGemmContraction(mlir::Operation *op);
 /// the GEMM kernels run it, one group a batch element.
 constexpr int64_t kMaxWindowTerms = 64;
 
-/// Whether fuse-decompose writes `conv` as windows: it has groups, and at
-/// most kMaxWindowTerms products an output (a GEMM per group would fill
-/// few of a tile's columns).
+/// Whether fuse-decompose writes `conv` as windows: it has groups, no
+/// input dilation, and at most kMaxWindowTerms products an output (a GEMM
+/// per group would fill few of a tile's columns).
 bool decomposesAsWindows(Conv2DOp conv);
 
 /// A contraction seen as a batch of GEMMs: `batch` independent products of
