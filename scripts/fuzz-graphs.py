@@ -784,8 +784,11 @@ def reduce_graph(text, fails):
     if comment:
         header, *rest = rest
     body, ret = rest[:-2], rest[-2]
-    match = re.match(r"func\.func @(\w+)\((.*)\) -> \((.*)\) \{$", header)
-    name, params, _ = match.groups()
+    # One result may be written without parentheses (the conv and layout
+    # graphs' are).
+    match = re.match(r"func\.func @(\w+)\((.*)\) -> (?:\((.*)\)|(.*)) \{$",
+                     header)
+    name, params = match.group(1), match.group(2)
     params = [p.split(": ", 1) for p in params.split(", ")] if params else []
     names, types = ret.strip()[len("return "):].split(" : ")
     results = list(zip(names.split(", "), types.split(", ")))

@@ -359,37 +359,75 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
   SmallVector<int64_t> dilations =
       g.intsAttr(node, "dilations").value_or(SmallVector<int64_t>{1, 1});
   if (!kernel || kernel->size() != 2 || strides.size() != 2 ||
-      pads.size() != 4 || !inRange(*kernel, 1) || !inRange(strides, 1) ||
-      !inRange(pads, 0)) {
-    g.error(node) << "needs a 2-D kernel_shape, strides and pads, positive "
-                     "(pads non-negative) and at most 2^20";
+      pads.size() != 4 || dilations.size() != 2 || !inRange(*kernel, 1) ||
+      !inRange(strides, 1) || !inRange(pads, 0) || !inRange(dilations, 1)) {
+    g.error(node) << "needs a 2-D kernel_shape, strides, pads and dilations, "
+                     "positive (pads non-negative) and at most 2^20";
     return failure();
   }
-  if (g.intAttr(node, "ceil_mode", 0) != 0 ||
-      dilations != SmallVector<int64_t>{1, 1} ||
-      g.stringAttr(node, "auto_pad", "NOTSET") != "NOTSET" ||
-      node.proto.output_size() > 1) {
-    g.unsupported(node) << "ceil_mode, dilations, auto_pad and the indices "
-                           "output are not supported";
+  const bool ceilMode = g.intAttr(node, "ceil_mode", 0) != 0;
+  const bool includePad = g.intAttr(node, "count_include_pad", 0) != 0;
+  if (node.proto.output_size() > 1) {
+    g.unsupported(node) << "the indices output is not supported";
     return failure();
   }
+  if (!max && ceilMode && includePad) {
+    g.unsupported(node) << "ceil_mode with count_include_pad is not "
+                           "supported (which windows count the padding "
+                           "past the input differs between frameworks)";
+    return failure();
+  }
+  // The window's extent with its dilation, per axis.
+  int64_t extent[2];
+  for (int d = 0; d < 2; ++d)
+    extent[d] = dilations[d] * ((*kernel)[d] - 1) + 1;
+  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int d = 0; d < 2; ++d) {
+      const int64_t in = x.getDimSize(2 + d);
+      const int64_t want = (in + strides[d] - 1) / strides[d];
+      const int64_t total =
+          std::max<int64_t>(0, (want - 1) * strides[d] + extent[d] - in);
+      const int64_t small = total / 2, large = total - small;
+      pads[d] = autoPad == "SAME_UPPER" ? small : large;
+      pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (autoPad != "NOTSET") {
+    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+    return failure();
+  }
+  // With ceil_mode a last, partial window counts, unless it would start
+  // past the input and the leading pad (PyTorch's rule, which its exports
+  // follow); the padding grows at the end to hold it.
   SmallVector<int64_t> out(2);
+  int64_t extra[2] = {0, 0};
   for (int d = 0; d < 2; ++d) {
-    const int64_t span =
-        x.getDimSize(2 + d) + pads[d] + pads[d + 2] - (*kernel)[d];
-    if (span < 0 || strides[d] < 1 || (*kernel)[d] < 1) {
+    const int64_t in = x.getDimSize(2 + d);
+    const int64_t span = in + pads[d] + pads[d + 2] - extent[d];
+    if (span < 0) {
       g.error(node) << "the window does not fit the padded input";
       return failure();
     }
     out[d] = span / strides[d] + 1;
+    if (ceilMode && span % strides[d] != 0) {
+      out[d] += 1;
+      if ((out[d] - 1) * strides[d] >= in + pads[d])
+        out[d] -= 1;
+    }
+    extra[d] = std::max<int64_t>(0, (out[d] - 1) * strides[d] + extent[d] -
+                                        (span + extent[d]));
   }
   FailureOr<Value> input = g.operand(node, 0);
   if (failed(input))
     return failure();
   const double fill = max ? -std::numeric_limits<double>::infinity() : 0.0;
   Value fillValue = g.scalar(x.getElementType(), fill, node.loc);
-  Value padded = padAxis(g, node.loc, *input, 2, pads[0], pads[2], fillValue);
-  padded = padAxis(g, node.loc, padded, 3, pads[1], pads[3], fillValue);
+  Value padded =
+      padAxis(g, node.loc, *input, 2, pads[0], pads[2] + extra[0], fillValue);
+  padded =
+      padAxis(g, node.loc, padded, 3, pads[1], pads[3] + extra[1], fillValue);
   auto resultType = RankedTensorType::get(
       {x.getDimSize(0), x.getDimSize(1), out[0], out[1]}, x.getElementType());
   Value acc;
@@ -397,7 +435,8 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
     for (int64_t j = 0; j < (*kernel)[1]; ++j) {
       Value window = fuse::SliceOp::create(
           g.builder, node.loc, resultType, padded,
-          g.builder.getDenseI64ArrayAttr({0, 0, i, j}),
+          g.builder.getDenseI64ArrayAttr(
+              {0, 0, i * dilations[0], j * dilations[1]}),
           g.builder.getDenseI64ArrayAttr(resultType.getShape()),
           g.builder.getDenseI64ArrayAttr({1, 1, strides[0], strides[1]}));
       if (!acc)
@@ -416,18 +455,21 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
     HostTensor count;
     count.elementType = x.getElementType();
     count.shape = {out[0], out[1]};
-    const bool includePad = g.intAttr(node, "count_include_pad", 0) != 0;
-    for (int64_t r = 0; r < out[0]; ++r)
-      for (int64_t c = 0; c < out[1]; ++c) {
-        auto inside = [&](int d, int64_t o) {
-          const int64_t first = o * strides[d] - pads[d];
-          const int64_t last = first + (*kernel)[d];
-          return std::min(last, x.getDimSize(2 + d)) -
-                 std::max<int64_t>(first, 0);
-        };
-        count.data.push_back(includePad ? (*kernel)[0] * (*kernel)[1]
-                                        : inside(0, r) * inside(1, c));
+    // The taps of a window on the input (or, with count_include_pad, on
+    // the padded input).
+    auto taps = [&](int d, int64_t o) {
+      const int64_t low = includePad ? -pads[d] : 0;
+      const int64_t high = x.getDimSize(2 + d) + (includePad ? pads[d + 2] : 0);
+      int64_t n = 0;
+      for (int64_t t = 0; t < (*kernel)[d]; ++t) {
+        const int64_t at = o * strides[d] - pads[d] + t * dilations[d];
+        n += at >= low && at < high;
       }
+      return n;
+    };
+    for (int64_t r = 0; r < out[0]; ++r)
+      for (int64_t c = 0; c < out[1]; ++c)
+        count.data.push_back(taps(0, r) * taps(1, c));
     acc = fuse::DivOp::create(g.builder, node.loc, resultType, acc,
                               g.materialize(count, node.loc));
   }

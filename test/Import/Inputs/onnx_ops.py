@@ -427,6 +427,70 @@ def conv_transpose_case(n, c, size, f, k, stride, pads, groups=1,
                 atol=1e-5)
 
 
+def pool_case(op, shape, kernel, strides, pads=(0, 0, 0, 0), dilations=(1, 1),
+              ceil_mode=0, auto_pad=None, count_include_pad=0):
+    """MaxPool or AveragePool (NCHW) by the definition: each output is the
+    max or mean of its window's taps on the input (the mean over the taps
+    on the padded input with count_include_pad). Output sizes by the
+    specification's formula, ceil_mode's last window dropped where it
+    would start past the input and the leading pad (PyTorch's rule)."""
+    n, c, h, w = shape
+    x = [f32(v) for v in ramp(math.prod(shape), -3.0, 4.0)]
+    attrs = {"kernel_shape": list(kernel), "strides": list(strides)}
+    if dilations != (1, 1):
+        attrs["dilations"] = list(dilations)
+    if ceil_mode:
+        attrs["ceil_mode"] = 1
+    if count_include_pad:
+        attrs["count_include_pad"] = 1
+    pads = list(pads)
+    extent = [d * (k - 1) + 1 for d, k in zip(dilations, kernel)]
+    if auto_pad:
+        attrs["auto_pad"] = auto_pad
+        for d, size in enumerate((h, w)):
+            want = -(-size // strides[d])
+            total = max(0, (want - 1) * strides[d] + extent[d] - size)
+            small, large = total // 2, total - total // 2
+            pads[d] = small if auto_pad == "SAME_UPPER" else large
+            pads[d + 2] = large if auto_pad == "SAME_UPPER" else small
+    else:
+        attrs["pads"] = pads
+    out = []
+    for d, size in enumerate((h, w)):
+        span = size + pads[d] + pads[d + 2] - extent[d]
+        o = span // strides[d] + 1
+        if ceil_mode and span % strides[d]:
+            o += 1
+            if (o - 1) * strides[d] >= size + pads[d]:
+                o -= 1
+        out.append(o)
+    text = model([("x", "f32", shape)], ["y"], [node(op, ["x"], "y", **attrs)])
+    y = []
+    for b in range(n):
+        for ch in range(c):
+            for r in range(out[0]):
+                for q in range(out[1]):
+                    values, padded_taps = [], 0
+                    for i in range(kernel[0]):
+                        for j in range(kernel[1]):
+                            rr = r * strides[0] - pads[0] + i * dilations[0]
+                            qq = q * strides[1] - pads[1] + j * dilations[1]
+                            if (-pads[0] <= rr < h + pads[2] and
+                                    -pads[1] <= qq < w + pads[3]):
+                                padded_taps += 1
+                            if 0 <= rr < h and 0 <= qq < w:
+                                values.append(
+                                    x[((b * c + ch) * h + rr) * w + qq])
+                    if op == "MaxPool":
+                        y.append(max(values))
+                    else:
+                        y.append(sum(values) / (padded_taps if
+                                                count_include_pad else
+                                                len(values)))
+    return Case(text, {"x": ("f32", shape, x)}, {"y": ((n, c) + tuple(out), y)},
+                rtol=1e-5, atol=1e-5)
+
+
 def pad_case(shape, pads, mode=None, value=None, axes=None, opset=18):
     """Pad, checked element by element against numpy.pad's rules: an
     output position o of an axis reads input o - before, or, outside the
@@ -682,6 +746,21 @@ CASES = {
         2, 2, (6,), 3, 3, 1, (3, 2)),
     "ConvTranspose-filter-at-run-time": lambda: conv_transpose_case(
         1, 4, (3, 4), 4, 3, 2, (1, 0, 1, 1), groups=2, filter_input=True),
+    "MaxPool-ceil-mode": lambda: pool_case(
+        "MaxPool", (1, 2, 7, 8), (3, 3), (2, 2), ceil_mode=1),
+    "MaxPool-ceil-mode-padded": lambda: pool_case(
+        "MaxPool", (2, 1, 6, 6), (3, 3), (2, 2), pads=(1, 1, 1, 1),
+        ceil_mode=1),
+    "MaxPool-dilated": lambda: pool_case(
+        "MaxPool", (1, 2, 9, 7), (2, 3), (1, 2), dilations=(2, 2)),
+    "MaxPool-same-upper": lambda: pool_case(
+        "MaxPool", (1, 1, 7, 6), (3, 2), (2, 2), auto_pad="SAME_UPPER"),
+    "AveragePool-ceil-mode": lambda: pool_case(
+        "AveragePool", (1, 2, 7, 5), (2, 3), (2, 2), pads=(0, 1, 0, 1),
+        ceil_mode=1),
+    "AveragePool-include-pad-dilated": lambda: pool_case(
+        "AveragePool", (1, 1, 8, 8), (3, 3), (2, 1), pads=(1, 2, 1, 0),
+        dilations=(1, 2), count_include_pad=1),
     "Pad-constant-value": lambda: pad_case((3, 4), [1, 2, 0, 3], value=1.5),
     "Pad-nchw-zeros": lambda: pad_case((1, 2, 3, 3), [0, 0, 1, 2, 0, 0, 2, 1],
                                        opset=13),
