@@ -60,12 +60,8 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);
   const bool oneD = x && w && x.getRank() == 3 && w.getRank() == 3;
   if (oneD) {
-    x = RankedTensorType::get(
-        {x.getDimSize(0), x.getDimSize(1), 1, x.getDimSize(2)},
-        x.getElementType());
-    w = RankedTensorType::get(
-        {w.getDimSize(0), w.getDimSize(1), 1, w.getDimSize(2)},
-        w.getElementType());
+    x = asRowOfHeightOne(x);
+    w = asRowOfHeightOne(w);
   }
   auto ints = [&](StringRef name, int64_t height) {
     std::optional<SmallVector<int64_t>> v = g.intsAttr(node, name);
@@ -165,9 +161,7 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
                       << "the transposed convolution's extent " << full[d];
         return failure();
       }
-      const int64_t small = total / 2, large = total - small;
-      pads[d] = autoPad == "SAME_UPPER" ? small : large;
-      pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+      splitPadding(autoPad, total, d, pads);
     }
   }
   SmallVector<int64_t> out(2);
@@ -221,25 +215,7 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
         g.builder.getDenseI64ArrayAttr({0, crop[0], crop[1], 0}),
         g.builder.getDenseI64ArrayAttr(resultType.getShape()),
         g.builder.getDenseI64ArrayAttr({1, 1, 1, 1}));
-  if (node.has(2)) {
-    RankedTensorType b = g.typeOf(node, 2);
-    if (!b || b.getRank() != 1 || b.getDimSize(0) != f ||
-        b.getElementType() != element) {
-      g.error(node) << "bias " << b << " is not one value per output channel";
-      return failure();
-    }
-    FailureOr<Value> bias = g.operand(node, 2);
-    if (failed(bias))
-      return failure();
-    y = fuse::AddOp::create(g.builder, node.loc, resultType, y, *bias);
-  }
-  y = transposed(g, node.loc, y, {0, 3, 1, 2});
-  if (oneD)
-    y = fuse::ReshapeOp::create(
-        g.builder, node.loc,
-        RankedTensorType::get({x.getDimSize(0), f, out[1]}, element), y);
-  g.define(node, 0, y);
-  return success();
+  return defineConvResult(g, node, y, oneD);
 }
 
 } // namespace

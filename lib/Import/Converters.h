@@ -56,6 +56,32 @@ lifted(std::optional<llvm::SmallVector<int64_t>> v, int64_t height);
 mlir::Value asRowOfHeightOne(GraphImporter &g, mlir::Location loc,
                              mlir::Value v);
 
+/// The type of a [N, C, L] tensor (or [O, I, K] filter) as [N, C, 1, L].
+mlir::RankedTensorType asRowOfHeightOne(mlir::RankedTensorType type);
+
+/// `total` padding of spatial axis `d` split into pads[d] (begin) and
+/// pads[d + 2] (end) as auto_pad says: SAME_UPPER puts the larger half at
+/// the end, otherwise (SAME_LOWER, an output_shape) at the beginning.
+void splitPadding(llvm::StringRef autoPad, int64_t total, int d,
+                  llvm::SmallVectorImpl<int64_t> &pads);
+
+/// A window op's auto_pad applied to `pads`: SAME_UPPER and SAME_LOWER pad
+/// so that each output axis is its input's over the stride, rounded up
+/// (windows `extent` long), VALID pads nothing, NOTSET keeps `pads`;
+/// failure after a diagnostic for another value.
+mlir::LogicalResult applyAutoPad(GraphImporter &g, const Node &node,
+                                 mlir::RankedTensorType x,
+                                 llvm::ArrayRef<int64_t> strides,
+                                 llvm::ArrayRef<int64_t> extent,
+                                 llvm::SmallVectorImpl<int64_t> &pads);
+
+/// A convolution's NHWC result `y` ([N, OH, OW, F]) as the node's output:
+/// plus the node's bias (input 2, one value per channel) where it has one,
+/// transposed back to NCHW and, for a 1-D convolution, to NCL; failure
+/// after a diagnostic for a bias of another shape.
+mlir::LogicalResult defineConvResult(GraphImporter &g, const Node &node,
+                                     mlir::Value y, bool oneD);
+
 void registerConvTransposeConverter(llvm::StringMap<Converter> &map);
 void registerActivationConverters(llvm::StringMap<Converter> &map);
 void registerElementwiseConverters(llvm::StringMap<Converter> &map);

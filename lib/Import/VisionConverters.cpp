@@ -138,6 +138,70 @@ Value asRowOfHeightOne(GraphImporter &g, Location loc, Value v) {
       v);
 }
 
+RankedTensorType asRowOfHeightOne(RankedTensorType type) {
+  return RankedTensorType::get(
+      {type.getDimSize(0), type.getDimSize(1), 1, type.getDimSize(2)},
+      type.getElementType());
+}
+
+void splitPadding(StringRef autoPad, int64_t total, int d,
+                  SmallVectorImpl<int64_t> &pads) {
+  const int64_t small = total / 2, large = total - small;
+  pads[d] = autoPad == "SAME_UPPER" ? small : large;
+  pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+}
+
+LogicalResult applyAutoPad(GraphImporter &g, const Node &node,
+                           RankedTensorType x, ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> extent,
+                           SmallVectorImpl<int64_t> &pads) {
+  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int d = 0; d < 2; ++d) {
+      const int64_t in = x.getDimSize(2 + d);
+      const int64_t out = (in + strides[d] - 1) / strides[d];
+      splitPadding(
+          autoPad,
+          std::max<int64_t>(0, (out - 1) * strides[d] + extent[d] - in), d,
+          pads);
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign({0, 0, 0, 0});
+  } else if (autoPad != "NOTSET") {
+    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult defineConvResult(GraphImporter &g, const Node &node, Value y,
+                               bool oneD) {
+  auto type = cast<RankedTensorType>(y.getType());
+  const int64_t f = type.getDimSize(3);
+  if (node.has(2)) {
+    RankedTensorType b = g.typeOf(node, 2);
+    if (!b || b.getRank() != 1 || b.getDimSize(0) != f ||
+        b.getElementType() != type.getElementType()) {
+      g.error(node) << "bias " << b << " is not one value per output channel";
+      return failure();
+    }
+    FailureOr<Value> bias = g.operand(node, 2);
+    if (failed(bias))
+      return failure();
+    // NHWC: the bias broadcasts along the last axis as it is.
+    y = fuse::AddOp::create(g.builder, node.loc, type, y, *bias);
+  }
+  y = transposed(g, node.loc, y, {0, 3, 1, 2});
+  if (oneD)
+    y = fuse::ReshapeOp::create(
+        g.builder, node.loc,
+        RankedTensorType::get({type.getDimSize(0), f, type.getDimSize(2)},
+                              type.getElementType()),
+        y);
+  g.define(node, 0, y);
+  return success();
+}
+
 namespace {
 
 LogicalResult conv(GraphImporter &g, const Node &node) {
@@ -146,12 +210,8 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
   // height 1.
   const bool oneD = x && w && x.getRank() == 3 && w.getRank() == 3;
   if (oneD) {
-    x = RankedTensorType::get(
-        {x.getDimSize(0), x.getDimSize(1), 1, x.getDimSize(2)},
-        x.getElementType());
-    w = RankedTensorType::get(
-        {w.getDimSize(0), w.getDimSize(1), 1, w.getDimSize(2)},
-        w.getElementType());
+    x = asRowOfHeightOne(x);
+    w = asRowOfHeightOne(w);
   }
   auto ints = [&](StringRef name) {
     std::optional<SmallVector<int64_t>> v = g.intsAttr(node, name);
@@ -194,23 +254,10 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
                      "values, positive (pads non-negative) and at most 2^20";
     return failure();
   }
-  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int d = 0; d < 2; ++d) {
-      const int64_t in = x.getDimSize(2 + d), k = d ? kw : kh;
-      const int64_t out = (in + strides[d] - 1) / strides[d];
-      const int64_t total = std::max<int64_t>(
-          0, (out - 1) * strides[d] + dilations[d] * (k - 1) + 1 - in);
-      const int64_t small = total / 2, large = total - small;
-      pads[d] = autoPad == "SAME_UPPER" ? small : large;
-      pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
-    }
-  } else if (autoPad == "VALID") {
-    pads = {0, 0, 0, 0};
-  } else if (autoPad != "NOTSET") {
-    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+  const int64_t extent[2] = {dilations[0] * (kh - 1) + 1,
+                             dilations[1] * (kw - 1) + 1};
+  if (failed(applyAutoPad(g, node, x, strides, extent, pads)))
     return failure();
-  }
   SmallVector<int64_t> out(2);
   for (int d = 0; d < 2; ++d) {
     const int64_t k = d ? kw : kh;
@@ -241,27 +288,7 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
       g.builder.getDenseI64ArrayAttr({pads[0], pads[2], pads[1], pads[3]}),
       g.builder.getDenseI64ArrayAttr(dilations),
       g.builder.getI64IntegerAttr(groups));
-  if (node.has(2)) {
-    RankedTensorType b = g.typeOf(node, 2);
-    if (b.getRank() != 1 || b.getDimSize(0) != f ||
-        b.getElementType() != x.getElementType()) {
-      g.error(node) << "bias " << b << " is not one value per output channel";
-      return failure();
-    }
-    FailureOr<Value> bias = g.operand(node, 2);
-    if (failed(bias))
-      return failure();
-    // NHWC: the bias broadcasts along the last axis as it is.
-    y = fuse::AddOp::create(g.builder, node.loc, resultType, y, *bias);
-  }
-  y = transposed(g, node.loc, y, {0, 3, 1, 2});
-  if (oneD)
-    y = fuse::ReshapeOp::create(
-        g.builder, node.loc,
-        RankedTensorType::get({x.getDimSize(0), f, out[1]}, x.getElementType()),
-        y);
-  g.define(node, 0, y);
-  return success();
+  return defineConvResult(g, node, y, oneD);
 }
 
 LogicalResult batchNorm(GraphImporter &g, const Node &node) {
@@ -381,23 +408,8 @@ LogicalResult pool(GraphImporter &g, const Node &node, bool max) {
   int64_t extent[2];
   for (int d = 0; d < 2; ++d)
     extent[d] = dilations[d] * ((*kernel)[d] - 1) + 1;
-  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int d = 0; d < 2; ++d) {
-      const int64_t in = x.getDimSize(2 + d);
-      const int64_t want = (in + strides[d] - 1) / strides[d];
-      const int64_t total =
-          std::max<int64_t>(0, (want - 1) * strides[d] + extent[d] - in);
-      const int64_t small = total / 2, large = total - small;
-      pads[d] = autoPad == "SAME_UPPER" ? small : large;
-      pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
-    }
-  } else if (autoPad == "VALID") {
-    pads = {0, 0, 0, 0};
-  } else if (autoPad != "NOTSET") {
-    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+  if (failed(applyAutoPad(g, node, x, strides, extent, pads)))
     return failure();
-  }
   // With ceil_mode a last, partial window counts, unless it would start
   // past the input and the leading pad (PyTorch's rule, which its exports
   // follow); the padding grows at the end to hold it.
