@@ -184,27 +184,16 @@ runOnHost(func::FuncOp func, const std::vector<std::vector<HostBuffer>> &inputs,
       for (size_t d = 0; d < devices; ++d)
         memory[d][reshape.getResult()] = memory[d][reshape.getInput()];
     } else if (auto constant = dyn_cast<fuse::ConstantOp>(op)) {
-      auto type = cast<RankedTensorType>(constant.getType());
-      std::optional<DType> dtype = toDType(type.getElementType());
-      auto values = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!dtype || !values) {
+      FailureOr<std::vector<uint8_t>> bytes =
+          toDType(constant.getType().getElementType())
+              ? encodeConstant(constant)
+              : FailureOr<std::vector<uint8_t>>(failure());
+      if (failed(bytes)) {
         error = {true, "a constant of its type has no host buffer"};
         return failure();
       }
-      HostBuffer buffer =
-          makeHostBuffer(*dtype, std::vector<int64_t>(type.getShape().begin(),
-                                                      type.getShape().end()));
-      int64_t i = 0;
-      if (isa<FloatType>(type.getElementType()))
-        for (const APFloat &v : values.getValues<APFloat>())
-          buffer.set(i++, v.convertToDouble());
-      else
-        for (const APInt &v : values.getValues<APInt>())
-          buffer.set(i++, type.getElementType().isInteger(1)
-                              ? static_cast<double>(v.getZExtValue())
-                              : static_cast<double>(v.getSExtValue()));
       for (size_t d = 0; d < devices; ++d)
-        memory[d][constant.getResult()] = buffer.bytes;
+        memory[d][constant.getResult()] = *bytes;
     } else if (!isa<func::ReturnOp>(op)) {
       error = {true,
                "'" + op.getName().getStringRef().str() + "' runs on no host"};

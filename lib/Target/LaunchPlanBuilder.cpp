@@ -40,10 +40,8 @@ std::optional<DType> toDType(Type type) {
   return std::nullopt;
 }
 
-namespace {
-/// The device bytes of a constant: dense literals element by element,
-/// resources as stored.
-FailureOr<std::vector<uint8_t>> encodeConstant(ConstantOp constant) {
+FailureOr<std::vector<uint8_t>> encodeConstant(Operation *constantOp) {
+  auto constant = cast<ConstantOp>(constantOp);
   auto type = cast<RankedTensorType>(constant.getType());
   HostBuffer buffer = makeHostBuffer(
       *toDType(type.getElementType()),
@@ -72,6 +70,8 @@ FailureOr<std::vector<uint8_t>> encodeConstant(ConstantOp constant) {
             buffer.bytes.begin());
   return buffer.bytes;
 }
+
+namespace {
 
 /// The launch of `group` (kernel `kernelName`) with its inputs' buffers;
 /// its outputs' buffers are the caller's to add.

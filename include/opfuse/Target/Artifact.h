@@ -22,6 +22,12 @@ namespace opfuse {
 /// The plan's name for an MLIR element type; nullopt when it has none.
 std::optional<DType> toDType(mlir::Type type);
 
+/// The device bytes of a fuse.constant (`constantOp`): dense literals
+/// element by element, resources (an importer's weights) as stored; an
+/// error at the op when it has neither.
+mlir::FailureOr<std::vector<uint8_t>>
+encodeConstant(mlir::Operation *constantOp);
+
 /// The PTX of gpu.binary @opfuse_kernels (format=isa). Fails, naming it,
 /// when a libdevice function was left unresolved.
 mlir::FailureOr<std::string> extractPtx(mlir::ModuleOp module);
