@@ -56,6 +56,51 @@ Value convFilterOf(GraphImporter &g, Location loc, Value w, int64_t groups) {
   return gatherAlong(g, loc, v, 2, reversed(kw));
 }
 
+/// ConvTranspose's pads as its output_shape, or auto_pad's SAME (the input
+/// times the strides), sets them: the difference from the extent `full`
+/// split by auto_pad; VALID pads nothing; failure after a diagnostic.
+LogicalResult applyOutputShape(GraphImporter &g, const Node &node,
+                               RankedTensorType x, ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> full, bool oneD,
+                               SmallVectorImpl<int64_t> &pads) {
+  std::optional<SmallVector<int64_t>> outputShape =
+      g.intsAttr(node, "output_shape");
+  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER" && autoPad != "VALID") {
+    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+    return failure();
+  }
+  if (!outputShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
+    outputShape = SmallVector<int64_t>{x.getDimSize(2) * strides[0],
+                                       x.getDimSize(3) * strides[1]};
+  if (autoPad == "VALID")
+    pads.assign({0, 0, 0, 0});
+  if (outputShape) {
+    // The spatial sizes, with or without the batch and channels before.
+    SmallVector<int64_t> spatial(
+        outputShape->end() -
+            std::min<size_t>(outputShape->size(), oneD ? 1 : 2),
+        outputShape->end());
+    if (oneD && spatial.size() == 1)
+      spatial.insert(spatial.begin(), 1);
+    if (spatial.size() != 2) {
+      g.error(node) << "output_shape must give the spatial sizes";
+      return failure();
+    }
+    for (int d = 0; d < 2; ++d) {
+      const int64_t total = full[d] - spatial[d];
+      if (total < 0 || spatial[d] < 1) {
+        g.error(node) << "output_shape " << spatial[d] << " is larger than "
+                      << "the transposed convolution's extent " << full[d];
+        return failure();
+      }
+      splitPadding(autoPad, total, d, pads);
+    }
+  }
+  return success();
+}
+
 LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);
   const bool oneD = x && w && x.getRank() == 3 && w.getRank() == 3;
@@ -127,43 +172,8 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   for (int d = 0; d < 2; ++d)
     full[d] = strides[d] * (x.getDimSize(2 + d) - 1) + outputPadding[d] +
               dilations[d] * ((d ? kw : kh) - 1) + 1;
-  // An output_shape, or auto_pad's SAME (the input times the strides),
-  // sets the pads from the extent it cuts.
-  std::optional<SmallVector<int64_t>> outputShape =
-      g.intsAttr(node, "output_shape");
-  const std::string autoPad = g.stringAttr(node, "auto_pad", "NOTSET");
-  if (autoPad != "NOTSET" && autoPad != "SAME_UPPER" &&
-      autoPad != "SAME_LOWER" && autoPad != "VALID") {
-    g.error(node) << "auto_pad '" << autoPad << "' is not an ONNX value";
+  if (failed(applyOutputShape(g, node, x, strides, full, oneD, pads)))
     return failure();
-  }
-  if (!outputShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
-    outputShape = SmallVector<int64_t>{x.getDimSize(2) * strides[0],
-                                       x.getDimSize(3) * strides[1]};
-  if (autoPad == "VALID")
-    pads = {0, 0, 0, 0};
-  if (outputShape) {
-    // The spatial sizes, with or without the batch and channels before.
-    SmallVector<int64_t> spatial(
-        outputShape->end() -
-            std::min<size_t>(outputShape->size(), oneD ? 1 : 2),
-        outputShape->end());
-    if (oneD && spatial.size() == 1)
-      spatial.insert(spatial.begin(), 1);
-    if (spatial.size() != 2) {
-      g.error(node) << "output_shape must give the spatial sizes";
-      return failure();
-    }
-    for (int d = 0; d < 2; ++d) {
-      const int64_t total = full[d] - spatial[d];
-      if (total < 0 || spatial[d] < 1) {
-        g.error(node) << "output_shape " << spatial[d] << " is larger than "
-                      << "the transposed convolution's extent " << full[d];
-        return failure();
-      }
-      splitPadding(autoPad, total, d, pads);
-    }
-  }
   SmallVector<int64_t> out(2);
   for (int d = 0; d < 2; ++d) {
     out[d] = full[d] - pads[d] - pads[d + 2];
