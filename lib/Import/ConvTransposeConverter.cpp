@@ -102,28 +102,13 @@ LogicalResult applyOutputShape(GraphImporter &g, const Node &node,
 }
 
 LogicalResult convTranspose(GraphImporter &g, const Node &node) {
-  RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);
-  const bool oneD = x && w && x.getRank() == 3 && w.getRank() == 3;
-  if (oneD) {
-    x = asRowOfHeightOne(x);
-    w = asRowOfHeightOne(w);
-  }
-  auto ints = [&](StringRef name, int64_t height) {
-    std::optional<SmallVector<int64_t>> v = g.intsAttr(node, name);
-    return oneD ? lifted(v, height) : v;
-  };
-  if (!x || !w || x.getRank() != 4 || w.getRank() != 4 ||
-      !isa<FloatType>(x.getElementType()) ||
-      x.getElementType() != w.getElementType()) {
-    if (x && x.getRank() != 4)
-      g.unsupported(node) << "only 1-D and 2-D transposed convolutions "
-                             "(NCL and NCHW inputs) are supported, not "
-                          << x;
-    else
-      g.error(node) << "expects float NCHW input and [C, M/group, KH, KW] "
-                       "filter of one type";
+  FailureOr<ConvOperandTypes> types = convOperandTypes(
+      g, node, "transposed convolutions", "[C, M/group, KH, KW]");
+  if (failed(types))
     return failure();
-  }
+  RankedTensorType x = types->x, w = types->w;
+  const bool oneD = types->oneD;
+  auto ints = [&](StringRef name) { return windowInts(g, node, name, oneD); };
   const int64_t groups = g.intAttr(node, "group", 1);
   const int64_t c = x.getDimSize(1);
   const int64_t kh = w.getDimSize(2), kw = w.getDimSize(3);
@@ -134,11 +119,11 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   }
   const int64_t f = w.getDimSize(1) * groups;
   SmallVector<int64_t> strides =
-      ints("strides", 1).value_or(SmallVector<int64_t>{1, 1});
+      ints("strides").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> dilations =
-      ints("dilations", 1).value_or(SmallVector<int64_t>{1, 1});
+      ints("dilations").value_or(SmallVector<int64_t>{1, 1});
   SmallVector<int64_t> pads =
-      ints("pads", 0).value_or(SmallVector<int64_t>{0, 0, 0, 0});
+      ints("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
   // output_padding is one value per axis: a 1-D one gets 0 for the height.
   SmallVector<int64_t> outputPadding = {0, 0};
   if (std::optional<SmallVector<int64_t>> given =
@@ -147,7 +132,7 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
     if (oneD && given->size() == 1)
       outputPadding = {0, (*given)[0]};
   }
-  if (std::optional<SmallVector<int64_t>> shape = ints("kernel_shape", 1);
+  if (std::optional<SmallVector<int64_t>> shape = ints("kernel_shape");
       shape && (*shape != SmallVector<int64_t>{kh, kw})) {
     g.error(node) << "kernel_shape does not match filter " << w;
     return failure();
@@ -183,15 +168,11 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
     }
   }
 
-  FailureOr<Value> input = g.operand(node, 0), filter = g.operand(node, 1);
-  if (failed(input) || failed(filter))
+  FailureOr<std::pair<Value, Value>> operands = convOperands(g, node, oneD);
+  if (failed(operands))
     return failure();
-  if (oneD) {
-    input = asRowOfHeightOne(g, node.loc, *input);
-    filter = asRowOfHeightOne(g, node.loc, *filter);
-  }
-  Value nhwc = transposed(g, node.loc, *input, {0, 2, 3, 1});
-  Value ohwi = convFilterOf(g, node.loc, *filter, groups);
+  Value nhwc = operands->first;
+  Value ohwi = convFilterOf(g, node.loc, operands->second, groups);
   // The convolution's padding: the dilated kernel's extent less the pads
   // (and output_padding more at the end); a pad beyond that extent crops
   // the output instead.

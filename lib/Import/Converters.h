@@ -59,6 +59,28 @@ mlir::Value asRowOfHeightOne(GraphImporter &g, mlir::Location loc,
 /// The type of a [N, C, L] tensor (or [O, I, K] filter) as [N, C, 1, L].
 mlir::RankedTensorType asRowOfHeightOne(mlir::RankedTensorType type);
 
+/// A Conv's or ConvTranspose's input and filter types (inputs 0 and 1), a
+/// 1-D one's (`oneD`) as rows of height 1; failure after a diagnostic for
+/// other ranks (unsupported, naming `what`) or element types (naming the
+/// `filterLayout` expected).
+struct ConvOperandTypes {
+  mlir::RankedTensorType x, w;
+  bool oneD = false;
+};
+mlir::FailureOr<ConvOperandTypes>
+convOperandTypes(GraphImporter &g, const Node &node, llvm::StringRef what,
+                 llvm::StringRef filterLayout);
+
+/// A Conv's or ConvTranspose's input as NHWC and its filter as given (a
+/// 1-D node's as rows of height 1); failure when either is undefined.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+convOperands(GraphImporter &g, const Node &node, bool oneD);
+
+/// A convolution's or pool's window attribute `name`, a 1-D node's lifted
+/// to 2-D (a pad of 0, or a stride, dilation or size of 1, for the height).
+std::optional<llvm::SmallVector<int64_t>>
+windowInts(GraphImporter &g, const Node &node, llvm::StringRef name, bool oneD);
+
 /// `total` padding of spatial axis `d` split into pads[d] (begin) and
 /// pads[d + 2] (end) as auto_pad says: SAME_UPPER puts the larger half at
 /// the end, otherwise (SAME_LOWER, an output_shape) at the beginning.

@@ -144,6 +144,48 @@ RankedTensorType asRowOfHeightOne(RankedTensorType type) {
       type.getElementType());
 }
 
+FailureOr<ConvOperandTypes> convOperandTypes(GraphImporter &g, const Node &node,
+                                             StringRef what,
+                                             StringRef filterLayout) {
+  ConvOperandTypes t{g.typeOf(node, 0), g.typeOf(node, 1)};
+  t.oneD = t.x && t.w && t.x.getRank() == 3 && t.w.getRank() == 3;
+  if (t.oneD) {
+    t.x = asRowOfHeightOne(t.x);
+    t.w = asRowOfHeightOne(t.w);
+  }
+  if (!t.x || !t.w || t.x.getRank() != 4 || t.w.getRank() != 4 ||
+      !isa<FloatType>(t.x.getElementType()) ||
+      t.x.getElementType() != t.w.getElementType()) {
+    if (t.x && t.x.getRank() != 4)
+      g.unsupported(node) << "only 1-D and 2-D " << what
+                          << " (NCL and NCHW inputs) are supported, not "
+                          << t.x;
+    else
+      g.error(node) << "expects float NCHW input and " << filterLayout
+                    << " filter of one type";
+    return failure();
+  }
+  return t;
+}
+
+FailureOr<std::pair<Value, Value>> convOperands(GraphImporter &g,
+                                                const Node &node, bool oneD) {
+  FailureOr<Value> input = g.operand(node, 0), filter = g.operand(node, 1);
+  if (failed(input) || failed(filter))
+    return failure();
+  if (oneD) {
+    input = asRowOfHeightOne(g, node.loc, *input);
+    filter = asRowOfHeightOne(g, node.loc, *filter);
+  }
+  return std::make_pair(transposed(g, node.loc, *input, {0, 2, 3, 1}), *filter);
+}
+
+std::optional<SmallVector<int64_t>>
+windowInts(GraphImporter &g, const Node &node, StringRef name, bool oneD) {
+  std::optional<SmallVector<int64_t>> v = g.intsAttr(node, name);
+  return oneD ? lifted(v, name == "pads" ? 0 : 1) : v;
+}
+
 void splitPadding(StringRef autoPad, int64_t total, int d,
                   SmallVectorImpl<int64_t> &pads) {
   const int64_t small = total / 2, large = total - small;
@@ -205,29 +247,15 @@ LogicalResult defineConvResult(GraphImporter &g, const Node &node, Value y,
 namespace {
 
 LogicalResult conv(GraphImporter &g, const Node &node) {
-  RankedTensorType x = g.typeOf(node, 0), w = g.typeOf(node, 1);
   // A 1-D convolution (NCL input, OIK filter) runs as a 2-D one over rows of
   // height 1.
-  const bool oneD = x && w && x.getRank() == 3 && w.getRank() == 3;
-  if (oneD) {
-    x = asRowOfHeightOne(x);
-    w = asRowOfHeightOne(w);
-  }
-  auto ints = [&](StringRef name) {
-    std::optional<SmallVector<int64_t>> v = g.intsAttr(node, name);
-    return oneD ? lifted(v, name == "pads" ? 0 : 1) : v;
-  };
-  if (!x || !w || x.getRank() != 4 || w.getRank() != 4 ||
-      !isa<FloatType>(x.getElementType()) ||
-      x.getElementType() != w.getElementType()) {
-    if (x && x.getRank() != 4)
-      g.unsupported(node) << "only 1-D and 2-D convolutions (NCL and NCHW "
-                             "inputs) are supported, not "
-                          << x;
-    else
-      g.error(node) << "expects float NCHW input and OIHW filter of one type";
+  FailureOr<ConvOperandTypes> types =
+      convOperandTypes(g, node, "convolutions", "OIHW");
+  if (failed(types))
     return failure();
-  }
+  RankedTensorType x = types->x, w = types->w;
+  const bool oneD = types->oneD;
+  auto ints = [&](StringRef name) { return windowInts(g, node, name, oneD); };
   const int64_t groups = g.intAttr(node, "group", 1);
   const int64_t c = x.getDimSize(1), f = w.getDimSize(0);
   const int64_t kh = w.getDimSize(2), kw = w.getDimSize(3);
@@ -269,15 +297,11 @@ LogicalResult conv(GraphImporter &g, const Node &node) {
     }
     out[d] = span / strides[d] + 1;
   }
-  FailureOr<Value> input = g.operand(node, 0), filter = g.operand(node, 1);
-  if (failed(input) || failed(filter))
+  FailureOr<std::pair<Value, Value>> operands = convOperands(g, node, oneD);
+  if (failed(operands))
     return failure();
-  if (oneD) {
-    input = asRowOfHeightOne(g, node.loc, *input);
-    filter = asRowOfHeightOne(g, node.loc, *filter);
-  }
-  Value nhwc = transposed(g, node.loc, *input, {0, 2, 3, 1});
-  Value ohwi = transposed(g, node.loc, *filter, {0, 2, 3, 1});
+  Value nhwc = operands->first;
+  Value ohwi = transposed(g, node.loc, operands->second, {0, 2, 3, 1});
   auto resultType = RankedTensorType::get({x.getDimSize(0), out[0], out[1], f},
                                           x.getElementType());
   // fuse's padding is [top, bottom, left, right]; ONNX's is

@@ -85,6 +85,43 @@ static void foldBatchIntoRows(GemmProblem &p) {
   p.b.batchStrides.clear();
 }
 
+/// A conv2d's A and B: the implicit GEMM's im2col input and its filter,
+/// one GEMM per group.
+static void setConvOperands(GemmProblem &p) {
+  Operand &a = p.a, &bOp = p.b;
+  const GemmShape &shape = p.shape;
+  // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
+  ArrayRef<int64_t> in = p.conv.getInput().getType().getShape();
+  ArrayRef<int64_t> filter = p.conv.getFilter().getType().getShape();
+  ArrayRef<int64_t> strides = p.conv.getStrides(),
+                    dilation = p.conv.getDilation(),
+                    padding = p.conv.getPadding();
+  a.kContiguous = bOp.kContiguous = true;
+  // Group g reads input channels [g*cg, (g+1)*cg) and filters
+  // [g*F/groups, (g+1)*F/groups), each of K = KH*KW*cg values.
+  const int64_t groupChannels = filter[3];
+  if (p.conv.getGroups() > 1) {
+    a.batchStrides = {groupChannels};
+    bOp.batchStrides = {shape.n * shape.k};
+  }
+  a.im2col = Operand::Im2Col{in[1],
+                             in[2],
+                             groupChannels,
+                             in[3],
+                             filter[2],
+                             p.output.getDimSize(1),
+                             p.output.getDimSize(2),
+                             strides[0],
+                             strides[1],
+                             dilation[0],
+                             dilation[1],
+                             padding[0],
+                             padding[2],
+                             p.conv.getInputDilation()[0],
+                             p.conv.getInputDilation()[1]};
+  a.chunk = chunkFor(groupChannels, p.elementBytes);
+}
+
 FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
                                           bool useTma) {
   Block &body = group.getBody().front();
@@ -179,36 +216,7 @@ FailureOr<GemmProblem> analyzeGemmProblem(GroupOp group, const MatmulTiling &t,
       foldBatchIntoRows(p);
     a.chunk = chunkFor(a.alignment(), elementBytes);
   } else {
-    // The filter [F, KH, KW, C] is B stored N x K, K-contiguous.
-    ArrayRef<int64_t> in = p.conv.getInput().getType().getShape();
-    ArrayRef<int64_t> filter = p.conv.getFilter().getType().getShape();
-    ArrayRef<int64_t> strides = p.conv.getStrides(),
-                      dilation = p.conv.getDilation(),
-                      padding = p.conv.getPadding();
-    a.kContiguous = bOp.kContiguous = true;
-    // Group g reads input channels [g*cg, (g+1)*cg) and filters
-    // [g*F/groups, (g+1)*F/groups), each of K = KH*KW*cg values.
-    const int64_t groupChannels = filter[3];
-    if (p.conv.getGroups() > 1) {
-      a.batchStrides = {groupChannels};
-      bOp.batchStrides = {shape.n * shape.k};
-    }
-    a.im2col = Operand::Im2Col{in[1],
-                               in[2],
-                               groupChannels,
-                               in[3],
-                               filter[2],
-                               p.output.getDimSize(1),
-                               p.output.getDimSize(2),
-                               strides[0],
-                               strides[1],
-                               dilation[0],
-                               dilation[1],
-                               padding[0],
-                               padding[2],
-                               p.conv.getInputDilation()[0],
-                               p.conv.getInputDilation()[1]};
-    a.chunk = chunkFor(groupChannels, elementBytes);
+    setConvOperands(p);
   }
   bOp.chunk = chunkFor(bOp.alignment(), elementBytes);
   bOp.stageOffset = t.blockM * t.blockK * elementBytes;

@@ -14,18 +14,7 @@ from onnxtxt import ModelText
 
 m = ModelText(7)
 tensor, inits, nodes = m.tensor, m.inits, m.nodes
-
-
-def node(name, op, inputs, attrs=""):
-    ins = ", ".join(f'"{i}"' for i in inputs)
-    nodes.append(f'  node {{ name: "{name}" op_type: "{op}" input: [{ins}] '
-                 f'output: "{name}"{attrs} }}')
-    return name
-
-
-def ints(name, values):
-    return (f' attribute {{ name: "{name}" type: INTS ints: '
-            f'[{", ".join(map(str, values))}] }}')
+node, ints = m.node, m.ints
 
 
 def conv(name, x, cin, cout, k, stride, pad, groups=1):

@@ -9,19 +9,7 @@
 from onnxtxt import ModelText
 
 m = ModelText(3)
-tensor, bn, nodes = m.tensor, m.bn, m.nodes
-
-
-def node(name, op, inputs, attrs=""):
-    quoted = ", ".join(f'"{i}"' for i in inputs)
-    nodes.append(f'  node {{ name: "{name}" op_type: "{op}" input: '
-                 f'[{quoted}] output: "{name}"{attrs} }}')
-    return name
-
-
-def ints(name, values):
-    return (f'\n    attribute {{ name: "{name}" type: INTS ints: '
-            f'[{", ".join(map(str, values))}] }}')
+tensor, bn, node, ints = m.tensor, m.bn, m.node, m.ints
 
 
 def conv(name, x, cin, cout, k, groups=1):
@@ -29,7 +17,7 @@ def conv(name, x, cin, cout, k, groups=1):
     pad = k // 2
     return node(name, "Conv", [x, f"{name}_w"],
                 ints("pads", [pad] * 4) +
-                f'\n    attribute {{ name: "group" type: INT i: {groups} }}')
+                f' attribute {{ name: "group" type: INT i: {groups} }}')
 
 
 def conv_bn_relu(name, x, cin, cout, groups=1):
@@ -48,7 +36,7 @@ def up(name, x, cin, cout):
 def pool(name, x):
     return node(name, "MaxPool", [x],
                 ints("kernel_shape", [2, 2]) + ints("strides", [2, 2]) +
-                '\n    attribute { name: "ceil_mode" type: INT i: 1 }')
+                ' attribute { name: "ceil_mode" type: INT i: 1 }')
 
 
 skip1 = conv_bn_relu("e1b", conv_bn_relu("e1a", "image", 3, 8), 8, 8)
@@ -57,10 +45,10 @@ skip2 = conv_bn_relu("e2b", conv_bn_relu("e2a", pool("p1", skip1), 8, 16),
 x = conv_bn_relu("mid_a", pool("p2", skip2), 16, 32)
 x = conv_bn_relu("mid_g", x, 32, 32, groups=2)
 x = node("cat2", "Concat", [up("u2", x, 32, 16), skip2],
-         '\n    attribute { name: "axis" type: INT i: 1 }')
+         ' attribute { name: "axis" type: INT i: 1 }')
 x = conv_bn_relu("d2", x, 32, 16)
 x = node("cat1", "Concat", [up("u1", x, 16, 8), skip1],
-         '\n    attribute { name: "axis" type: INT i: 1 }')
+         ' attribute { name: "axis" type: INT i: 1 }')
 x = conv_bn_relu("d1", x, 16, 8)
 tensor("head_b", [2])
 tensor("head_w", [2, 8, 1, 1])

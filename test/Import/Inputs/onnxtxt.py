@@ -31,6 +31,20 @@ class ModelText:
             f'"{name}_v"] output: "{name}" }}')
         return name
 
+    def node(self, name, op, inputs, attrs=""):
+        """A node of `op` on `inputs` whose output is named as it is;
+        `attrs` is attribute text (ints())."""
+        ins = ", ".join(f'"{i}"' for i in inputs)
+        self.nodes.append(f'  node {{ name: "{name}" op_type: "{op}" input: '
+                          f'[{ins}] output: "{name}"{attrs} }}')
+        return name
+
+    @staticmethod
+    def ints(name, values):
+        """An INTS attribute's text, for node()."""
+        return (f' attribute {{ name: "{name}" type: INTS ints: '
+                f'[{", ".join(map(str, values))}] }}')
+
     def print(self, comment, graph, image, output="logits"):
         """The model: `comment` lines, one NCHW f32 input named "image" of
         `image` (C, H, W) with a dynamic batch, and one output."""
