@@ -631,9 +631,9 @@ def window_chunks(path):
 def graph_for(seed, modes):
     if "--check-fusion-window" in modes:
         return generate_window(seed)
-    if "--check-fusion-layout" in modes:
+    if any(mode.endswith("-layout") for mode in modes):
         return generate_layout(seed)
-    if "--check-fusion-conv" in modes:
+    if any(mode.endswith("-conv") for mode in modes):
         return generate_conv(seed)
     return generate(seed, spmd="--check-fusion-spmd" in modes)
 
@@ -666,13 +666,18 @@ MODES = {"--check-fusion": ["--check-fusion"],
          # against the conv2d as written, and on the host.
          "--check-fusion-conv": ["--check-fusion"],
          "--check-on-host-conv": ["--check-on-host", "--chip=sm_80"],
-         "--emit=ptx-conv": ["--emit=ptx", "-o", os.devnull]}
+         "--emit=ptx-conv": ["--emit=ptx", "-o", os.devnull],
+         # The same two generators' graphs on the GPU: the sm_90 kernels
+         # (wgmma GEMMs of the grouped convolutions) the host cannot run.
+         "--check-layout": ["--check"],
+         "--check-conv": ["--check"]}
 # The modes --each-function can run (it compiles; it does not write PTX).
 BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
              "--check-strict", "--check-on-host", "--check-on-host-strict",
              "--check-on-host-spmd", "--check-on-host-sm80",
              "--check-fusion-layout", "--check-on-host-layout",
-             "--check-fusion-conv", "--check-on-host-conv")
+             "--check-fusion-conv", "--check-on-host-conv",
+             "--check-layout", "--check-conv")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
@@ -685,7 +690,9 @@ MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "layout": ("--check-fusion-layout", "--check-on-host-layout",
                         "--emit=ptx-layout"),
              "conv": ("--check-fusion-conv", "--check-on-host-conv",
-                      "--emit=ptx-conv")}
+                      "--emit=ptx-conv"),
+             "layout-gpu": ("--check-layout",),
+             "conv-gpu": ("--check-conv",)}
 
 
 def outcome(opt_fuse, path, mode):
@@ -901,7 +908,12 @@ def main():
                              "row-parallel layers split into row chunks "
                              "(--overlap-collectives), --check-fusion "
                              "--devices=2, --check-on-host --devices=2 "
-                             "--chip=sm_80 and --emit=ptx")
+                             "--chip=sm_80 and --emit=ptx; layout, conv: "
+                             "transposed chains and grouped convolutions "
+                             "through --check-fusion, --check-on-host "
+                             "--chip=sm_80 and --emit=ptx; layout-gpu, "
+                             "conv-gpu: the same graphs through --check "
+                             "(needs a GPU)")
     args = parser.parse_args()
     if args.print is not None:
         sys.stdout.write(graph_for(args.print, MODE_SETS[args.modes]))
