@@ -1,5 +1,6 @@
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=GROUPED
+// RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS
 
 // A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
 // = 392 output pixels, N = 64 filters, K = 3*3*64. The tile model picks
@@ -55,3 +56,16 @@ func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32
   %1 = fuse.add %0, %b : (tensor<2x14x14x128xbf16>, tensor<128xbf16>) -> tensor<2x14x14x128xbf16>
   return %1 : tensor<2x14x14x128xbf16>
 }
+
+// A loop kernel of many loads gets the arithmetic on them after every 16
+// (the canonical order's load batch): the 7x7 depthwise convolution's 49
+// taps (98 loads of input windows and weights) would otherwise be loaded
+// all before any product, which spilled 2.7 KB a thread at 112x112.
+// WINDOWS-LABEL: gpu.func @depthwise_7x7_k0
+// WINDOWS-COUNT-16: llvm.load
+// WINDOWS-NOT: llvm.load
+// WINDOWS: arith.mulf
+// WINDOWS-COUNT-16: llvm.load
+// WINDOWS-NOT: llvm.load
+// WINDOWS: arith.mulf
+// WINDOWS: llvm.store

@@ -22,7 +22,8 @@ namespace {
 class CanonicalOrderTest : public test::FuseTest {
 protected:
   /// `body` in a function of a pointer and an i32, sorted, then printed.
-  std::string sorted(llvm::StringRef body, unsigned *erased = nullptr) {
+  std::string sorted(llvm::StringRef body, unsigned *erased = nullptr,
+                     unsigned loadBatch = 0) {
     std::string source = (R"mlir(
       func.func @k(%p: !llvm.ptr, %n: i32) {
 )mlir" + body + R"mlir(
@@ -32,7 +33,7 @@ protected:
     func::FuncOp func = parseFirst<func::FuncOp>(source);
     if (!func)
       return "";
-    unsigned count = sortIntoCanonicalOrder(func);
+    unsigned count = sortIntoCanonicalOrder(func, loadBatch);
     if (erased)
       *erased = count;
     EXPECT_TRUE(succeeded(mlir::verify(func)));
@@ -128,6 +129,60 @@ TEST_F(CanonicalOrderTest, LongChainsDoNotRecurse) {
           ", %p : i32, !llvm.ptr\n";
   std::string text = sorted(body);
   EXPECT_NE(text.find("llvm.store"), std::string::npos);
+}
+
+/// A sum of `terms` products of two loads each, as fuse-decompose writes a
+/// convolution's taps: load x_i, load w_i, and the arithmetic after.
+std::string sumOfLoadedProducts(int terms) {
+  std::string body;
+  for (int i = 0; i < terms; ++i) {
+    std::string n = std::to_string(i);
+    body += "        %c" + n + " = llvm.mlir.constant(" + n + " : i64) : i64\n";
+    body += "        %a" + n + " = llvm.getelementptr %p[%c" + n +
+            "] : (!llvm.ptr, i64) -> !llvm.ptr, f32\n";
+    body += "        %x" + n + " = llvm.load %a" + n + " : !llvm.ptr -> f32\n";
+    body += "        %w" + n + " = llvm.load %a" + n + " : !llvm.ptr -> f32\n";
+  }
+  for (int i = 0; i < terms; ++i) {
+    std::string n = std::to_string(i);
+    body += "        %m" + n + " = llvm.fmul %x" + n + ", %w" + n + " : f32\n";
+    if (i > 0)
+      body += "        %s" + n + " = llvm.fadd %" +
+              (i == 1 ? std::string("m0") : "s" + std::to_string(i - 1)) +
+              ", %m" + n + " : f32\n";
+  }
+  body += "        llvm.store %s" + std::to_string(terms - 1) +
+          ", %p : f32, !llvm.ptr\n";
+  return body;
+}
+
+TEST_F(CanonicalOrderTest, ManyLoadsGetTheirArithmeticInBatches) {
+  // Unbatched: every load first, then all the arithmetic.
+  const std::string body = sumOfLoadedProducts(12);
+  std::string loadsFirst = sorted(body);
+  size_t lastLoad = loadsFirst.rfind("llvm.load");
+  EXPECT_LT(lastLoad, loadsFirst.find("llvm.fmul"));
+  // Batches of 4 loads (24 loads, more than two batches): the products of
+  // the first two terms come right after their four loads, before the
+  // fifth load's address; the last term's product after the last load.
+  std::string batched = sorted(body, nullptr, 4);
+  auto nth = [&](llvm::StringRef what, int n) {
+    size_t at = 0;
+    for (int i = 0; i <= n; ++i)
+      at = batched.find(what.str(), i ? at + 1 : 0);
+    return at;
+  };
+  EXPECT_LT(nth("llvm.load", 3), nth("llvm.fmul", 0));
+  EXPECT_LT(nth("llvm.fadd", 0), nth("llvm.load", 4));
+  EXPECT_LT(nth("llvm.fmul", 1), nth("llvm.getelementptr", 2));
+  EXPECT_LT(nth("llvm.load", 23), nth("llvm.fmul", 11));
+  // The same IR gives the same order whatever the batch leaves unchanged:
+  // loads and store keep their order, nothing is erased.
+  unsigned erased = 1;
+  sorted(body, &erased, 4);
+  EXPECT_EQ(erased, 0u);
+  // A block of at most two batches of loads is left as unbatched.
+  EXPECT_EQ(sorted(body, nullptr, 12), loadsFirst);
 }
 
 } // namespace

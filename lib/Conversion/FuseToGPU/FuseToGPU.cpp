@@ -136,7 +136,7 @@ bool ConvertFuseToGPUPass::emitGroup(GroupOp group, gpu::GPUModuleOp kernels,
     return false;
   // The PTX must not depend on the C++ compiler that built opfuse.
   if (Operation *kernel = kernels.lookupSymbol(name))
-    sortIntoCanonicalOrder(kernel);
+    sortIntoCanonicalOrder(kernel, emitter.canonicalLoadBatch());
   if (options.earlyLaunch && hasGridDependencyControl(context.target.chip)) {
     auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
     if (!kernel) {

@@ -24,7 +24,14 @@ namespace opfuse {
 /// order. Side-effect-free ops that nothing needs are erased. Returns the
 /// number erased. Linear in the size of the IR (times its nesting depth)
 /// and iterative, so chains of any length are safe.
-unsigned sortIntoCanonicalOrder(mlir::Operation *root);
+///
+/// With a `loadBatch`, a block of more than twice that many llvm.load ops
+/// gets, after every `loadBatch` of them, the free ops that read a loaded
+/// value and can be computed then (in the order the later anchors need
+/// them), so that a kernel of many loads does not hold all of them at
+/// once; the order is still a function of the IR alone. That costs
+/// O(size of the block) per batch.
+unsigned sortIntoCanonicalOrder(mlir::Operation *root, unsigned loadBatch = 0);
 
 } // namespace opfuse
 

@@ -165,6 +165,14 @@ public:
   virtual mlir::FailureOr<LaunchConfig>
   configure(fuse::GroupOp group, const EmitContext &context) const = 0;
 
+  /// The batch of loads after which the kernel's canonical op order
+  /// places the arithmetic they make ready (sortIntoCanonicalOrder), or 0
+  /// for all loads first. Emitters whose kernels may read many values a
+  /// thread through free arithmetic (a convolution's taps) bound what a
+  /// thread holds this way; the GEMM and row emitters order their loads
+  /// themselves.
+  virtual unsigned canonicalLoadBatch() const { return 0; }
+
   /// Emits `group` as the kernel `name` in `module` with `config` (from
   /// `configure`).
   virtual mlir::LogicalResult emit(fuse::GroupOp group,
