@@ -9,6 +9,14 @@
 // A constant filter (every exported model's) is rearranged here, once.
 // 1-D ConvTranspose (NCL) runs as the 2-D one over rows of height 1.
 //
+// Gathered that way, a stride-s convolution multiplies the dilation's
+// zeros too: s x s times its useful products. Where the filter is constant
+// and not dilated, each output phase (the outputs s * q + r of one r per
+// axis) is instead a convolution of the input itself with the taps of the
+// filter that land on it: one convolution computes all phases as channels
+// (ceil(K / s) taps a side), and a depth-to-space reshape interleaves them.
+//
+//
 //===----------------------------------------------------------------------===//
 
 #include "Converters.h"
@@ -101,6 +109,92 @@ LogicalResult applyOutputShape(GraphImporter &g, const Node &node,
   return success();
 }
 
+/// a / b rounded up, for positive sizes.
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// What a phase-split ConvTranspose needs of the node: NHWC input x
+/// [N, H, W, C], the ONNX filter w [C, F/groups, KH, KW], the strides, the
+/// begin pads and the output's spatial sizes.
+struct PhaseSplit {
+  Value nhwc, w;
+  int64_t groups;
+  ArrayRef<int64_t> strides, pads, out;
+};
+
+/// The convolution of all of a transposed convolution's output phases, then
+/// their interleaving and the pads' crop (NHWC [N, out, F]); null where the
+/// filter is not a constant the importer can read.
+Value phaseSplitConvTranspose(GraphImporter &g, Location loc,
+                              const PhaseSplit &p) {
+  auto x = cast<RankedTensorType>(p.nhwc.getType());
+  auto wType = cast<RankedTensorType>(p.w.getType());
+  const int64_t n = x.getDimSize(0), c = x.getDimSize(3);
+  const int64_t fg = wType.getDimSize(1), groups = p.groups, cg = c / groups;
+  const int64_t k[2] = {wType.getDimSize(2), wType.getDimSize(3)};
+  const int64_t s[2] = {p.strides[0], p.strides[1]};
+  // Per axis: taps a phase (j), the first and last phase position q the
+  // crop keeps (output s * q + r less the begin pad), the conv's padding.
+  int64_t j[2], q0[2], rows[2], padding[4], crop[2];
+  for (int d = 0; d < 2; ++d) {
+    const int64_t length = x.getDimSize(1 + d);
+    j[d] = ceilDiv(k[d], s[d]);
+    q0[d] = std::min(p.pads[d] / s[d], j[d] - 1);
+    const int64_t q1 = std::max(ceilDiv(p.pads[d] + p.out[d], s[d]), q0[d] + 1);
+    padding[2 * d] = j[d] - 1 - q0[d];
+    padding[2 * d + 1] = std::max<int64_t>(0, q1 - length + q0[d]);
+    rows[d] = length - q0[d] + padding[2 * d + 1];
+    crop[d] = p.pads[d] - s[d] * q0[d];
+  }
+  // Output channel (g, ry, rx, fo), tap (th, tw), channel ci of the group:
+  // W[g * C/groups + ci, fo] at (ry + sy (Jh - 1 - th), rx + sx (Jw - 1 -
+  // tw)), zero where that is past the filter.
+  const int64_t phases = s[0] * s[1];
+  Type element = x.getElementType();
+  auto filterType =
+      RankedTensorType::get({groups * phases * fg, j[0], j[1], cg}, element);
+  Value filter = rearrangedConstant(
+      g, loc, p.w, filterType, [&](ArrayRef<int64_t> at) -> int64_t {
+        const int64_t group = at[0] / (phases * fg);
+        const int64_t phase = at[0] / fg % phases, fo = at[0] % fg;
+        const int64_t kh = phase / s[1] + s[0] * (j[0] - 1 - at[1]);
+        const int64_t kw = phase % s[1] + s[1] * (j[1] - 1 - at[2]);
+        if (kh >= k[0] || kw >= k[1])
+          return -1;
+        return (((group * cg + at[3]) * fg + fo) * k[0] + kh) * k[1] + kw;
+      });
+  if (!filter)
+    return nullptr;
+  OpBuilder &b = g.builder;
+  auto ints = [&](ArrayRef<int64_t> values) {
+    return b.getDenseI64ArrayAttr(values);
+  };
+  Value y = fuse::Conv2DOp::create(
+      b, loc,
+      RankedTensorType::get({n, rows[0], rows[1], filterType.getDimSize(0)},
+                            element),
+      p.nhwc, filter, ints({1, 1}), ints(padding), ints({1, 1}),
+      b.getI64IntegerAttr(groups), ints({1, 1}));
+  // Depth to space: [N, Qh, Qw, G, sy, sx, Fg] -> [N, Qh, sy, Qw, sx, G, Fg].
+  y = fuse::ReshapeOp::create(
+      b, loc,
+      RankedTensorType::get({n, rows[0], rows[1], groups, s[0], s[1], fg},
+                            element),
+      y);
+  y = transposed(g, loc, y, {0, 1, 4, 2, 5, 3, 6});
+  y = fuse::ReshapeOp::create(
+      b, loc,
+      RankedTensorType::get({n, rows[0] * s[0], rows[1] * s[1], groups * fg},
+                            element),
+      y);
+  auto resultType =
+      RankedTensorType::get({n, p.out[0], p.out[1], groups * fg}, element);
+  if (resultType == y.getType())
+    return y;
+  return fuse::SliceOp::create(b, loc, resultType, y,
+                               ints({0, crop[0], crop[1], 0}),
+                               ints(resultType.getShape()), ints({1, 1, 1, 1}));
+}
+
 LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   FailureOr<ConvOperandTypes> types = convOperandTypes(
       g, node, "transposed convolutions", "[C, M/group, KH, KW]");
@@ -172,6 +266,18 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   if (failed(operands))
     return failure();
   Value nhwc = operands->first;
+  // Split by phase where that multiplies fewer taps (a 1-wide filter has
+  // one tap a phase either way) and the filter can be rearranged here. A
+  // stride past the kernel leaves phases without a tap: their channels
+  // would be zeros, and the phases' filter grows with the stride's square
+  // (at most 4 times the filter while the strides are at most the kernel).
+  const bool fewerTaps =
+      ceilDiv(kh, strides[0]) * ceilDiv(kw, strides[1]) < kh * kw;
+  if (dilations == SmallVector<int64_t>{1, 1} && fewerTaps &&
+      strides[0] <= kh && strides[1] <= kw)
+    if (Value y = phaseSplitConvTranspose(
+            g, node.loc, {nhwc, operands->second, groups, strides, pads, out}))
+      return defineConvResult(g, node, y, oneD);
   Value ohwi = convFilterOf(g, node.loc, operands->second, groups);
   // The convolution's padding: the dilated kernel's extent less the pads
   // (and output_padding more at the end); a pad beyond that extent crops

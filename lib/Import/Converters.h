@@ -34,9 +34,9 @@ axesOrAll(GraphImporter &g, const Node &node, mlir::RankedTensorType in,
 bool inRange(llvm::ArrayRef<int64_t> values, int64_t low);
 
 /// A constant of `type` whose element at each coordinate is element
-/// `sourceOf(coordinate)` (a flat index) of `x`, built here, once (a
-/// conv's filter rearranged), so that no kernel does it at every run; null
-/// when `x` is not a constant the importer can read.
+/// `sourceOf(coordinate)` (a flat index) of `x`, or zero where that is -1,
+/// built here, once (a conv's filter rearranged), so that no kernel does it
+/// at every run; null when `x` is not a constant the importer can read.
 mlir::Value rearrangedConstant(
     GraphImporter &g, mlir::Location loc, mlir::Value x,
     mlir::RankedTensorType type,

@@ -43,7 +43,9 @@ Value rearrangedConstant(GraphImporter &g, Location loc, Value x,
   if (!constant)
     return nullptr;
   const int64_t rank = type.getRank(), count = type.getNumElements();
-  // The source of every output element, in output order.
+  const int64_t sourceCount =
+      cast<RankedTensorType>(x.getType()).getNumElements();
+  // The source of every output element, in output order (-1: zero).
   std::vector<int64_t> source;
   source.reserve(count);
   SmallVector<int64_t> coordinate(rank, 0);
@@ -55,31 +57,36 @@ Value rearrangedConstant(GraphImporter &g, Location loc, Value x,
       coordinate[d] = 0;
     }
   }
+  const bool zeros = llvm::is_contained(source, -1);
   Attribute value = constant.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.isSplat())
+    if (dense.isSplat() && !zeros && sourceCount == count)
       return fuse::ConstantOp::create(g.builder, loc, type,
                                       dense.reshape(type));
     SmallVector<Attribute> values(dense.getValues<Attribute>());
+    Attribute zero = g.builder.getZeroAttr(type.getElementType());
     SmallVector<Attribute> out;
     out.reserve(count);
     for (int64_t i : source)
-      out.push_back(values[i]);
+      out.push_back(i < 0 ? zero : values[i]);
     return fuse::ConstantOp::create(g.builder, loc, type,
                                     DenseElementsAttr::get(type, out));
   }
   auto resource = dyn_cast<DenseResourceElementsAttr>(value);
   AsmResourceBlob *blob =
       resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob || count == 0 || blob->getData().size() % count != 0)
+  if (!blob || sourceCount == 0 || blob->getData().size() % sourceCount != 0)
     return nullptr;
   ArrayRef<char> data = blob->getData();
-  const size_t width = data.size() / count;
-  AsmResourceBlob out =
-      HeapAsmResourceBlob::allocate(data.size(), alignof(int64_t), true);
+  const size_t width = data.size() / sourceCount;
+  // Zero-initialised: the bytes of a zero of every element type fuse has.
+  AsmResourceBlob out = HeapAsmResourceBlob::allocate(
+      count * width, alignof(int64_t), /*dataIsMutable=*/true);
   MutableArrayRef<char> bytes = out.getMutableData();
+  std::memset(bytes.data(), 0, bytes.size());
   for (auto [o, i] : llvm::enumerate(source))
-    std::memcpy(bytes.data() + o * width, data.data() + i * width, width);
+    if (i >= 0)
+      std::memcpy(bytes.data() + o * width, data.data() + i * width, width);
   return fuse::ConstantOp::create(
       g.builder, loc, type,
       DenseResourceElementsAttr::get(type, "onnx_weight", std::move(out)));

@@ -746,6 +746,23 @@ CASES = {
         2, 2, (6,), 3, 3, 1, (3, 2)),
     "ConvTranspose-filter-at-run-time": lambda: conv_transpose_case(
         1, 4, (3, 4), 4, 3, 2, (1, 0, 1, 1), groups=2, filter_input=True),
+    # Split by output phase (a constant filter, no dilation): 5 taps over 3
+    # phases (one tap of zeros), output_padding past the last tap, a pad
+    # cropping the end; pads beyond the kernel's reach with groups; a 1-D
+    # stride of 4; 9216 weights (past the inline limit) with 3 taps over 2
+    # phases.
+    "ConvTranspose-stride3-k5-output-padding": lambda: conv_transpose_case(
+        2, 3, (4, 5), 4, 5, 3, (2, 1, 0, 3), output_padding=2),
+    "ConvTranspose-grouped-pads-beyond-reach": lambda: conv_transpose_case(
+        1, 6, (5, 3), 9, 3, 2, (4, 0, 1, 5), groups=3),
+    "ConvTranspose-1d-stride4": lambda: conv_transpose_case(
+        1, 2, (7,), 3, 8, 4, (2, 2)),
+    "ConvTranspose-wide-stride2": lambda: conv_transpose_case(
+        1, 64, (3, 3), 16, 3, 2, (1, 1, 1, 1)),
+    # A stride past the kernel (phases without a tap) keeps the dilated
+    # input.
+    "ConvTranspose-stride-past-kernel": lambda: conv_transpose_case(
+        1, 2, (3, 3), 2, 2, 3, (0, 1, 1, 0)),
     "MaxPool-ceil-mode": lambda: pool_case(
         "MaxPool", (1, 2, 7, 8), (3, 3), (2, 2), ceil_mode=1),
     "MaxPool-ceil-mode-padded": lambda: pool_case(
