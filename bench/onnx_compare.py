@@ -3,7 +3,8 @@
 
 Runs on the GPU machine, one script, one GPU. Builds ResNet-18
 (torchvision; or, with --models, MobileNetV2, MobileNetV3-Small,
-ConvNeXt-Tiny, ResNeXt-50 32x4d or RegNetY-400MF), a 2-layer GPT-2 and a 2-layer BERT (transformers, randomly
+ConvNeXt-Tiny, ResNeXt-50 32x4d or RegNetY-400MF, or a U-Net and DCGAN's
+generator written here, whose upsampling is ConvTranspose), a 2-layer GPT-2 and a 2-layer BERT (transformers, randomly
 initialised from their configs: nothing is downloaded), exports each with
 torch.onnx.export, and for each model:
   - import + compile time: `opt-fuse MODEL.onnx --emit=summary`, timed;
@@ -20,7 +21,8 @@ every op without an importer or emitter) and the script goes on.
 
     python3 bench/onnx_compare.py [--opt-fuse build/bin/opt-fuse]
         [--models resnet18 gpt2 bert mobilenet_v2 mobilenet_v3_small
-                  convnext_tiny resnext50_32x4d regnet_y_400mf] [--small] [--keep DIR] [--iters 50]
+                  convnext_tiny resnext50_32x4d regnet_y_400mf unet dcgan]
+        [--small] [--keep DIR] [--iters 50]
         [--dtype f32|bf16]
 
 --dtype bf16 casts each model and its float inputs to bf16 before the
@@ -58,6 +60,65 @@ VISION = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "convnext_tiny",
           "resnext50_32x4d", "regnet_y_400mf"]
 
 
+def unet(small):
+    """A U-Net of four levels (32 to 256 channels; 8 to 64 with --small):
+    two 3x3 convolutions with batch norm and ReLU a level, 2x2 max pools
+    down, 2x2 stride-2 ConvTransposes up, skip connections concatenated,
+    a 1x1 head. Written down on 2026-12-05 before opfuse's phase-split
+    ConvTranspose was first timed."""
+    nn = torch.nn
+
+    def block(cin, cout):
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout),
+            nn.ReLU(), nn.Conv2d(cout, cout, 3, padding=1),
+            nn.BatchNorm2d(cout), nn.ReLU())
+
+    class UNet(nn.Module):
+        def __init__(self, widths):
+            super().__init__()
+            self.down = nn.ModuleList()
+            cin = 3
+            for w in widths:
+                self.down.append(block(cin, w))
+                cin = w
+            self.up = nn.ModuleList()
+            self.merge = nn.ModuleList()
+            for w in reversed(widths[:-1]):
+                self.up.append(nn.ConvTranspose2d(cin, w, 2, stride=2))
+                self.merge.append(block(2 * w, w))
+                cin = w
+            self.head = nn.Conv2d(cin, 2, 1)
+
+        def forward(self, x):
+            skips = []
+            for i, level in enumerate(self.down):
+                x = level(x)
+                if i + 1 < len(self.down):
+                    skips.append(x)
+                    x = torch.nn.functional.max_pool2d(x, 2)
+            for up, merge in zip(self.up, self.merge):
+                x = merge(torch.cat([up(x), skips.pop()], dim=1))
+            return self.head(x)
+    return UNet([8, 16, 32, 64] if small else [32, 64, 128, 256]).eval()
+
+
+def dcgan():
+    """DCGAN's generator (100-d noise to 64x64 RGB): 4x4 ConvTransposes,
+    stride 2 and pad 1 after the first, batch norm and ReLU, tanh.
+    Written down on 2026-12-05 before opfuse's phase-split ConvTranspose
+    was first timed."""
+    nn = torch.nn
+    layers, cin = [], 100
+    for i, cout in enumerate([512, 256, 128, 64]):
+        layers += [nn.ConvTranspose2d(cin, cout, 4, 1 if i == 0 else 2,
+                                      0 if i == 0 else 1, bias=False),
+                   nn.BatchNorm2d(cout), nn.ReLU()]
+        cin = cout
+    layers += [nn.ConvTranspose2d(cin, 3, 4, 2, 1, bias=False), nn.Tanh()]
+    return nn.Sequential(*layers).eval()
+
+
 def build(name, small):
     """(module, example inputs as a tuple, input names, output names)."""
     torch.manual_seed(0)
@@ -67,6 +128,12 @@ def build(name, small):
         model = getattr(torchvision.models, name)(weights=None)
         x = torch.randn(1, 3, 64 if small else 224, 64 if small else 224)
         return model.eval(), (x,), ["input"], ["logits"]
+    if name == "unet":
+        return unet(small), (torch.randn(1, 3, 64 if small else 256,
+                                         64 if small else 256),), \
+            ["image"], ["mask"]
+    if name == "dcgan":
+        return dcgan(), (torch.randn(8, 100, 1, 1),), ["z"], ["image"]
     if name == "gpt2":
         from transformers import GPT2Config, GPT2LMHeadModel
         config = GPT2Config(n_layer=2, use_cache=False,
