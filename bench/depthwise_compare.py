@@ -7,8 +7,10 @@ ConvNeXt's), NHWC in opfuse (fuse-decompose writes it as the strided
 windows of the padded input, one loop kernel) and the same bytes in
 PyTorch (NCHW tensors in channels_last memory), timed by CUDA events
 after warm-up, P50 and P99: eager (cuDNN), torch.compile in the three
-modes compare.py times, and opfuse (`opt-fuse FILE --bench`, the faster of its
-CUDA graph and step launches). GB/s counts input, filter, bias and output
+modes compare.py times (`--modes`), and opfuse (`opt-fuse FILE --bench`,
+the faster of its CUDA graph and step launches). PyTorch is timed around
+its Python call, its launch included, and eager also from a CUDA graph
+("eager, CUDA graph": cuDNN's kernels alone). GB/s counts input, filter, bias and output
 once; "% copy" divides by a device copy in the same run. Every opfuse
 case is first checked against the reference (`--check`).
 
@@ -22,6 +24,7 @@ ResNeXt-50's, RegNetY's and two f16 groups of 64 channels.
 
     python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
         [--iters 100] [--cases NAME ...] [--no-peers] [--tilings T ...]
+        [--modes [MODE ...]]
 """
 import argparse
 import os
@@ -33,6 +36,7 @@ import torch.nn.functional as F
 
 from build_env import env_for
 from compare import MODES, ROOT, copy_gbs, run_opfuse, time_cuda
+from gemm_compare import graphed
 
 # name: (N, H, W, C, F, KH, stride, pad, per-group input channels, dtype,
 #        activation)
@@ -128,6 +132,10 @@ def main():
     parser.add_argument("--iters", type=int, default=100)
     parser.add_argument("--cases", nargs="*", default=list(CASES))
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--modes", nargs="*",
+                        default=[label for label, _ in MODES],
+                        help="torch.compile modes to time (default: all of "
+                             "compare.py's; none with an empty list)")
     parser.add_argument("--tilings", nargs="*", default=[],
                         help="also time opfuse with each --matmul-tiling "
                              "(the cases whose groups run on GEMM kernels)")
@@ -171,15 +179,21 @@ def main():
                 0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
             bias = torch.randn(ws[0], device="cuda", dtype=dtype)
             fn = torch_fn(case)
-            systems = [("eager", fn)]
+            # Eager PyTorch timed around its Python call (its launch
+            # included, as compare.py does), and its kernels alone,
+            # replayed from a CUDA graph.
+            replay = graphed(lambda: fn(x, weight, bias))
+            systems = [("eager", lambda: fn(x, weight, bias)),
+                       ("eager, CUDA graph", replay)]
             for label, options in MODES:
+                if label not in args.modes:
+                    continue
                 torch._dynamo.reset()
-                systems.append((label, torch.compile(fn, dynamic=False,
-                                                     **options)))
+                compiled = torch.compile(fn, dynamic=False, **options)
+                systems.append((label, lambda c=compiled: c(x, weight, bias)))
             for label, call in systems:
-                call(x, weight, bias)
-                p50, p99 = time_cuda(lambda: call(x, weight, bias),
-                                     args.warmup, args.iters)
+                call()
+                p50, p99 = time_cuda(call, args.warmup, args.iters)
                 gbs = nbytes / (p50 * 1e3)
                 row(name, label, p50, p99, gbs, 100 * gbs / copy, "")
             torch._dynamo.reset()
