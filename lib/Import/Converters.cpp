@@ -21,6 +21,7 @@ const llvm::StringMap<Converter> &converters() {
     registerLayoutConverters(map);
     registerResizeConverter(map);
     registerConvTransposeConverter(map);
+    registerEinsumConverter(map);
     return map;
   }();
   return table;

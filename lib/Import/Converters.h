@@ -105,6 +105,7 @@ mlir::LogicalResult defineConvResult(GraphImporter &g, const Node &node,
                                      mlir::Value y, bool oneD);
 
 void registerConvTransposeConverter(llvm::StringMap<Converter> &map);
+void registerEinsumConverter(llvm::StringMap<Converter> &map);
 void registerActivationConverters(llvm::StringMap<Converter> &map);
 void registerElementwiseConverters(llvm::StringMap<Converter> &map);
 void registerShapeConverters(llvm::StringMap<Converter> &map);

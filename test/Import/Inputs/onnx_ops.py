@@ -602,6 +602,60 @@ def resize_case(x_shape, x, y_shape, y, scales=None, sizes=None, opset=13,
 RESIZE_4X4 = list(range(1, 17))
 
 
+def einsum_case(equation, shapes):
+    """Einsum, checked by its definition: each output element the sum,
+    over the labels the output leaves out, of the product of the inputs'
+    elements at those labels (NumPy's rules: "..." for leading axes, an
+    implicit output of the letters that appear once, in order)."""
+    left, _, right = equation.replace(" ", "").partition("->")
+    terms = left.split(",")
+    rank_of_dots = max(len(shape) - len(t.replace("...", ""))
+                       for t, shape in zip(terms, shapes))
+    dots = "".join(chr(ord("0") + d) for d in range(rank_of_dots))
+
+    def spell(term, rank):
+        if "..." not in term:
+            return term
+        cover = rank - len(term.replace("...", ""))
+        return term.replace("...", dots[rank_of_dots - cover:])
+    labels = [spell(t, len(shape)) for t, shape in zip(terms, shapes)]
+    if "->" in equation:
+        out = spell(right, rank_of_dots + len(right.replace("...", "")))
+    else:
+        letters = "".join(labels)
+        out = dots + "".join(sorted(c for c in set(letters)
+                                    if c.isalpha() and letters.count(c) == 1))
+    size = {}
+    for term, shape in zip(labels, shapes):
+        size.update(zip(term, shape))
+    values = [[f32(v) for v in ramp(math.prod(shape), -1.5 - i, 2.0 + i)]
+              for i, shape in enumerate(shapes)]
+    summed = sorted(set("".join(labels)) - set(out))
+    out_shape = tuple(size[c] for c in out)
+    y = []
+    for o in range(math.prod(out_shape)):
+        at = dict(zip(out, unravel(out_shape, o)))
+        total = 0.0
+        for s_index in range(math.prod(size[c] for c in summed)):
+            at.update(zip(summed, unravel(tuple(size[c] for c in summed),
+                                          s_index)))
+            product = 1.0
+            for term, shape, vals in zip(labels, shapes, values):
+                flat = 0
+                for c, extent in zip(term, shape):
+                    flat = flat * extent + at[c]
+                product *= vals[flat]
+            total += product
+        y.append(total)
+    names = ["x%d" % i for i in range(len(shapes))]
+    text = model([(n, "f32", shape) for n, shape in zip(names, shapes)],
+                 ["y"], [node("Einsum", names, "y", equation=equation)],
+                 opset=17)
+    return Case(text, {n: ("f32", shape, v)
+                       for n, shape, v in zip(names, shapes, values)},
+                {"y": (out_shape, y)}, rtol=1e-5, atol=1e-5)
+
+
 def rotary_case(seq=6, dim=8):
     """A rotary position embedding as Llama's exports compute it at run
     time: positions (an input) times the inverse frequencies, the angles
@@ -763,6 +817,24 @@ CASES = {
     # input.
     "ConvTranspose-stride-past-kernel": lambda: conv_transpose_case(
         1, 2, (3, 3), 2, 2, 3, (0, 1, 1, 0)),
+    "Einsum-attention-scores": lambda: einsum_case(
+        "bhqd,bhkd->bhqk", [(2, 3, 5, 4), (2, 3, 6, 4)]),
+    "Einsum-batched-matmul": lambda: einsum_case(
+        "bij,bjk->bik", [(3, 4, 5), (3, 5, 2)]),
+    "Einsum-transpose": lambda: einsum_case("ij->ji", [(3, 5)]),
+    "Einsum-dot": lambda: einsum_case("i,i->", [(7,), (7,)]),
+    "Einsum-sum-axis": lambda: einsum_case("ijk->j", [(2, 3, 4)]),
+    "Einsum-ellipsis": lambda: einsum_case(
+        "...ij,...jk->...ik", [(2, 3, 4, 5), (3, 5, 2)]),
+    "Einsum-implicit-output": lambda: einsum_case("ij,jk", [(3, 4), (4, 2)]),
+    "Einsum-three-operands": lambda: einsum_case(
+        "abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 3)]),
+    "Einsum-bilinear": lambda: einsum_case(
+        "bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    "Einsum-outer-product-reordered": lambda: einsum_case(
+        "i,j,k->kji", [(2,), (3,), (4,)]),
+    "Einsum-transposed-lhs": lambda: einsum_case(
+        "ki,kj->ij", [(5, 3), (5, 4)]),
     "MaxPool-ceil-mode": lambda: pool_case(
         "MaxPool", (1, 2, 7, 8), (3, 3), (2, 2), ceil_mode=1),
     "MaxPool-ceil-mode-padded": lambda: pool_case(
