@@ -14,14 +14,16 @@
 // and not dilated, each output phase (the outputs s * q + r of one r per
 // axis) is instead a convolution of the input itself with the taps of the
 // filter that land on it: one convolution computes all phases as channels
-// (ceil(K / s) taps a side), and a depth-to-space reshape interleaves them.
-//
+// (ceil(K / s) taps a side), and a depth-to-space transpose interleaves
+// them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Converters.h"
 
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -109,9 +111,6 @@ LogicalResult applyOutputShape(GraphImporter &g, const Node &node,
   return success();
 }
 
-/// a / b rounded up, for positive sizes.
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// What a phase-split ConvTranspose needs of the node: NHWC input x
 /// [N, H, W, C], the ONNX filter w [C, F/groups, KH, KW], the strides, the
 /// begin pads and the output's spatial sizes.
@@ -137,9 +136,10 @@ Value phaseSplitConvTranspose(GraphImporter &g, Location loc,
   int64_t j[2], q0[2], rows[2], padding[4], crop[2];
   for (int d = 0; d < 2; ++d) {
     const int64_t length = x.getDimSize(1 + d);
-    j[d] = ceilDiv(k[d], s[d]);
+    j[d] = llvm::divideCeilSigned(k[d], s[d]);
     q0[d] = std::min(p.pads[d] / s[d], j[d] - 1);
-    const int64_t q1 = std::max(ceilDiv(p.pads[d] + p.out[d], s[d]), q0[d] + 1);
+    const int64_t q1 =
+        std::max(llvm::divideCeilSigned(p.pads[d] + p.out[d], s[d]), q0[d] + 1);
     padding[2 * d] = j[d] - 1 - q0[d];
     padding[2 * d + 1] = std::max<int64_t>(0, q1 - length + q0[d]);
     rows[d] = length - q0[d] + padding[2 * d + 1];
@@ -266,15 +266,14 @@ LogicalResult convTranspose(GraphImporter &g, const Node &node) {
   if (failed(operands))
     return failure();
   Value nhwc = operands->first;
-  // Split by phase where that multiplies fewer taps (a 1-wide filter has
-  // one tap a phase either way) and the filter can be rearranged here. A
+  // Split by phase where the filter can be rearranged here and a stride
+  // exceeds 1 (then each phase has ceil(K / s) < K taps along it). A
   // stride past the kernel leaves phases without a tap: their channels
   // would be zeros, and the phases' filter grows with the stride's square
   // (at most 4 times the filter while the strides are at most the kernel).
-  const bool fewerTaps =
-      ceilDiv(kh, strides[0]) * ceilDiv(kw, strides[1]) < kh * kw;
-  if (dilations == SmallVector<int64_t>{1, 1} && fewerTaps &&
-      strides[0] <= kh && strides[1] <= kw)
+  if (dilations == SmallVector<int64_t>{1, 1} &&
+      strides != SmallVector<int64_t>{1, 1} && strides[0] <= kh &&
+      strides[1] <= kw)
     if (Value y = phaseSplitConvTranspose(
             g, node.loc, {nhwc, operands->second, groups, strides, pads, out}))
       return defineConvResult(g, node, y, oneD);

@@ -223,21 +223,26 @@ private:
 
 LogicalResult einsum(GraphImporter &g, const Node &node) {
   const int count = node.proto.input_size();
-  SmallVector<RankedTensorType> types;
-  SmallVector<int64_t> ranks;
-  for (int i = 0; i < count; ++i) {
-    types.push_back(g.typeOf(node, i));
-    if (!types.back() || !isa<FloatType>(types.back().getElementType()) ||
-        types.back().getElementType() != types.front().getElementType()) {
-      g.unsupported(node) << "an operand of type " << types.back()
-                          << " is not supported (float tensors of one type)";
-      return failure();
-    }
-    ranks.push_back(types.back().getRank());
-  }
   if (count == 0) {
     g.error(node) << "Einsum needs at least one input";
     return failure();
+  }
+  SmallVector<RankedTensorType> types;
+  SmallVector<int64_t> ranks;
+  for (int i = 0; i < count; ++i) {
+    RankedTensorType type = g.typeOf(node, i);
+    if (!type || !isa<FloatType>(type.getElementType())) {
+      g.unsupported(node) << "an operand of type " << type
+                          << " is not supported (float tensors only)";
+      return failure();
+    }
+    if (i > 0 && type.getElementType() != types.front().getElementType()) {
+      g.error(node) << "operands " << types.front() << " and " << type
+                    << " differ in element type";
+      return failure();
+    }
+    types.push_back(type);
+    ranks.push_back(type.getRank());
   }
   FailureOr<Equation> eq = parseEquation(g, node, ranks);
   if (failed(eq))
@@ -269,17 +274,14 @@ LogicalResult einsum(GraphImporter &g, const Node &node) {
   }
   // The labels operand `i` shares with no other operand nor the output are
   // summed away before any product.
-  auto namedBeyond = [&](size_t i) {
-    std::string labels = eq->output;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    std::string elsewhere = eq->output;
     for (size_t j = 0; j < operands.size(); ++j)
       if (j != i)
-        labels += operands[j].labels;
-    return labels;
-  };
-  for (size_t i = 0; i < operands.size(); ++i) {
+        elsewhere += operands[j].labels;
     std::string alone;
     for (char label : operands[i].labels)
-      if (!StringRef(namedBeyond(i)).contains(label))
+      if (!llvm::is_contained(elsewhere, label))
         alone.push_back(label);
     operands[i] = builder.sum(operands[i], alone);
   }

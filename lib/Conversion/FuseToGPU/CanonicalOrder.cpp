@@ -141,10 +141,13 @@ private:
           continue;
         Status own = statusOf(op);
         if (own.ready && own.loaded) {
+          const size_t first = order.size();
           placeOperandsOf(op);
           placed.insert(op);
           order.push_back(op);
-          loaded.insert(op);
+          for (Operation *now : ArrayRef(order).drop_front(first))
+            if (status.lookup(now).loaded)
+              loaded.insert(now);
           continue;
         }
         if (own.ready)
@@ -202,7 +205,8 @@ private:
   Block &block;
   const unsigned loadBatch;
   llvm::DenseSet<Operation *> placed;
-  /// Free ops placed by placeReadyArithmetic: they read a loaded value.
+  /// Free ops placed by placeReadyArithmetic that read a loaded value,
+  /// directly or through other free ops.
   llvm::DenseSet<Operation *> loaded;
   SmallVector<Operation *> order;
 };
