@@ -20,7 +20,9 @@ and 2), ConvNeXt-Tiny's 7x7 at its first stage, and three of no network:
 f32, f16 with 5x5 taps over a ragged image, and groups of 4 channels.
 Four cases of wider groups (more than 64 products an output, one GEMM per
 group) were added before those kernels were first timed (2026-12-05):
-ResNeXt-50's, RegNetY's and two f16 groups of 64 channels.
+ResNeXt-50's, RegNetY's and two f16 groups of 64 channels. Five
+held-out cases (heldout_*) were added before the windows took one vector a
+thread and FMAs (2026-12-05, later).
 
     python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
         [--iters 100] [--cases NAME ...] [--no-peers] [--tilings T ...]
@@ -56,6 +58,19 @@ CASES = {
                             "relu"),
     "regnety_g24_28": (32, 28, 28, 120, 120, 3, 1, 1, 24, "bf16", "relu"),
     "grouped2x64_f16": (8, 33, 35, 128, 128, 3, 1, 1, 64, "f16", None),
+    # Held out from the choice of one vector a thread for windows of many
+    # loads and of FMAs for their sums (tuned on convnext_dw7_56x96 and the
+    # MobileNetV2 cases), written down before those builds were timed: 5x5
+    # and 7x7 taps of no network at other dtypes, ragged images and batch 1.
+    "heldout_dw5_bf16_56x128": (32, 56, 56, 128, 128, 5, 1, 2, 1, "bf16",
+                                None),
+    "heldout_dw7_f16_ragged": (8, 45, 37, 120, 120, 7, 1, 3, 1, "f16", None),
+    "heldout_dw7_f32_28x192": (16, 28, 28, 192, 192, 7, 1, 3, 1, "f32",
+                               None),
+    "heldout_dw3_bf16_s2_ragged": (16, 75, 61, 72, 72, 3, 2, 1, 1, "bf16",
+                                   "relu6"),
+    "heldout_dw7_bf16_batch1": (1, 14, 14, 384, 384, 7, 1, 3, 1, "bf16",
+                                None),
 }
 TORCH_DTYPE = {"bf16": torch.bfloat16, "f16": torch.float16,
                "f32": torch.float32}

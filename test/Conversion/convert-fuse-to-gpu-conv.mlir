@@ -1,6 +1,7 @@
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=GROUPED
 // RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS
+// RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS3
 
 // A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
 // = 392 output pixels, N = 64 filters, K = 3*3*64. The tile model picks
@@ -61,11 +62,28 @@ func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32
 // (the canonical order's load batch): the 7x7 depthwise convolution's 49
 // taps (98 loads of input windows and weights) would otherwise be loaded
 // all before any product, which spilled 2.7 KB a thread at 112x112.
+// The sum of the taps' products is the convolution's own (fuse.contract):
+// each product after the first is an FMA, as in the convolution's GEMM
+// kernels. At 98 loads a vector, each thread owns one vector (2048 vectors:
+// 8 blocks of 256), not two (4 blocks): a second would double the
+// registers for no more loads in flight.
+// WINDOWS: fuse.grid = array<i64: 8, 1, 1>, fuse.kernel = @opfuse_kernels::@depthwise_7x7_k0
 // WINDOWS-LABEL: gpu.func @depthwise_7x7_k0
 // WINDOWS-COUNT-16: llvm.load
 // WINDOWS-NOT: llvm.load
 // WINDOWS: arith.mulf
+// WINDOWS: math.fma
 // WINDOWS-COUNT-16: llvm.load
 // WINDOWS-NOT: llvm.load
-// WINDOWS: arith.mulf
+// WINDOWS: math.fma
+// WINDOWS-NOT: arith.addf
 // WINDOWS: llvm.store
+
+// A 3x3 depthwise convolution reads 18 loads a vector (9 windows, 9 taps'
+// weights): each thread keeps two vectors, their loads in flight together.
+// WINDOWS3: fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@depthwise_3x3_k0
+// WINDOWS3-LABEL: gpu.func @depthwise_3x3_k0
+// WINDOWS3-COUNT-36: llvm.load
+// WINDOWS3-NOT: llvm.load
+// WINDOWS3-NOT: arith.addf
+// WINDOWS3: llvm.store

@@ -2,9 +2,9 @@
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=keep-attention=1 fuse-explain=1" 2>&1 | FileCheck %s --check-prefix=KEEP
 // RUN: opfuse-opt %s -split-input-file "-fuse-decompose=fuse-explain=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WINDOWS
 // WINDOWS-NOT: remark: grouped
-// WINDOWS: :[[@LINE+191]]:8: remark: grouped conv2d (groups = 4) computed as windows: at most 64 products an output, which one GEMM per group would compute in tiles mostly of padding; its taps' strided windows of the padded input make one loop kernel
-// WINDOWS: :[[@LINE+203]]:8: remark: grouped conv2d (groups = 2) computed as windows
-// WINDOWS: :[[@LINE+241]]:8: remark: grouped conv2d (groups = 2) computed as windows
+// WINDOWS: :[[@LINE+193]]:8: remark: grouped conv2d (groups = 4) computed as windows: at most 64 products an output, which one GEMM per group would compute in tiles mostly of padding; its taps' strided windows of the padded input make one loop kernel
+// WINDOWS: :[[@LINE+205]]:8: remark: grouped conv2d (groups = 2) computed as windows
+// WINDOWS: :[[@LINE+243]]:8: remark: grouped conv2d (groups = 2) computed as windows
 // WINDOWS-NOT: remark: grouped
 
 // softmax: the row maximum is subtracted before exp; reductions keep their
@@ -179,6 +179,8 @@ func.func @attention_kept(%q: tensor<1x2x6x16xf16>, %k: tensor<1x2x6x16xf16>, %v
 // A depthwise conv2d (groups = channels) is the sum of its taps' strided
 // windows of the zero-padded input times each tap's weight per channel,
 // in f32, rounded once; no gather (each output channel reads its own).
+// Each sum of products is marked as the convolution's own (fuse.contract):
+// its kernel may compute it with FMAs.
 // CHECK-LABEL: func.func @depthwise
 // CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x4xbf16>, %[[W:.*]]: tensor<4x3x3x1xbf16>)
 // CHECK: %[[TOP:.*]] = fuse.constant dense<0.000000e+00> : tensor<1x1x8x4xbf16>
@@ -189,7 +191,7 @@ func.func @attention_kept(%q: tensor<1x2x6x16xf16>, %k: tensor<1x2x6x16xf16>, %v
 // CHECK-NOT: fuse.gather
 // CHECK: fuse.slice %[[P]] offsets = [0, 2, 2, 0] sizes = [1, 4, 4, 4] strides = [1, 2, 2, 1]
 // CHECK: fuse.slice %[[W]] offsets = [0, 2, 2, 0]
-// CHECK: %[[ACC:.*]] = fuse.add {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK: %[[ACC:.*]] = fuse.add {{.*}} {fuse.contract} : {{.*}} -> tensor<1x4x4x4xf32>
 // CHECK-NEXT: %[[Y:.*]] = fuse.cast %[[ACC]] : tensor<1x4x4x4xf32> to tensor<1x4x4x4xbf16>
 // CHECK-NEXT: return %[[Y]]
 func.func @depthwise(%x: tensor<1x8x8x4xbf16>, %w: tensor<4x3x3x1xbf16>) -> tensor<1x4x4x4xbf16> {

@@ -263,6 +263,23 @@ Value binary(OpBuilder &b, Location loc, ValueRange operands) {
   return IntOp::create(b, loc, operands[0], operands[1]);
 }
 
+/// `acc + a * b` as one FMA where `add` is a decomposed convolution's sum
+/// (the `contract` attribute) and one operand is its f32 product; null
+/// elsewhere.
+Value contractedSum(OpBuilder &b, Location loc, AddOp add,
+                    ValueRange operands) {
+  if (!getFuseDialect(b.getContext())
+           .getContractAttrHelper()
+           .isAttrPresent(add))
+    return {};
+  for (int i = 0; i < 2; ++i)
+    if (auto product = operands[i].getDefiningOp<arith::MulFOp>())
+      if (product.getType().isF32() && operands[1 - i].getType().isF32())
+        return math::FmaOp::create(b, loc, product.getLhs(), product.getRhs(),
+                                   operands[1 - i]);
+  return {};
+}
+
 } // namespace
 
 FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
@@ -328,7 +345,9 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
         return convert(b, loc, x, cast.getInput().getType().getElementType(),
                        cast.getType().getElementType());
       })
-      .Case([&](AddOp) {
+      .Case([&](AddOp add) -> Value {
+        if (Value fma = contractedSum(b, loc, add, operands))
+          return fma;
         return binary<arith::AddFOp, arith::AddIOp>(b, loc, operands);
       })
       .Case([&](SubOp) {

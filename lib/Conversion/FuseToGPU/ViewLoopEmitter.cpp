@@ -14,6 +14,7 @@
 #include "IndexedEvaluator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -64,13 +65,28 @@ public:
                      const EmitContext &context) const override;
 
 private:
-  /// Lanes per thread and vectors per thread for `vec` lanes.
+  /// Lanes a vector and vectors a thread.
+  struct Shape {
+    int64_t vec = 1;
+    int64_t unroll = 1;
+  };
+  /// Vectors per thread for `vectors` vectors of `loadsPerVector` loads.
   static int64_t unrollFor(int64_t vectors, int64_t blockSize,
-                           int64_t vectorsPerThread) {
-    return vectorsPerThread > 1 && vectors % (blockSize * vectorsPerThread) == 0
+                           int64_t vectorsPerThread, int64_t loadsPerVector) {
+    return vectorsPerThread > 1 &&
+                   vectors % (blockSize * vectorsPerThread) == 0 &&
+                   loadsPerVector <= kMostLoadsToUnroll
                ? vectorsPerThread
                : 1;
   }
+  /// Loads of one vector beyond which a thread owns one vector: it already
+  /// has more loads than its registers keep in flight (the canonical
+  /// order's batches of 16), and a second vector only doubles the
+  /// registers and halves the threads an SM holds. A 7x7 depthwise
+  /// convolution (98 loads a vector) took 281 us at two vectors a thread
+  /// (179 registers) and 137 us at one (76) on an H100; the 3x3 ones (19
+  /// loads) are 3-10% faster at two.
+  static constexpr int64_t kMostLoadsToUnroll = 32;
   /// The kernel with `vec` lanes per vector on `launch`'s grid and blocks
   /// of work; null (the function erased) when the lanes cannot be followed
   /// and `vec` > 1. `strict`: --numerics=strict.
@@ -86,10 +102,10 @@ private:
       return 1;
     return vec;
   }
-  /// The vector width emission settles on (set by emit, read back by the
-  /// launch of configure: both run the same analysis).
-  static FailureOr<int64_t> settleVec(GroupOp group, int64_t blockSize,
-                                      int64_t vectorsPerThread);
+  /// The vector width and unrolling emission settles on (set by emit, read
+  /// back by the launch of configure: both run the same analysis).
+  static FailureOr<Shape> settle(GroupOp group, int64_t blockSize,
+                                 int64_t vectorsPerThread);
 };
 
 LogicalResult checkOutputs(GroupOp group) {
@@ -103,53 +119,65 @@ ViewLoopEmitter::configure(GroupOp group, const EmitContext &context) const {
   if (failed(checkOutputs(group)))
     return failure();
   const int64_t blockSize = context.options.blockSize;
-  FailureOr<int64_t> vec =
-      settleVec(group, blockSize, context.options.vectorsPerThread);
-  if (failed(vec))
+  FailureOr<Shape> shape =
+      settle(group, blockSize, context.options.vectorsPerThread);
+  if (failed(shape))
     return failure();
-  const int64_t vectors = getNumElements(group.getResultTypes()[0]) / *vec;
-  const int64_t unroll =
-      unrollFor(vectors, blockSize, context.options.vectorsPerThread);
-  return context.options.launchFor(
-      blockSize, (vectors + blockSize * unroll - 1) / (blockSize * unroll));
+  const int64_t vectors =
+      getNumElements(group.getResultTypes()[0]) / shape->vec;
+  const int64_t perBlock = blockSize * shape->unroll;
+  return context.options.launchFor(blockSize,
+                                   (vectors + perBlock - 1) / perBlock);
 }
 
-FailureOr<int64_t> ViewLoopEmitter::settleVec(GroupOp group, int64_t blockSize,
-                                              int64_t vectorsPerThread) {
-  // Emit into a scratch module: whether the lanes can be followed is only
-  // known once every index is built.
-  int64_t vec = chooseVec(group);
-  if (vec == 1)
-    return vec;
+FailureOr<ViewLoopEmitter::Shape>
+ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
+                        int64_t vectorsPerThread) {
+  const int64_t elements = getNumElements(group.getResultTypes()[0]);
+  Shape shape;
+  shape.vec = chooseVec(group);
+  if (shape.vec == 1) {
+    // Lane by lane: a load is at most 8 bytes, and unrolling keeps more in
+    // flight whatever their number.
+    shape.unroll = unrollFor(elements, blockSize, vectorsPerThread, 0);
+    return shape;
+  }
+  // Emit one vector a thread into a scratch module: whether the lanes can
+  // be followed, and how many loads a vector takes, are only known once
+  // every index is built.
   OpBuilder b(group.getContext());
   auto scratch = gpu::GPUModuleOp::create(b, group.getLoc(), "scratch");
-  const int64_t vectors = getNumElements(group.getResultTypes()[0]) / vec;
   // One grid block per block of work: no loop to build here.
   LaunchConfig launch;
   launch.block = blockSize;
   launch.grid = EmitterOptions::kMaxGridBlocks;
-  FailureOr<gpu::GPUFuncOp> func = ViewLoopEmitter().emitWith(
-      group, vec, unrollFor(vectors, blockSize, vectorsPerThread), launch,
-      scratch, "scratch", /*strict=*/false);
+  FailureOr<gpu::GPUFuncOp> func =
+      ViewLoopEmitter().emitWith(group, shape.vec, /*unroll=*/1, launch,
+                                 scratch, "scratch", /*strict=*/false);
   const bool followed = succeeded(func) && *func;
+  int64_t loads = 0;
+  if (followed)
+    func->walk([&](LLVM::LoadOp) { ++loads; });
   scratch.erase();
   if (failed(func))
     return failure();
-  return followed ? vec : 1;
+  if (!followed)
+    shape.vec = 1;
+  shape.unroll = unrollFor(elements / shape.vec, blockSize, vectorsPerThread,
+                           followed ? loads : 0);
+  return shape;
 }
 
 LogicalResult ViewLoopEmitter::emit(GroupOp group, const LaunchConfig &config,
                                     gpu::GPUModuleOp module, StringRef name,
                                     const EmitContext &context) const {
-  FailureOr<int64_t> vec =
-      settleVec(group, config.block, context.options.vectorsPerThread);
-  if (failed(vec))
+  FailureOr<Shape> shape =
+      settle(group, config.block, context.options.vectorsPerThread);
+  if (failed(shape))
     return failure();
-  const int64_t vectors = getNumElements(group.getResultTypes()[0]) / *vec;
-  FailureOr<gpu::GPUFuncOp> func = emitWith(
-      group, *vec,
-      unrollFor(vectors, config.block, context.options.vectorsPerThread),
-      config, module, name, context.options.strictNumerics());
+  FailureOr<gpu::GPUFuncOp> func =
+      emitWith(group, shape->vec, shape->unroll, config, module, name,
+               context.options.strictNumerics());
   if (failed(func))
     return failure();
   if (!*func)

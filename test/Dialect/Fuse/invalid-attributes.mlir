@@ -332,3 +332,19 @@ func.func @overlap_as_string(%x: tensor<64xf32>) -> tensor<64xf32> {
   %0 = fuse.all_reduce sum, %x devices = 2 {fuse.overlap_sms = "all"} : tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+func.func @contract_on_a_multiply(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.contract' belongs on a fuse.add}}
+  %0 = fuse.mul %x, %x {fuse.contract} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @contract_with_a_value(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{'fuse.contract' must be a unit attribute}}
+  %0 = fuse.add %x, %x {fuse.contract = 1 : i64} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

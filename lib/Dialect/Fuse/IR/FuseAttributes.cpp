@@ -449,6 +449,11 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
       return failure();
     return onlyOn(isa<GroupOp>(op), "a fuse.group");
   }
+  if (name == getContractAttrHelper().getName()) {
+    if (failed(typedAttr<UnitAttr>(op, attribute, "a unit attribute")))
+      return failure();
+    return onlyOn(isa<AddOp>(op), "a fuse.add");
+  }
   if (name == getOverlapSmsAttrHelper().getName()) {
     FailureOr<IntegerAttr> sms =
         typedAttr<IntegerAttr>(op, attribute, "an i64 count of SMs");

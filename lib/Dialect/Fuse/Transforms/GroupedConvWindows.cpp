@@ -152,8 +152,16 @@ Value buildConvWindows(OpBuilder &b, Conv2DOp op) {
         }
         Value term =
             MulOp::create(b, loc, f32Result, source, widened(b, loc, weight));
-        acc = acc ? AddOp::create(b, loc, f32Result, acc, term).getResult()
-                  : term;
+        if (!acc) {
+          acc = term;
+          continue;
+        }
+        auto sum = AddOp::create(b, loc, f32Result, acc, term);
+        // The convolution's own sum of products: its kernel may use FMAs.
+        getFuseDialect(b.getContext())
+            .getContractAttrHelper()
+            .setAttr(sum, b.getUnitAttr());
+        acc = sum;
       }
     }
   if (elementType.isF32())

@@ -85,6 +85,11 @@ def Fuse_Dialect : Dialect {
     // (griddepcontrol.wait) before it reads their outputs or writes: the
     // runtime may launch it early (programmatic dependent launch).
     "::mlir::UnitAttr":$early_launch,
+    // On a fuse.add that sums the products of a decomposed convolution
+    // (fuse-decompose's windows): a kernel may contract an f32 product
+    // operand and the sum into one FMA, as the convolution's GEMM kernels
+    // do, instead of rounding the product first.
+    "::mlir::UnitAttr":$contract,
     // On a group whose kernel is an identical earlier group's
     // (fuse-dedup-kernels): the name its launch step keeps, while
     // `kernel` names the function it launches.
