@@ -106,6 +106,7 @@ CompileOptions FusePipelineOptions::toCompileOptions() const {
   options.cudaToolkit = toolkit;
   options.emitter.blockSize = blockSize;
   options.emitter.vectorsPerThread = vectorsPerThread;
+  options.emitter.windowRows = windowRows;
   options.emitter.rowElementsPerThread = rowElementsPerThread;
   options.emitter.matmulTiling = matmulTiling;
   options.emitter.attentionTiling = attentionTiling;
@@ -193,6 +194,7 @@ void buildKernelEmissionPasses(PipelineBuilder &b) {
   ConvertFuseToGPUOptions emission;
   emission.blockSize = emitter.blockSize;
   emission.vectorsPerThread = emitter.vectorsPerThread;
+  emission.windowRows = emitter.windowRows;
   emission.rowElementsPerThread = emitter.rowElementsPerThread;
   emission.matmulTiling = emitter.matmulTiling;
   emission.attentionTiling = emitter.attentionTiling;

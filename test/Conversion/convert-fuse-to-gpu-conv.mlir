@@ -2,6 +2,8 @@
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=GROUPED
 // RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS
 // RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS3
+// RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s --check-prefix=ROWS4
+// RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s
 
 // A 3x3 conv2d with bias + relu is one implicit-GEMM kernel: M = 2*14*14
 // = 392 output pixels, N = 64 filters, K = 3*3*64. The tile model picks
@@ -87,3 +89,18 @@ func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32
 // WINDOWS3-NOT: llvm.load
 // WINDOWS3-NOT: arith.addf
 // WINDOWS3: llvm.store
+
+// window-rows=4: a thread computes 4 neighbouring outputs of a row, columns
+// 4c to 4c + 3 (2048 vectors: 2 blocks of 256 threads); the loads they
+// share are merged later, by LLVM (opt-fuse/window-rows.test counts them).
+// Kernels that read no windows (the GEMMs above) do not change.
+// ROWS4: fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@depthwise_7x7_k0
+// ROWS4-LABEL: gpu.func @depthwise_7x7_k0
+// ROWS4: %[[ITEM:.*]] = arith.remui %{{.*}}, %{{.*}} : i32
+// ROWS4: %[[FOUR:.*]] = arith.constant 4 : i32
+// ROWS4: %[[FIRST:.*]] = arith.muli %[[ITEM]], %[[FOUR]] : i32
+// ROWS4-COUNT-4: arith.addi %[[FIRST]], %{{.*}} : i32
+// ROWS4-NOT: arith.addi %[[FIRST]],
+// ROWS4-COUNT-4: llvm.store
+// ROWS4-NOT: llvm.store
+// ROWS4: gpu.return

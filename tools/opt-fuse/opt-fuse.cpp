@@ -149,6 +149,14 @@ cl::opt<int> vectorsPerThread(
              "that many, or whose last wave of blocks it would empty, keep "
              "one"),
     cl::init(2), cl::cat(category));
+cl::opt<int> windowRows(
+    "window-rows",
+    cl::desc("Neighbouring outputs along a row each thread of a view kernel "
+             "computes where the kernel reads windows of one input at offsets "
+             "along that row (a depthwise convolution's taps): 1 (default), 2, "
+             "4 or 8, at most a divisor of the row; the loads the neighbours "
+             "share are read once. Not yet timed on a GPU: for comparisons"),
+    cl::init(1), cl::cat(category));
 cl::opt<int> rowElementsPerThread(
     "row-elements-per-thread",
     cl::desc("Elements of its row each thread of a row-reduction kernel "
@@ -503,6 +511,7 @@ int main(int argc, char **argv) {
   compile.chip = chip;
   compile.cudaToolkit = toolkit;
   compile.emitter.vectorsPerThread = vectorsPerThread;
+  compile.emitter.windowRows = windowRows;
   compile.emitter.rowElementsPerThread = rowElementsPerThread;
   compile.emitter.matmulTiling = matmulTiling;
   compile.emitter.attentionTiling = attentionTiling;

@@ -149,6 +149,11 @@ struct FusePipelineOptions
       *this, "vectors-per-thread",
       llvm::cl::desc("Vectors each thread of an elementwise kernel owns"),
       llvm::cl::init(2)};
+  Option<int64_t> windowRows{
+      *this, "window-rows",
+      llvm::cl::desc("Neighbouring outputs along a row each thread of a view "
+                     "kernel reading windows computes (1, 2, 4 or 8)"),
+      llvm::cl::init(1)};
   Option<int64_t> rowElementsPerThread{
       *this, "row-elements-per-thread",
       llvm::cl::desc("Elements of its row each thread of a row-reduction "

@@ -67,6 +67,7 @@ bool isEmittableAlone(Operation *op) {
 LogicalResult ConvertFuseToGPUPass::initialize(MLIRContext *context) {
   options.blockSize = blockSize;
   options.vectorsPerThread = vectorsPerThread;
+  options.windowRows = windowRows;
   options.rowElementsPerThread = rowElementsPerThread;
   options.matmulTiling = matmulTiling;
   options.attentionTiling = attentionTiling;
