@@ -203,6 +203,9 @@ Work CostModel::work(Operation *op) const {
       result.computeSeconds += seconds;
     }
     result.computeSeconds *= overlapSlowdown(op);
+    if (!result.contraction)
+      result.computeSeconds =
+          std::max(result.computeSeconds, issueSeconds(group));
     return result;
   }
   result.contraction = isContraction(op);
@@ -213,6 +216,34 @@ Work CostModel::work(Operation *op) const {
     result.computeSeconds *= overlapSlowdown(op);
   }
   return result;
+}
+
+// Each op of a loop or view kernel costs its lanes one instruction per
+// element of its result, and each window it reads (a slice or a gather)
+// its bytes through the SMs' L1, which moves 128 bytes a clock where the
+// schedulers issue 128 lane instructions: both at the FP32 lane rate, half
+// the FP32 FLOP ceiling (an FMA is 2 FLOPs). Derived, not fitted: with it
+// the depthwise windows kernels of bench/depthwise_compare.py were predicted
+// 7-19% under their H100 times (large ones; the small ones are bound by
+// latency), against 56-83% without (docs/cost-model.md); the FLOP term
+// above counts only arithmetic, and these kernels issue a cast, a select
+// and a load for every multiply-add.
+double CostModel::issueSeconds(Operation *kernel) const {
+  auto group = dyn_cast<GroupOp>(kernel);
+  if (!group || target_.fp32Flops <= 0)
+    return 0;
+  double laneCycles = 0;
+  for (Operation &inner : group.getBody().front()) {
+    if (isa<YieldOp, ReshapeOp>(inner) || isSplatConstant(&inner) ||
+        inner.getNumResults() != 1)
+      continue;
+    auto type = cast<RankedTensorType>(inner.getResult(0).getType());
+    const double elements = static_cast<double>(getNumElements(type));
+    laneCycles += elements;
+    if (isa<SliceOp, GatherOp>(inner))
+      laneCycles += elements * type.getElementTypeBitWidth() / 8.0;
+  }
+  return laneCycles / (target_.fp32Flops / 2 * target_.computeEfficiency);
 }
 
 // A GEMM that leaves SMs to a collective beside it (fuse.overlap_sms)

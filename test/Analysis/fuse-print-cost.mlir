@@ -89,8 +89,10 @@ func.func @collectives(%x: tensor<8192x4096xbf16>) -> (tensor<8192x4096xbf16>, t
 }
 
 // A group is one kernel: FLOPs of its ops, bytes of its inputs and results
-// only (the intermediate stays in registers).
-// CHECK: remark: kernel @group_k0 (add, exp): class memory, bound memory; 134217728 FLOPs, 536903680 bytes, 0.25 FLOP/B (ridge 13.14); predicted 134.49 us (compute 2.50, memory 131.59, launch 2.90)
+// only (the intermediate stays in registers). Its compute term is its issue
+// time, above the FLOPs' 2.50 us: an instruction an element of each of its
+// two ops (2 x 64M) at half the 53.6 TFLOP/s FP32 ceiling.
+// CHECK: remark: kernel @group_k0 (add, exp): class memory, bound memory; 134217728 FLOPs, 536903680 bytes, 0.25 FLOP/B (ridge 13.14); predicted 134.49 us (compute 5.01, memory 131.59, launch 2.90)
 func.func @group(%x: tensor<8192x8192xf32>, %b: tensor<8192xf32>) -> tensor<8192x8192xf32> {
   %0 = fuse.group(%x, %b) : (tensor<8192x8192xf32>, tensor<8192xf32>) -> tensor<8192x8192xf32> {
   ^bb0(%a: tensor<8192x8192xf32>, %c: tensor<8192xf32>):

@@ -332,6 +332,31 @@ TEST_F(CostModelTest, GroupCostsItsBoundaryOnly) {
   EXPECT_EQ(kernel.name, "f_k0");
 }
 
+TEST_F(CostModelTest, WindowsKernelIsBoundByIssuingItsOpsAndReadingWindows) {
+  // Three windows of x along its rows, summed: 8192 f32 outputs. Each of
+  // the 5 ops costs a lane instruction an element and each window its 4
+  // bytes an element through L1 (a byte a lane cycle), all at half the
+  // FP32 FLOP rate: (5 + 3 * 4) * 8192 lane cycles at 5e12/s = 27.9 ns,
+  // above the adds' 16384 FLOPs (1.6 ns) and the 69760 bytes from the L2
+  // (17.4 ns).
+  Prediction p = predictFirst(R"(
+    func.func @f(%x: tensor<1x34x34x8xf32>) -> tensor<1x32x32x8xf32> {
+      %0 = fuse.group(%x) : (tensor<1x34x34x8xf32>) -> tensor<1x32x32x8xf32> {
+      ^bb0(%a: tensor<1x34x34x8xf32>):
+        %1 = fuse.slice %a offsets = [0, 0, 0, 0] sizes = [1, 32, 32, 8] strides = [1, 1, 1, 1] : tensor<1x34x34x8xf32> -> tensor<1x32x32x8xf32>
+        %2 = fuse.slice %a offsets = [0, 0, 1, 0] sizes = [1, 32, 32, 8] strides = [1, 1, 1, 1] : tensor<1x34x34x8xf32> -> tensor<1x32x32x8xf32>
+        %3 = fuse.slice %a offsets = [0, 0, 2, 0] sizes = [1, 32, 32, 8] strides = [1, 1, 1, 1] : tensor<1x34x34x8xf32> -> tensor<1x32x32x8xf32>
+        %4 = fuse.add %1, %2 : (tensor<1x32x32x8xf32>, tensor<1x32x32x8xf32>) -> tensor<1x32x32x8xf32>
+        %5 = fuse.add %4, %3 : (tensor<1x32x32x8xf32>, tensor<1x32x32x8xf32>) -> tensor<1x32x32x8xf32>
+        fuse.yield %5 : tensor<1x32x32x8xf32>
+      }
+      return %0 : tensor<1x32x32x8xf32>
+    })");
+  EXPECT_EQ(p.bound, BoundKind::Compute);
+  EXPECT_NEAR(p.computeSeconds, (5 + 3 * 4) * 8192 / 5e12, 1e-15);
+  EXPECT_NEAR(p.memorySeconds, (34 * 34 * 8 + 32 * 32 * 8) * 4 / 4e12, 1e-15);
+}
+
 TEST_F(CostModelTest, GraphSumsKernelsAndSkipsFreeOps) {
   // The reshape and the constant launch nothing: two kernels, each 5 us of
   // launch plus its bytes.

@@ -122,6 +122,10 @@ private:
 
   /// How much slower the GEMM kernel `kernel` computes on the SMs its
   /// fuse.overlap_sms leaves it; 1 without one.
+  /// The time a loop or view kernel (a fuse.group without a contraction)
+  /// takes to issue its ops and read its windows through L1; 0 for other
+  /// ops.
+  double issueSeconds(mlir::Operation *kernel) const;
   double overlapSlowdown(mlir::Operation *kernel) const;
 
   /// Work::tailSeconds of the GEMM kernel `kernel` with `contraction`.
