@@ -26,6 +26,7 @@ thread and FMAs (2026-12-05, later).
 
     python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
         [--iters 100] [--cases NAME ...] [--no-peers] [--tilings T ...]
+        [--window-rows N ...] [--no-check]
         [--modes [MODE ...]]
 """
 import argparse
@@ -154,6 +155,12 @@ def main():
     parser.add_argument("--tilings", nargs="*", default=[],
                         help="also time opfuse with each --matmul-tiling "
                              "(the cases whose groups run on GEMM kernels)")
+    parser.add_argument("--window-rows", nargs="*", type=int, default=[],
+                        help="also time opfuse with each --window-rows "
+                             "(the cases that run as windows)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="time without running --check first (its "
+                             "host reference takes up to a minute a case)")
     args = parser.parse_args()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -179,11 +186,25 @@ def main():
         path = os.path.join(work, f"{name}.mlir")
         with open(path, "w") as f:
             f.write(model_text(case))
-        check = subprocess.run([args.opt_fuse, path, "--check"],
-                               capture_output=True, text=True,
-                               env=env_for(args.opt_fuse))
-        verdict = ("PASS" if check.returncode == 0
-                   else f"exit {check.returncode}")
+
+        def verdict(extra):
+            if args.no_check:
+                return "not checked"
+            check = subprocess.run([args.opt_fuse, path, "--check", *extra],
+                                   capture_output=True, text=True,
+                                   env=env_for(args.opt_fuse))
+            return ("--check PASS" if check.returncode == 0
+                    else f"--check exit {check.returncode}")
+
+        def variant(label, extra):
+            note = verdict(extra)
+            result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters,
+                                extra)
+            p50, p99 = (result["latency"]["p50_us"],
+                        result["latency"]["p99_us"])
+            gbs = nbytes / (p50 * 1e3)
+            row(name, label[:18], p50, p99, gbs, 100 * gbs / copy,
+                f"{note}, {len(result['kernels'])} kernel(s)")
         if not args.no_peers:
             n, h, w, c = xs
             x = torch.randn(n, c, h, w, device="cuda", dtype=dtype).to(
@@ -212,25 +233,13 @@ def main():
                 gbs = nbytes / (p50 * 1e3)
                 row(name, label, p50, p99, gbs, 100 * gbs / copy, "")
             torch._dynamo.reset()
-        result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters)
-        p50, p99 = result["latency"]["p50_us"], result["latency"]["p99_us"]
-        gbs = nbytes / (p50 * 1e3)
-        row(name, "opfuse", p50, p99, gbs, 100 * gbs / copy,
-            f"--check {verdict}, {len(result['kernels'])} kernel(s)")
+        variant("opfuse", [])
         if case[5] * case[5] * case[8] <= 64:
+            for rows in args.window_rows:
+                variant(f"window rows {rows}", [f"--window-rows={rows}"])
             continue
         for tiling in args.tilings:
-            extra = [f"--matmul-tiling={tiling}"]
-            check = subprocess.run([args.opt_fuse, path, "--check", *extra],
-                                   capture_output=True, text=True,
-                                   env=env_for(args.opt_fuse))
-            result = run_opfuse(args.opt_fuse, path, args.warmup, args.iters,
-                                extra)
-            p50, p99 = (result["latency"]["p50_us"],
-                        result["latency"]["p99_us"])
-            gbs = nbytes / (p50 * 1e3)
-            row(name, tiling[:18], p50, p99, gbs, 100 * gbs / copy,
-                f"--check exit {check.returncode}")
+            variant(tiling, [f"--matmul-tiling={tiling}"])
 
 
 if __name__ == "__main__":
