@@ -444,15 +444,12 @@ LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
                 "workspace bytes (at least 4 per split and counter)]";
     return onlyOn(isa<GroupOp>(op), "a fuse.group");
   }
-  if (name == getEarlyLaunchAttrHelper().getName()) {
+  const bool contract = name == getContractAttrHelper().getName();
+  if (contract || name == getEarlyLaunchAttrHelper().getName()) {
     if (failed(typedAttr<UnitAttr>(op, attribute, "a unit attribute")))
       return failure();
-    return onlyOn(isa<GroupOp>(op), "a fuse.group");
-  }
-  if (name == getContractAttrHelper().getName()) {
-    if (failed(typedAttr<UnitAttr>(op, attribute, "a unit attribute")))
-      return failure();
-    return onlyOn(isa<AddOp>(op), "a fuse.add");
+    return contract ? onlyOn(isa<AddOp>(op), "a fuse.add")
+                    : onlyOn(isa<GroupOp>(op), "a fuse.group");
   }
   if (name == getOverlapSmsAttrHelper().getName()) {
     FailureOr<IntegerAttr> sms =
