@@ -666,6 +666,10 @@ MODES = {"--check-fusion": ["--check-fusion"],
          # against the conv2d as written, and on the host.
          "--check-fusion-conv": ["--check-fusion"],
          "--check-on-host-conv": ["--check-on-host", "--chip=sm_80"],
+         # The windows again with up to 8 neighbouring outputs of a row a
+         # thread (--window-rows), their shared loads merged.
+         "--check-on-host-rows-conv": ["--check-on-host", "--chip=sm_80",
+                                       "--window-rows=8"],
          "--emit=ptx-conv": ["--emit=ptx", "-o", os.devnull],
          # The same two generators' graphs on the GPU: the sm_90 kernels
          # (wgmma GEMMs of the grouped convolutions) the host cannot run.
@@ -677,7 +681,7 @@ BATCHABLE = ("--check-fusion", "--check-fusion-spmd", "--check",
              "--check-on-host-spmd", "--check-on-host-sm80",
              "--check-fusion-layout", "--check-on-host-layout",
              "--check-fusion-conv", "--check-on-host-conv",
-             "--check-layout", "--check-conv")
+             "--check-on-host-rows-conv", "--check-layout", "--check-conv")
 # The CPU pair runs anywhere; the GPU pair needs the device machine.
 MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "spmd": ("--check-fusion-spmd", "--check-on-host-spmd",
@@ -690,7 +694,7 @@ MODE_SETS = {"cpu": ("--check-fusion", "--emit=ptx"),
              "layout": ("--check-fusion-layout", "--check-on-host-layout",
                         "--emit=ptx-layout"),
              "conv": ("--check-fusion-conv", "--check-on-host-conv",
-                      "--emit=ptx-conv"),
+                      "--check-on-host-rows-conv", "--emit=ptx-conv"),
              "layout-gpu": ("--check-layout",),
              "conv-gpu": ("--check-conv",)}
 

@@ -145,12 +145,15 @@ int64_t ViewLoopEmitter::windowRows(GroupOp group, int64_t most) {
   const int64_t rank = outputType.getRank();
   if (rank < 2 || most < 2)
     return 1;
-  // Two slices of one value, of the output's shape, whose offsets differ
-  // only along the row: neighbouring outputs read overlapping windows.
+  // Two slices of one value, of the output's shape but perhaps its last
+  // axis (a group's input channels, gathered onto its output channels),
+  // whose offsets differ only along the row: neighbouring outputs read
+  // overlapping windows.
   DenseMap<Value, SmallVector<SliceOp>> slicesOf;
   bool windows = false;
   group.getBody().walk([&](SliceOp slice) {
-    if (slice.getType().getShape() != outputType.getShape())
+    if (slice.getType().getShape().drop_back() !=
+        outputType.getShape().drop_back())
       return;
     for (SliceOp other : slicesOf[slice.getInput()]) {
       ArrayRef<int64_t> a = slice.getOffsets(), b = other.getOffsets();
@@ -181,7 +184,10 @@ ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
   if (shape.vec == 1) {
     // Lane by lane: a load is at most 8 bytes, and unrolling keeps more in
     // flight whatever their number.
-    shape.unroll = unrollFor(elements, blockSize, vectorsPerThread, 0);
+    shape.rows = windowRows(group, options.windowRows);
+    shape.unroll = shape.rows > 1
+                       ? 1
+                       : unrollFor(elements, blockSize, vectorsPerThread, 0);
     return shape;
   }
   // Emit one vector a thread into a scratch module: whether the lanes can
@@ -204,7 +210,7 @@ ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
     return failure();
   if (!followed)
     shape.vec = 1;
-  shape.rows = followed ? windowRows(group, options.windowRows) : 1;
+  shape.rows = windowRows(group, options.windowRows);
   shape.unroll = shape.rows > 1
                      ? 1
                      : unrollFor(elements / shape.vec, blockSize,
