@@ -218,14 +218,17 @@ Work CostModel::work(Operation *op) const {
   return result;
 }
 
-// Each op of a loop or view kernel costs its lanes one instruction per
-// element of its result, and each window it reads (a slice or a gather)
-// its bytes through the SMs' L1, which moves 128 bytes a clock where the
-// schedulers issue 128 lane instructions: both at the FP32 lane rate, half
-// the FP32 FLOP ceiling (an FMA is 2 FLOPs). Derived, not fitted: with it
-// the depthwise windows kernels of bench/depthwise_compare.py were predicted
-// 7-19% under their H100 times (large ones; the small ones are bound by
-// latency), against 56-83% without (docs/cost-model.md); the FLOP term
+// Each op of a kernel without a contraction (loop, view, transpose and row
+// kernels) costs its lanes one instruction per element of its result, and
+// each window it reads (a slice or a gather) its bytes through the SMs'
+// L1, which moves 128 bytes a clock where the schedulers issue 128 lane
+// instructions: both at the FP32 lane rate, half the FP32 FLOP ceiling (an
+// FMA is 2 FLOPs). Derived, not fitted: with it the depthwise windows
+// kernels of bench/depthwise_compare.py were predicted 7-25% under their
+// H100 times (the large ones; the small ones are bound by latency),
+// against 16-83% without (docs/cost-model.md), and the H200 tuning and
+// held-out kernels kept their errors (their ops are few: memory bounds
+// them); the FLOP term
 // above counts only arithmetic, and these kernels issue a cast, a select
 // and a load for every multiply-add.
 double CostModel::issueSeconds(Operation *kernel) const {

@@ -122,9 +122,9 @@ private:
 
   /// How much slower the GEMM kernel `kernel` computes on the SMs its
   /// fuse.overlap_sms leaves it; 1 without one.
-  /// The time a loop or view kernel (a fuse.group without a contraction)
-  /// takes to issue its ops and read its windows through L1; 0 for other
-  /// ops.
+  /// The time a kernel without a contraction (a fuse.group of a loop,
+  /// view, transpose or row kernel) takes to issue its ops and read its
+  /// windows through L1; 0 for other ops.
   double issueSeconds(mlir::Operation *kernel) const;
   double overlapSlowdown(mlir::Operation *kernel) const;
 
