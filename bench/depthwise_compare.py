@@ -22,7 +22,8 @@ Four cases of wider groups (more than 64 products an output, one GEMM per
 group) were added before those kernels were first timed (2026-12-05):
 ResNeXt-50's, RegNetY's and two f16 groups of 64 channels. Five
 held-out cases (heldout_*) were added before the windows took one vector a
-thread and FMAs (2026-12-05, later).
+thread and FMAs (2026-12-05, later); three more (rows_heldout_*) before
+--window-rows was first timed.
 
     python3 bench/depthwise_compare.py [--opt-fuse build/bin/opt-fuse]
         [--iters 100] [--cases NAME ...] [--no-peers] [--tilings T ...]
@@ -72,6 +73,16 @@ CASES = {
                                    "relu6"),
     "heldout_dw7_bf16_batch1": (1, 14, 14, 384, 384, 7, 1, 3, 1, "bf16",
                                 None),
+    # Held out from the choice of --window-rows' default (made on the cases
+    # above), written down before any --window-rows build was timed
+    # (2026-12-05, evening): ConvNeXt-Tiny's third-stage 7x7, a ragged f16
+    # 3x3 with ReLU6 and a ragged f32 5x5.
+    "rows_heldout_dw7_bf16_14x384": (32, 14, 14, 384, 384, 7, 1, 3, 1,
+                                     "bf16", None),
+    "rows_heldout_dw3_f16_ragged": (12, 51, 67, 48, 48, 3, 1, 1, 1, "f16",
+                                    "relu6"),
+    "rows_heldout_dw5_f32_ragged": (4, 39, 53, 88, 88, 5, 1, 2, 1, "f32",
+                                    None),
 }
 TORCH_DTYPE = {"bf16": torch.bfloat16, "f16": torch.float16,
                "f32": torch.float32}
