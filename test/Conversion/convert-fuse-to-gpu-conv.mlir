@@ -1,7 +1,10 @@
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=GROUPED
-// RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS
-// RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=WINDOWS3
+// RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=1" | FileCheck %s --check-prefix=WINDOWS
+// RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=1" | FileCheck %s --check-prefix=WINDOWS3
+// RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=AUTO7
+// RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=AUTO3
+// RUN: opfuse-opt %S/Inputs/depthwise-3x3-ragged.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s --check-prefix=RAGGED
 // RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s --check-prefix=ROWS4
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s
 
@@ -60,7 +63,8 @@ func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32
   return %1 : tensor<2x14x14x128xbf16>
 }
 
-// A loop kernel of many loads gets the arithmetic on them after every 16
+// window-rows=1 (one output a thread), first. A loop kernel of many loads
+// gets the arithmetic on them after every 16
 // (the canonical order's load batch): the 7x7 depthwise convolution's 49
 // taps (98 loads of input windows and weights) would otherwise be loaded
 // all before any product, which spilled 2.7 KB a thread at 112x112.
@@ -104,3 +108,49 @@ func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32
 // ROWS4-COUNT-4: llvm.store
 // ROWS4-NOT: llvm.store
 // ROWS4: gpu.return
+
+// By default the emitter chooses the rows: 4 where the distinct window
+// columns of one row of taps, 8 bf16 lanes each, number at most 64, else 2.
+// The 7x7: 10 columns at 4 rows (80 values), 8 at 2 (64): 2 rows, 1024
+// threads (4 blocks), 2 stores. The 3x3: 6 columns at 4 rows (48): 4 rows,
+// 512 threads (2 blocks), 4 stores.
+// AUTO7: fuse.grid = array<i64: 4, 1, 1>, fuse.kernel = @opfuse_kernels::@depthwise_7x7_k0
+// AUTO7-LABEL: gpu.func @depthwise_7x7_k0
+// AUTO7: arith.muli %{{.*}}, %c2_i32 : i32
+// AUTO7-COUNT-2: llvm.store
+// AUTO7-NOT: llvm.store
+// AUTO3: fuse.grid = array<i64: 2, 1, 1>, fuse.kernel = @opfuse_kernels::@depthwise_3x3_k0
+// AUTO3-LABEL: gpu.func @depthwise_3x3_k0
+// AUTO3: arith.muli %{{.*}}, %c4_i32 : i32
+// AUTO3-COUNT-4: llvm.store
+// AUTO3-NOT: llvm.store
+
+// A row of 7 columns at 4 rows: 2 items a row (6 rows x 2 items x 2
+// vectors = 24 threads). An item wholly inside its row (first column + 4
+// <= 7) computes its 4 neighbours together; the row's last item computes
+// neighbour 0, then each other one only where it is inside the row.
+// RAGGED: fuse.grid = array<i64: 1, 1, 1>, fuse.kernel = @opfuse_kernels::@depthwise_3x3_ragged_k0
+// RAGGED-LABEL: gpu.func @depthwise_3x3_ragged_k0
+// RAGGED: arith.cmpi ult, %{{.*}}, %c24_i32 : i32
+// RAGGED: %[[FIRST:.*]] = arith.muli %{{.*}}, %c4_i32 : i32
+// RAGGED: %[[END:.*]] = arith.addi %[[FIRST]], %{{.*}} : i32
+// RAGGED: %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %c7_i32 : i32
+// RAGGED: scf.if %[[WHOLE]] {
+// RAGGED-COUNT-4: llvm.store
+// RAGGED-NOT: scf.if
+// RAGGED: } else {
+// RAGGED-NOT: scf.if
+// RAGGED: llvm.store
+// RAGGED-NOT: llvm.store
+// RAGGED: %[[SECOND:.*]] = arith.addi %[[FIRST]], %c1_i32{{.*}} : i32
+// RAGGED: %[[INSIDE:.*]] = arith.cmpi ult, %[[SECOND]], %c7_i32{{.*}} : i32
+// RAGGED: scf.if %[[INSIDE]] {
+// RAGGED: llvm.store
+// RAGGED: arith.addi %[[FIRST]], %c2_i32
+// RAGGED: scf.if
+// RAGGED: llvm.store
+// RAGGED: arith.addi %[[FIRST]], %c3_i32
+// RAGGED: scf.if
+// RAGGED: llvm.store
+// RAGGED-NOT: llvm.store
+// RAGGED: gpu.return

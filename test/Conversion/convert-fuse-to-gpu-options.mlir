@@ -13,7 +13,7 @@
 // RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=vectors-per-thread=3 2>&1 | FileCheck %s --check-prefix=VECTORS
 // VECTORS: error: convert-fuse-to-gpu: vectors-per-thread=3: must be 1, 2 or 4
 // RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=window-rows=16 2>&1 | FileCheck %s --check-prefix=WINDOWROWS
-// WINDOWROWS: error: convert-fuse-to-gpu: window-rows=16: must be 1, 2, 4 or 8
+// WINDOWROWS: error: convert-fuse-to-gpu: window-rows=16: must be 0 (auto), 1, 2, 4 or 8
 // RUN: not opfuse-opt %s -fuse-outline-kernels -convert-fuse-to-gpu=row-elements-per-thread=0 2>&1 | FileCheck %s --check-prefix=ROW
 // ROW: error: convert-fuse-to-gpu: row-elements-per-thread=0: must be 8, 16, 32 or 64
 // RUN: not opfuse-opt %s -fuse-outline-kernels "-convert-fuse-to-gpu=matmul-tiling=99999999999x64x64/1x1/4" 2>&1 | FileCheck %s --check-prefix=TILING

@@ -153,10 +153,12 @@ cl::opt<int> windowRows(
     "window-rows",
     cl::desc("Neighbouring outputs along a row each thread of a view kernel "
              "computes where the kernel reads windows of one input at offsets "
-             "along that row (a depthwise convolution's taps): 1 (default), 2, "
-             "4 or 8, at most a divisor of the row; the loads the neighbours "
-             "share are read once. Not yet timed on a GPU: for comparisons"),
-    cl::init(1), cl::cat(category));
+             "along that row (a depthwise convolution's taps), so that the "
+             "loads they share are read once: 0 (default) lets the emitter "
+             "choose 4 or 2 by the window columns a thread holds, or 1 "
+             "(none); 1, 2, 4 or 8 force that many (never more than the row "
+             "holds)"),
+    cl::init(0), cl::cat(category));
 cl::opt<int> rowElementsPerThread(
     "row-elements-per-thread",
     cl::desc("Elements of its row each thread of a row-reduction kernel "

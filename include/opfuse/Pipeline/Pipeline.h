@@ -152,8 +152,9 @@ struct FusePipelineOptions
   Option<int64_t> windowRows{
       *this, "window-rows",
       llvm::cl::desc("Neighbouring outputs along a row each thread of a view "
-                     "kernel reading windows computes (1, 2, 4 or 8)"),
-      llvm::cl::init(1)};
+                     "kernel reading windows computes (0: the emitter's "
+                     "rule; 1, 2, 4 or 8)"),
+      llvm::cl::init(0)};
   Option<int64_t> rowElementsPerThread{
       *this, "row-elements-per-thread",
       llvm::cl::desc("Elements of its row each thread of a row-reduction "

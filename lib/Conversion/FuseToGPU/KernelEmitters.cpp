@@ -67,8 +67,9 @@ std::optional<std::string> checkEmitterOptions(const EmitterOptions &options) {
     return "vectors-per-thread=" + std::to_string(vectors) +
            ": must be 1, 2 or 4";
   const int64_t rows = options.windowRows;
-  if (rows != 1 && rows != 2 && rows != 4 && rows != 8)
-    return "window-rows=" + std::to_string(rows) + ": must be 1, 2, 4 or 8";
+  if (rows != 0 && rows != 1 && rows != 2 && rows != 4 && rows != 8)
+    return "window-rows=" + std::to_string(rows) +
+           ": must be 0 (auto), 1, 2, 4 or 8";
   const int64_t row = options.rowElementsPerThread;
   if (row != 8 && row != 16 && row != 32 && row != 64)
     return "row-elements-per-thread=" + std::to_string(row) +

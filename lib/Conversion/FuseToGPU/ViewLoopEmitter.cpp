@@ -98,13 +98,23 @@ private:
                                      const LaunchConfig &launch,
                                      gpu::GPUModuleOp module, StringRef name,
                                      bool strict) const;
-  /// At most `most` (a power of two dividing the row) where `group` reads
-  /// windows of one value at neighbouring offsets along its output's
-  /// second-to-last axis (a convolution's taps), else 1: the neighbours'
-  /// windows overlap, and LLVM merges the loads they share (a 7x7
-  /// depthwise convolution: 98 loads a vector alone, 53 at two rows, 30 at
-  /// four, with 125 and 255 registers).
-  static int64_t windowRows(GroupOp group, int64_t most);
+  /// Neighbouring outputs along the output's second-to-last axis a thread
+  /// computes where `group` reads windows of one value at offsets along
+  /// that axis (a convolution's taps), else 1: the neighbours' windows
+  /// overlap, and LLVM merges the loads they share (a 7x7 depthwise
+  /// convolution: 98 loads a vector alone, 53 at two rows, 30 at four, with
+  /// 125 and 255 registers). `requested` is --window-rows (0: the rule of
+  /// autoWindowRows); never more than the row holds.
+  static int64_t windowRows(GroupOp group, int64_t requested, int64_t vec);
+  /// Vectors a thread of `shape` works on at once: the grid's items.
+  static int64_t threadItems(RankedTensorType output, const Shape &shape) {
+    const int64_t rank = output.getRank();
+    if (shape.rows == 1)
+      return getNumElements(output) / shape.vec / shape.unroll;
+    const int64_t row = output.getDimSize(rank - 2);
+    return getNumElements(output) / row / shape.vec *
+           llvm::divideCeil(row, shape.rows);
+  }
   /// The widest vector the outputs allow.
   static int64_t chooseVec(GroupOp group) {
     auto type = cast<RankedTensorType>(group.getResultTypes()[0]);
@@ -133,45 +143,82 @@ ViewLoopEmitter::configure(GroupOp group, const EmitContext &context) const {
   FailureOr<Shape> shape = settle(group, blockSize, context.options);
   if (failed(shape))
     return failure();
-  const int64_t vectors =
-      getNumElements(group.getResultTypes()[0]) / shape->vec;
-  const int64_t perBlock = blockSize * shape->perThread();
+  const int64_t items =
+      threadItems(cast<RankedTensorType>(group.getResultTypes()[0]), *shape);
   return context.options.launchFor(blockSize,
-                                   (vectors + perBlock - 1) / perBlock);
+                                   llvm::divideCeil(items, blockSize));
 }
 
-int64_t ViewLoopEmitter::windowRows(GroupOp group, int64_t most) {
+/// Rows a thread computes when --window-rows is auto: the most of 4 and 2
+/// whose distinct window columns, `vec` lanes each, number at most 64 (the
+/// values a thread holds for one row of taps), else 1. On an H100 (bench/
+/// depthwise_compare.py, 2026-12-05) 4 rows won where that count was 40-64
+/// (a 7x7 f32 kernel 41.6 -> 18.6 us, a 5x5 bf16 83.7 -> 46.2) and lost to 2
+/// past it (ConvNeXt's 7x7 in bf16, 80 at four rows: 92.8 against 76.8 us
+/// at two, where four spill; a 3x3 of stride 2, 72: 44.9 against 40.6).
+int64_t autoWindowRows(ArrayRef<int64_t> offsets, int64_t stride, int64_t vec) {
+  for (int64_t rows : {4, 2}) {
+    llvm::SmallDenseSet<int64_t> columns;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t offset : offsets)
+        columns.insert(r * stride + offset);
+    if (static_cast<int64_t>(columns.size()) * vec <= 64)
+      return rows;
+  }
+  return 1;
+}
+
+int64_t ViewLoopEmitter::windowRows(GroupOp group, int64_t requested,
+                                    int64_t vec) {
   auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
   const int64_t rank = outputType.getRank();
-  if (rank < 2 || most < 2)
+  if (rank < 2 || requested == 1)
     return 1;
-  // Two slices of one value, of the output's shape but perhaps its last
-  // axis (a group's input channels, gathered onto its output channels),
-  // whose offsets differ only along the row: neighbouring outputs read
-  // overlapping windows.
+  // Slices of one value, of the output's shape but perhaps its last axis
+  // (a group's input channels, gathered onto its output channels), whose
+  // offsets differ only along the row: neighbouring outputs read
+  // overlapping windows. The widest such set decides the rows.
   DenseMap<Value, SmallVector<SliceOp>> slicesOf;
-  bool windows = false;
+  SmallVector<int64_t> widest;
+  int64_t stride = 1;
   group.getBody().walk([&](SliceOp slice) {
     if (slice.getType().getShape().drop_back() !=
         outputType.getShape().drop_back())
       return;
-    for (SliceOp other : slicesOf[slice.getInput()]) {
+    SmallVector<SliceOp> &known = slicesOf[slice.getInput()];
+    known.push_back(slice);
+    SmallVector<int64_t> offsets;
+    for (SliceOp other : known) {
       ArrayRef<int64_t> a = slice.getOffsets(), b = other.getOffsets();
-      bool rowOnly = a[rank - 2] != b[rank - 2] &&
-                     slice.getStrides() == other.getStrides();
+      bool sameRowWindow = slice.getStrides() == other.getStrides();
       for (int64_t d = 0; d < rank; ++d)
-        rowOnly &= d == rank - 2 || a[d] == b[d];
-      windows |= rowOnly;
+        sameRowWindow &= d == rank - 2 || a[d] == b[d];
+      if (sameRowWindow && !llvm::is_contained(offsets, b[rank - 2]))
+        offsets.push_back(b[rank - 2]);
     }
-    slicesOf[slice.getInput()].push_back(slice);
+    if (offsets.size() > 1 && offsets.size() > widest.size()) {
+      widest = offsets;
+      stride = slice.getStrides()[rank - 2];
+    }
   });
-  if (!windows)
+  if (widest.empty())
     return 1;
   const int64_t row = outputType.getDimSize(rank - 2);
-  for (int64_t rows = most; rows > 1; rows /= 2)
-    if (row % rows == 0)
-      return rows;
-  return 1;
+  if (requested != 0) {
+    // A row shorter than the rows asked for: as many as it holds.
+    int64_t rows = requested;
+    while (rows > row)
+      rows /= 2;
+    return rows;
+  }
+  int64_t rows = autoWindowRows(widest, stride, vec);
+  while (rows > row)
+    rows /= 2;
+  // Half as many rows that divide the row rather than a ragged last item
+  // (its neighbours computed one by one, the kernel's code twice).
+  if (rows > 2 && row % rows != 0 && row % (rows / 2) == 0)
+    rows /= 2;
+  return rows;
 }
 
 FailureOr<ViewLoopEmitter::Shape>
@@ -184,7 +231,7 @@ ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
   if (shape.vec == 1) {
     // Lane by lane: a load is at most 8 bytes, and unrolling keeps more in
     // flight whatever their number.
-    shape.rows = windowRows(group, options.windowRows);
+    shape.rows = windowRows(group, options.windowRows, shape.vec);
     shape.unroll = shape.rows > 1
                        ? 1
                        : unrollFor(elements, blockSize, vectorsPerThread, 0);
@@ -210,7 +257,7 @@ ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
     return failure();
   if (!followed)
     shape.vec = 1;
-  shape.rows = windowRows(group, options.windowRows);
+  shape.rows = windowRows(group, options.windowRows, shape.vec);
   shape.unroll = shape.rows > 1
                      ? 1
                      : unrollFor(elements / shape.vec, blockSize,
@@ -244,11 +291,12 @@ ViewLoopEmitter::emitWith(GroupOp group, const Shape &shape,
   const int64_t elements = getNumElements(outputType);
   // With `rows`, a thread's item is `rows` neighbouring vectors along the
   // second-to-last axis: items index the output shape with that axis
-  // divided by `rows`.
+  // divided by `rows`, rounded up (the last item of a ragged row has fewer).
+  const int64_t rowAxis = outputType.getRank() - 2;
   SmallVector<int64_t> itemShape(outputType.getShape());
   if (rows > 1)
-    itemShape[itemShape.size() - 2] /= rows;
-  const int64_t vectors = elements / vec / rows;
+    itemShape[rowAxis] = llvm::divideCeil(itemShape[rowAxis], rows);
+  const int64_t items = threadItems(outputType, shape);
   int64_t largest = elements;
   for (Type type : group.getInputs().getTypes())
     largest = std::max(largest, getNumElements(type));
@@ -266,7 +314,7 @@ ViewLoopEmitter::emitWith(GroupOp group, const Shape &shape,
   Value firstVector = kb.firstVector(perBlock, launch);
   if (unroll == 1) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          firstVector, kb.constant(vectors));
+                                          firstVector, kb.constant(items));
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
     b.setInsertionPointToStart(&guard.getThenRegion().front());
   }
@@ -274,9 +322,36 @@ ViewLoopEmitter::emitWith(GroupOp group, const Shape &shape,
   // Every vector's outputs are computed before any is stored, so that the
   // loads of all of a thread's vectors are in flight together.
   auto yield = cast<YieldOp>(kernel.body.getTerminator());
+  const unsigned numInputs = group.getNumOperands();
+  auto computeAndStore = [&](ArrayRef<Value> bases,
+                             ArrayRef<Index> outputs) -> LogicalResult {
+    SmallVector<SmallVector<GroupEvaluator::Lanes>> results;
+    for (const Index &output : outputs) {
+      GroupEvaluator::Memo memo;
+      ConversionCache conversions;
+      ViewEvaluator evaluator(kernel, memo, conversions);
+      const int context = kernel.intern(output);
+      SmallVector<GroupEvaluator::Lanes> lanes;
+      for (Value value : yield.getOperands()) {
+        FailureOr<GroupEvaluator::Lanes> computed =
+            evaluator.evaluate(value, context);
+        if (failed(computed))
+          return failure();
+        lanes.push_back(std::move(*computed));
+      }
+      results.push_back(std::move(lanes));
+    }
+    for (auto [base, lanes] : llvm::zip(bases, results))
+      for (auto [index, values] : llvm::enumerate(lanes))
+        kb.store(func.getArgument(numInputs + index),
+                 cast<RankedTensorType>(group.getResultTypes()[index])
+                     .getElementType(),
+                 base, values);
+    return success();
+  };
   SmallVector<Value> bases;
-  SmallVector<SmallVector<GroupEvaluator::Lanes>> results;
   SmallVector<Index> outputs;
+  Value first;
   for (int64_t u = 0; u < unroll; ++u) {
     Value vectorId =
         arith::AddIOp::create(b, loc, firstVector, kb.constant(u * blockSize));
@@ -290,45 +365,56 @@ ViewLoopEmitter::emitWith(GroupOp group, const Shape &shape,
     // Neighbour r of the item's row: column item * rows + r.
     item.shape.assign(outputType.getShape().begin(),
                       outputType.getShape().end());
-    IndexDim &column = item.dims[item.dims.size() - 2];
-    Value first =
-        arith::MulIOp::create(b, loc, column.value, kb.constant(rows));
+    IndexDim &column = item.dims[rowAxis];
+    first = arith::MulIOp::create(b, loc, column.value, kb.constant(rows));
     for (int64_t r = 0; r < rows; ++r) {
       Index neighbour = item;
-      IndexDim &at = neighbour.dims[neighbour.dims.size() - 2];
+      IndexDim &at = neighbour.dims[rowAxis];
       at = {arith::AddIOp::create(b, loc, first, kb.constant(r)), 0, rows, r};
       bases.push_back(kernel.linearize(neighbour).value);
       outputs.push_back(std::move(neighbour));
     }
   }
-  for (Index &output : outputs) {
-    GroupEvaluator::Memo memo;
-    ConversionCache conversions;
-    ViewEvaluator evaluator(kernel, memo, conversions);
-    const int context = kernel.intern(std::move(output));
-    SmallVector<GroupEvaluator::Lanes> lanes;
-    for (Value value : yield.getOperands()) {
-      FailureOr<GroupEvaluator::Lanes> computed =
-          evaluator.evaluate(value, context);
-      if (failed(computed)) {
-        func.erase();
-        return failure();
+  LogicalResult computed = success();
+  // The row's length (only where a thread computes several of it: a rank-1
+  // output has no row axis).
+  const int64_t row = rows > 1 ? outputType.getDimSize(rowAxis) : 1;
+  if (row % rows == 0) {
+    computed = computeAndStore(bases, outputs);
+  } else {
+    // A ragged row: an item wholly inside it computes its neighbours
+    // together; the row's last item, one by one where each is inside.
+    Value whole = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::AddIOp::create(b, loc, first, kb.constant(rows)),
+        kb.constant(row));
+    auto split = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+    OpBuilder::InsertionGuard restore(b);
+    b.setInsertionPointToStart(&split.getThenRegion().front());
+    computed = computeAndStore(bases, outputs);
+    b.setInsertionPointToStart(&split.getElseRegion().front());
+    for (int64_t r = 0; r < rows && succeeded(computed); ++r) {
+      OpBuilder::InsertionGuard inner(b);
+      if (r > 0) {
+        // Neighbour 0 is always inside: the item is.
+        Value inside = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult,
+            arith::AddIOp::create(b, loc, first, kb.constant(r)),
+            kb.constant(row));
+        auto guard = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
+        b.setInsertionPointToStart(&guard.getThenRegion().front());
       }
-      lanes.push_back(std::move(*computed));
+      computed = computeAndStore(bases[r], outputs[r]);
     }
-    results.push_back(std::move(lanes));
+  }
+  if (failed(computed)) {
+    func.erase();
+    return failure();
   }
   if (kernel.lanesLost && vec > 1) {
     func.erase();
     return gpu::GPUFuncOp();
   }
-  const unsigned numInputs = group.getNumOperands();
-  for (auto [base, lanes] : llvm::zip(bases, results))
-    for (auto [index, values] : llvm::enumerate(lanes))
-      kb.store(func.getArgument(numInputs + index),
-               cast<RankedTensorType>(group.getResultTypes()[index])
-                   .getElementType(),
-               base, values);
   return func;
 }
 

@@ -64,8 +64,8 @@ struct EmitterOptions {
   /// 16-byte vectors each thread of a loop kernel owns: 1, 2 or 4.
   int64_t vectorsPerThread = 2;
   /// Neighbouring outputs along a row a thread of a view kernel that reads
-  /// windows computes, at most: 1, 2, 4 or 8.
-  int64_t windowRows = 1;
+  /// windows computes: 0 (the emitter's rule), 1, 2, 4 or 8.
+  int64_t windowRows = 0;
   /// Row elements a thread of a row kernel holds in registers: 8 to 64.
   int64_t rowElementsPerThread = 32;
   /// The GEMM tiling, or "auto" for the tile model's pick per GEMM.
