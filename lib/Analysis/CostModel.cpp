@@ -15,6 +15,7 @@
 #include "opfuse/Dialect/Fuse/IR/FuseOps.h"
 #include "opfuse/Dialect/Fuse/IR/FuseTraits.h"
 #include "opfuse/Dialect/Fuse/IR/GemmKernel.h"
+#include "opfuse/Dialect/Fuse/IR/RowWindows.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Twine.h"
@@ -235,13 +236,27 @@ double CostModel::issueSeconds(Operation *kernel) const {
   auto group = dyn_cast<GroupOp>(kernel);
   if (!group || target_.fp32Flops <= 0)
     return 0;
+  // Where a thread computes `rows` neighbouring outputs of a row, the
+  // windows of a row of taps they share are loaded (and selected from the
+  // padding) once: each slice of the set costs its share of the distinct
+  // windows.
+  DenseMap<Operation *, double> windowShare;
+  if (const int64_t rows = windowRowsOf ? windowRowsOf(kernel) : 1; rows > 1)
+    for (const fuse::RowWindowSet &set : fuse::findRowWindows(group)) {
+      const double share =
+          double(set.columnsFor(rows)) / double(rows * set.offsets.size());
+      for (fuse::SliceOp slice : set.slices)
+        windowShare[slice] = share;
+    }
   double laneCycles = 0;
   for (Operation &inner : group.getBody().front()) {
     if (isa<YieldOp, ReshapeOp>(inner) || isSplatConstant(&inner) ||
         inner.getNumResults() != 1)
       continue;
     auto type = cast<RankedTensorType>(inner.getResult(0).getType());
-    const double elements = static_cast<double>(getNumElements(type));
+    double elements = static_cast<double>(getNumElements(type));
+    if (auto share = windowShare.find(&inner); share != windowShare.end())
+      elements *= share->second;
     laneCycles += elements;
     if (isa<SliceOp, GatherOp>(inner))
       laneCycles += elements * type.getElementTypeBitWidth() / 8.0;

@@ -390,6 +390,10 @@ int compileModel(const DriverOptions &options, std::optional<EmitKind> emit,
   model.setGemmTilingOf([&](Operation *kernel) {
     return expectedGemmTiling(kernel, compile.emitter.matmulTiling, target);
   });
+  model.setWindowRowsOf([&](Operation *kernel) -> int64_t {
+    auto group = dyn_cast<fuse::GroupOp>(kernel);
+    return group ? expectedWindowRows(group, compile.emitter) : 1;
+  });
   Report report{target, analyzeFunction(onlyFunction(*unfused), model),
                 analyzeFunction(onlyFunction(module), model), std::nullopt,
                 buildMemoryReport(onlyFunction(module))};

@@ -155,9 +155,9 @@ cl::opt<int> windowRows(
              "computes where the kernel reads windows of one input at offsets "
              "along that row (a depthwise convolution's taps), so that the "
              "loads they share are read once: 0 (default) lets the emitter "
-             "choose 4 or 2 by the window columns a thread holds, or 1 "
-             "(none); 1, 2, 4 or 8 force that many (never more than the row "
-             "holds)"),
+             "choose 4 or 2 by the window columns a thread holds, where they "
+             "divide the row, or 1 (none); 1, 2, 4 or 8 force that many "
+             "(never more than the row holds)"),
     cl::init(0), cl::cat(category));
 cl::opt<int> rowElementsPerThread(
     "row-elements-per-thread",

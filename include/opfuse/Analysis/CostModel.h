@@ -84,6 +84,15 @@ public:
     gemmTilingOf = std::move(tilingOf);
   }
 
+  /// The neighbouring outputs of a row each thread of a kernel computes
+  /// (the view emitter's --window-rows), where the caller knows it: the
+  /// windows they share are loaded once, which the issue time counts.
+  /// Without it (the fusion passes) a thread computes one.
+  using WindowRowsOf = std::function<int64_t(mlir::Operation *)>;
+  void setWindowRowsOf(WindowRowsOf rowsOf) {
+    windowRowsOf = std::move(rowsOf);
+  }
+
   /// The FLOP/s `op` reaches: tensor cores (FP16/BF16) for a matmul or
   /// conv2d on 16-bit floats (a conv2d at 0.6 of them), the CUDA cores'
   /// FP32 rate otherwise; an f32 matmul or conv2d runs on FMAs at 0.39 of
@@ -134,6 +143,7 @@ private:
 
   bool attentionTma = true;
   GemmTilingOf gemmTilingOf;
+  WindowRowsOf windowRowsOf;
   GpuTarget target_;
 };
 

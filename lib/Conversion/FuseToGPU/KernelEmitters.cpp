@@ -11,6 +11,15 @@
 
 #include "AttentionEmission.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
 using namespace mlir;
 using namespace opfuse::fuse;
 
@@ -36,6 +45,22 @@ KernelEmitterRegistry::select(GroupOp group) const {
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   return select(ops, llvm::to_vector(body.getTerminator()->getOperands()));
+}
+
+int64_t expectedWindowRows(GroupOp group, const EmitterOptions &options) {
+  KernelEmitterRegistry::Selection selection =
+      getKernelEmitters().select(group);
+  if (!selection.emitter ||
+      selection.match.kind != EmitterMatch::Kind::Accepted)
+    return 1;
+  // The view emitter learns a kernel's lanes by emitting one vector into a
+  // scratch module: asked before convert-fuse-to-gpu has run (the report),
+  // the context needs the pass's dialects.
+  group->getContext()
+      ->loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                    math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                    NVVM::NVVMDialect, vector::VectorDialect>();
+  return selection.emitter->windowRows(group, options);
 }
 
 const KernelEmitterRegistry &getKernelEmitters() {

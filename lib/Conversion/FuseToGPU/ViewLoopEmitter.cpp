@@ -13,6 +13,8 @@
 
 #include "IndexedEvaluator.h"
 
+#include "opfuse/Dialect/Fuse/IR/RowWindows.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -105,7 +107,8 @@ private:
   /// convolution: 98 loads a vector alone, 53 at two rows, 30 at four, with
   /// 125 and 255 registers). `requested` is --window-rows (0: the rule of
   /// autoWindowRows); never more than the row holds.
-  static int64_t windowRows(GroupOp group, int64_t requested, int64_t vec);
+  static int64_t chooseWindowRows(GroupOp group, int64_t requested,
+                                  int64_t vec);
   /// Vectors a thread of `shape` works on at once: the grid's items.
   static int64_t threadItems(RankedTensorType output, const Shape &shape) {
     const int64_t rank = output.getRank();
@@ -114,6 +117,11 @@ private:
     const int64_t row = output.getDimSize(rank - 2);
     return getNumElements(output) / row / shape.vec *
            llvm::divideCeil(row, shape.rows);
+  }
+  int64_t windowRows(GroupOp group,
+                     const EmitterOptions &options) const override {
+    FailureOr<Shape> shape = settle(group, options.blockSize, options);
+    return succeeded(shape) ? shape->rows : 1;
   }
   /// The widest vector the outputs allow.
   static int64_t chooseVec(GroupOp group) {
@@ -152,57 +160,33 @@ ViewLoopEmitter::configure(GroupOp group, const EmitContext &context) const {
 /// Rows a thread computes when --window-rows is auto: the most of 4 and 2
 /// whose distinct window columns, `vec` lanes each, number at most 64 (the
 /// values a thread holds for one row of taps), else 1. On an H100 (bench/
-/// depthwise_compare.py, 2026-12-05) 4 rows won where that count was 40-64
-/// (a 7x7 f32 kernel 41.6 -> 18.6 us, a 5x5 bf16 83.7 -> 46.2) and lost to 2
-/// past it (ConvNeXt's 7x7 in bf16, 80 at four rows: 92.8 against 76.8 us
-/// at two, where four spill; a 3x3 of stride 2, 72: 44.9 against 40.6).
-int64_t autoWindowRows(ArrayRef<int64_t> offsets, int64_t stride, int64_t vec) {
-  for (int64_t rows : {4, 2}) {
-    llvm::SmallDenseSet<int64_t> columns;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t offset : offsets)
-        columns.insert(r * stride + offset);
-    if (static_cast<int64_t>(columns.size()) * vec <= 64)
+/// depthwise_compare.py, 2026-12-05) 4 rows were as fast as 2 or faster
+/// where that count was 40-64 (a 7x7 f32 kernel 28.2 -> 18.6 us, a 5x5 bf16
+/// 54.3 -> 46.2), 3% slower at 24 (a 3x3 f32), and slower past 64
+/// (ConvNeXt's 7x7 in bf16, 80 at four rows: 92.8 against 76.8 us at two,
+/// where four spill; a 3x3 of stride 2, 72: 44.9 against 40.6). Two rows
+/// were 1.05-1.55x faster than one wherever they divide the row.
+int64_t autoWindowRows(const RowWindowSet &set, int64_t vec) {
+  for (int64_t rows : {4, 2})
+    if (set.columnsFor(rows) * vec <= 64)
       return rows;
-  }
   return 1;
 }
 
-int64_t ViewLoopEmitter::windowRows(GroupOp group, int64_t requested,
-                                    int64_t vec) {
+int64_t ViewLoopEmitter::chooseWindowRows(GroupOp group, int64_t requested,
+                                          int64_t vec) {
   auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
   const int64_t rank = outputType.getRank();
   if (rank < 2 || requested == 1)
     return 1;
-  // Slices of one value, of the output's shape but perhaps its last axis
-  // (a group's input channels, gathered onto its output channels), whose
-  // offsets differ only along the row: neighbouring outputs read
-  // overlapping windows. The widest such set decides the rows.
-  DenseMap<Value, SmallVector<SliceOp>> slicesOf;
-  SmallVector<int64_t> widest;
-  int64_t stride = 1;
-  group.getBody().walk([&](SliceOp slice) {
-    if (slice.getType().getShape().drop_back() !=
-        outputType.getShape().drop_back())
-      return;
-    SmallVector<SliceOp> &known = slicesOf[slice.getInput()];
-    known.push_back(slice);
-    SmallVector<int64_t> offsets;
-    for (SliceOp other : known) {
-      ArrayRef<int64_t> a = slice.getOffsets(), b = other.getOffsets();
-      bool sameRowWindow = slice.getStrides() == other.getStrides();
-      for (int64_t d = 0; d < rank; ++d)
-        sameRowWindow &= d == rank - 2 || a[d] == b[d];
-      if (sameRowWindow && !llvm::is_contained(offsets, b[rank - 2]))
-        offsets.push_back(b[rank - 2]);
-    }
-    if (offsets.size() > 1 && offsets.size() > widest.size()) {
-      widest = offsets;
-      stride = slice.getStrides()[rank - 2];
-    }
-  });
-  if (widest.empty())
+  // The widest row of taps decides.
+  SmallVector<RowWindowSet> sets = findRowWindows(group);
+  if (sets.empty())
     return 1;
+  const RowWindowSet *widest = &sets.front();
+  for (const RowWindowSet &set : sets)
+    if (set.offsets.size() > widest->offsets.size())
+      widest = &set;
   const int64_t row = outputType.getDimSize(rank - 2);
   if (requested != 0) {
     // A row shorter than the rows asked for: as many as it holds.
@@ -211,12 +195,11 @@ int64_t ViewLoopEmitter::windowRows(GroupOp group, int64_t requested,
       rows /= 2;
     return rows;
   }
-  int64_t rows = autoWindowRows(widest, stride, vec);
-  while (rows > row)
-    rows /= 2;
-  // Half as many rows that divide the row rather than a ragged last item
-  // (its neighbours computed one by one, the kernel's code twice).
-  if (rows > 2 && row % rows != 0 && row % (rows / 2) == 0)
+  // By default only rows that divide the row: a ragged row's last item
+  // (its neighbours computed one by one, the kernel's code twice) is not
+  // yet timed on a GPU.
+  int64_t rows = autoWindowRows(*widest, vec);
+  while (rows > 1 && row % rows != 0)
     rows /= 2;
   return rows;
 }
@@ -231,7 +214,7 @@ ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
   if (shape.vec == 1) {
     // Lane by lane: a load is at most 8 bytes, and unrolling keeps more in
     // flight whatever their number.
-    shape.rows = windowRows(group, options.windowRows, shape.vec);
+    shape.rows = chooseWindowRows(group, options.windowRows, shape.vec);
     shape.unroll = shape.rows > 1
                        ? 1
                        : unrollFor(elements, blockSize, vectorsPerThread, 0);
@@ -257,7 +240,7 @@ ViewLoopEmitter::settle(GroupOp group, int64_t blockSize,
     return failure();
   if (!followed)
     shape.vec = 1;
-  shape.rows = windowRows(group, options.windowRows, shape.vec);
+  shape.rows = chooseWindowRows(group, options.windowRows, shape.vec);
   shape.unroll = shape.rows > 1
                      ? 1
                      : unrollFor(elements / shape.vec, blockSize,

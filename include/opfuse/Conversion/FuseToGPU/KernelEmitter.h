@@ -176,6 +176,15 @@ public:
   /// themselves.
   virtual unsigned canonicalLoadBatch() const { return 0; }
 
+  /// Neighbouring outputs of a row each thread of `group`'s kernel computes
+  /// with `options`, so that the windows they share are loaded once
+  /// (--window-rows): 1 but for the view emitter's kernels that read
+  /// windows along their rows.
+  virtual int64_t windowRows(fuse::GroupOp group,
+                             const EmitterOptions &options) const {
+    return 1;
+  }
+
   /// Emits `group` as the kernel `name` in `module` with `config` (from
   /// `configure`).
   virtual mlir::LogicalResult emit(fuse::GroupOp group,
@@ -220,6 +229,11 @@ private:
 /// (a group that moves data: transpose, slice, concat, gather), loop
 /// (elementwise).
 const KernelEmitterRegistry &getKernelEmitters();
+
+/// The rows the emitter that compiles `group` gives each thread with
+/// `options` (KernelEmitter::windowRows); 1 where none accepts it. The cost
+/// model counts a kernel's window loads by it.
+int64_t expectedWindowRows(fuse::GroupOp group, const EmitterOptions &options);
 
 /// The built-in emitters, one factory each (KernelEmitters.cpp registers
 /// them).

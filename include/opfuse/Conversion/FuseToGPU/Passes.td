@@ -52,7 +52,7 @@ def ConvertFuseToGPU : Pass<"convert-fuse-to-gpu", "mlir::ModuleOp"> {
            "wave of blocks about as well as with one; other kernels keep "
            "one">,
     Option<"windowRows", "window-rows", "int64_t", /*default=*/"0",
-           "Neighbouring outputs along a row each thread of a view kernel computes where the kernel reads windows of one input at offsets along that row (a depthwise convolution's taps), so that the loads they share are read once: 0 (default) lets the emitter choose 4 or 2 by the window columns a thread holds, or 1 (none); 1, 2, 4 or 8 force that many (never more than the row holds; a ragged row's last thread computes fewer)">,
+           "Neighbouring outputs along a row each thread of a view kernel computes where the kernel reads windows of one input at offsets along that row (a depthwise convolution's taps), so that the loads they share are read once: 0 (default) lets the emitter choose 4 or 2 by the window columns a thread holds, where they divide the row, or 1 (none); 1, 2, 4 or 8 force that many (never more than the row holds; a ragged row's last thread computes fewer)">,
     Option<"rowElementsPerThread", "row-elements-per-thread", "int64_t",
            /*default=*/"32",
            "Elements of its row a thread of a row-reduction kernel holds in "
