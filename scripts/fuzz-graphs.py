@@ -528,8 +528,9 @@ def generate_conv(seed):
     at a time) with random strides, asymmetric padding and dilation (in a
     quarter of the graphs an input dilation too: a transposed convolution's
     form), its input sometimes transposed from NCHW as the ONNX importer
-    does, sometimes made by a pointwise (groups = 1) conv2d, followed by a
-    bias and ReLU6 or a residual add of its own shape."""
+    does, sometimes made by a pointwise (groups = 1) conv2d, its filter an
+    argument or (two graphs in five) a constant, followed by a bias and
+    ReLU6 or a residual add of its own shape."""
     rng = random.Random(seed)
     g = Graph(rng)
     dtype = rng.choice(FLOATS)
@@ -592,7 +593,27 @@ def generate_conv(seed):
                    f"{type_of(shape, dtype)}", shape, dtype)
     else:
         x = g.arg(shape, dtype)
-    filt = g.arg((f, kh, kw, per_in), dtype)
+    # In two graphs of five the filter is a constant, as the ONNX
+    # importer's weights are (each tap's weights then a vector of their own:
+    # the windows kernel reads them whole, and by default computes
+    # neighbouring outputs of a row a thread), from a generator of its own.
+    weights = random.Random(seed * 15485863 + 11)
+    if weights.random() < 0.4:
+        fshape = (f, kh, kw, per_in)
+        count = f * kh * kw * per_in
+        flat = [weights.randint(-8, 8) / 8.0 for _ in range(count)]
+
+        def nested(values, dims):
+            if len(dims) == 1:
+                return "[" + ", ".join(repr(v) for v in values) + "]"
+            step = len(values) // dims[0]
+            return "[" + ", ".join(nested(values[i * step:(i + 1) * step],
+                                          dims[1:])
+                                   for i in range(dims[0])) + "]"
+        filt = g.emit(f"fuse.constant dense<{nested(flat, fshape)}> : "
+                      f"{type_of(fshape, dtype)}", fshape, dtype)
+    else:
+        filt = g.arg((f, kh, kw, per_in), dtype)
     out = (n, oh, ow, f)
     dilated = f" input_dilation = [{lh}, {lw}]" if (lh, lw) != (1, 1) else ""
     y = g.emit(f"fuse.conv2d {x[0]}, {filt[0]} strides = [{sh}, {sw}] "
