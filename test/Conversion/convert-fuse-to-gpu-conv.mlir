@@ -4,6 +4,7 @@
 // RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=1" | FileCheck %s --check-prefix=WINDOWS3
 // RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=AUTO7
 // RUN: opfuse-opt %S/Inputs/depthwise-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels -convert-fuse-to-gpu | FileCheck %s --check-prefix=AUTO3
+// RUN: opfuse-opt %S/Inputs/grouped-3x3.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=1" | FileCheck %s --check-prefix=GROUPED4
 // RUN: opfuse-opt %S/Inputs/depthwise-3x3-ragged.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s --check-prefix=RAGGED
 // RUN: opfuse-opt %S/Inputs/depthwise-7x7.mlir -fuse-decompose -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s --check-prefix=ROWS4
 // RUN: opfuse-opt %s -fuse-elementwise -fuse-outline-kernels "-convert-fuse-to-gpu=window-rows=4" | FileCheck %s
@@ -154,3 +155,15 @@ func.func @grouped_conv_bias(%x: tensor<2x14x14x128xbf16>, %w: tensor<128x3x3x32
 // RAGGED: llvm.store
 // RAGGED-NOT: llvm.store
 // RAGGED: gpu.return
+
+// Groups of 4 channels: output channel o sums the windows of input
+// channels (o / 4) * 4 + ci, a gather along the vector's axis. Every vector
+// of 4 output channels reads only its own 4 input channels (lane l reads
+// channel ci of them): the window is loaded as a vector and its lanes
+// permuted, not loaded lane by lane. 9 windows and 36 taps' weights, all
+// 8-byte vectors.
+// GROUPED4-LABEL: gpu.func @grouped_3x3_k0
+// GROUPED4-NOT: -> bf16
+// GROUPED4-COUNT-45: llvm.load {{.*}} -> vector<4xbf16>
+// GROUPED4-NOT: llvm.load
+// GROUPED4: gpu.return

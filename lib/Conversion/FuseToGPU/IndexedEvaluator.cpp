@@ -20,6 +20,50 @@ namespace opfuse {
 namespace {
 int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
 
+/// The constant values of a gather's indices, seen through the group's
+/// inputs (fusion passes constants in as arguments); none where they are
+/// computed.
+std::optional<SmallVector<int64_t>> constantIndices(GroupOp group,
+                                                    Value indices) {
+  if (auto argument = dyn_cast<BlockArgument>(indices))
+    if (argument.getOwner() == &group.getBody().front())
+      indices = group.getOperand(argument.getArgNumber());
+  auto constant = indices.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+  if (!dense)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &value : dense.getValues<APInt>())
+    values.push_back(value.getSExtValue());
+  return values;
+}
+
+/// Where a gather along the vector's axis reads, for every vector of `vec`
+/// lanes starting at a multiple of `vec`, only that vector's own elements
+/// of the data, in the same order for all (a group of 4 input channels read
+/// by each of its 4 output channels: lanes 0-3 read element ci, lanes 4-7
+/// element 4 + ci), the element of that vector each lane reads; else none.
+std::optional<SmallVector<int64_t>>
+inVectorPattern(ArrayRef<int64_t> indices, int64_t dataExtent, int64_t vec) {
+  const int64_t count = indices.size();
+  if (vec < 2 || count % vec != 0 || dataExtent < count)
+    return std::nullopt;
+  SmallVector<int64_t> pattern;
+  for (int64_t start = 0; start < count; start += vec)
+    for (int64_t lane = 0; lane < vec; ++lane) {
+      const int64_t within = indices[start + lane] - start;
+      if (within < 0 || within >= vec)
+        return std::nullopt;
+      if (start == 0)
+        pattern.push_back(within);
+      else if (pattern[lane] != within)
+        return std::nullopt;
+    }
+  return pattern;
+}
+
 } // namespace
 
 IndexDim scaleCongruence(const IndexDim &in, int64_t factor, int64_t offset) {
@@ -366,6 +410,35 @@ FailureOr<GroupEvaluator::Lanes> ViewEvaluator::gather(GatherOp op,
   const int64_t axis = op.getAxis();
   auto indicesType = op.getIndices().getType();
   const int64_t span = indicesType.getRank();
+  // Along the vector's axis, from a vector-aligned start: where constant
+  // indices keep each vector within its own elements of the data, the
+  // vector is read whole and its lanes permuted (no load lane by lane).
+  const IndexDim &along = index.dims[axis];
+  const bool aligned = along.modulus == 0 ? along.residue % kernel.vec == 0
+                                          : along.modulus % kernel.vec == 0 &&
+                                                along.residue % kernel.vec == 0;
+  if (span == 1 && along.laneStride == 1 && aligned &&
+      axis + 1 == int64_t(index.dims.size())) {
+    std::optional<SmallVector<int64_t>> values =
+        constantIndices(kernel.group, op.getIndices());
+    std::optional<SmallVector<int64_t>> pattern =
+        values
+            ? inVectorPattern(*values, op.getData().getType().getDimSize(axis),
+                              kernel.vec)
+            : std::nullopt;
+    if (pattern) {
+      Index data = index;
+      auto shape = op.getData().getType().getShape();
+      data.shape.assign(shape.begin(), shape.end());
+      FailureOr<Lanes> whole = evaluateAt(op.getData(), std::move(data));
+      if (failed(whole))
+        return failure();
+      Lanes permuted;
+      for (int64_t lane : *pattern)
+        permuted.push_back((*whole)[lane]);
+      return permuted;
+    }
+  }
   Index at;
   at.shape.assign(indicesType.getShape().begin(), indicesType.getShape().end());
   for (int64_t d = 0; d < span; ++d) {
