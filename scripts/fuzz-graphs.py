@@ -601,16 +601,13 @@ def generate_conv(seed):
     if weights.random() < 0.4:
         fshape = (f, kh, kw, per_in)
         count = f * kh * kw * per_in
-        flat = [weights.randint(-8, 8) / 8.0 for _ in range(count)]
-
-        def nested(values, dims):
-            if len(dims) == 1:
-                return "[" + ", ".join(repr(v) for v in values) + "]"
-            step = len(values) // dims[0]
-            return "[" + ", ".join(nested(values[i * step:(i + 1) * step],
-                                          dims[1:])
-                                   for i in range(dims[0])) + "]"
-        filt = g.emit(f"fuse.constant dense<{nested(flat, fshape)}> : "
+        values = [weights.randint(-8, 8) / 8.0 for _ in range(count)]
+        # Nested lists, innermost dimension first; Python's repr of them
+        # is the dense literal.
+        for extent in reversed(fshape[1:]):
+            values = [values[i:i + extent]
+                      for i in range(0, len(values), extent)]
+        filt = g.emit(f"fuse.constant dense<{values!r}> : "
                       f"{type_of(fshape, dtype)}", fshape, dtype)
     else:
         filt = g.arg((f, kh, kw, per_in), dtype)
