@@ -229,9 +229,8 @@ Work CostModel::work(Operation *op) const {
 // H100 times (the large ones; the small ones are bound by latency),
 // against 16-83% without (docs/cost-model.md), and the H200 tuning and
 // held-out kernels kept their errors (their ops are few: memory bounds
-// them); the FLOP term
-// above counts only arithmetic, and these kernels issue a cast, a select
-// and a load for every multiply-add.
+// them); the FLOP term above counts only arithmetic, and these kernels
+// issue a cast, a select and a load for every multiply-add.
 double CostModel::issueSeconds(Operation *kernel) const {
   auto group = dyn_cast<GroupOp>(kernel);
   if (!group || target_.fp32Flops <= 0)

@@ -129,12 +129,12 @@ private:
   /// L2 or HBM bandwidth, times the memory efficiency.
   double bandwidth(bool fromL2) const;
 
-  /// How much slower the GEMM kernel `kernel` computes on the SMs its
-  /// fuse.overlap_sms leaves it; 1 without one.
   /// The time a kernel without a contraction (a fuse.group of a loop,
   /// view, transpose or row kernel) takes to issue its ops and read its
   /// windows through L1; 0 for other ops.
   double issueSeconds(mlir::Operation *kernel) const;
+  /// How much slower the GEMM kernel `kernel` computes on the SMs its
+  /// fuse.overlap_sms leaves it; 1 without one.
   double overlapSlowdown(mlir::Operation *kernel) const;
 
   /// Work::tailSeconds of the GEMM kernel `kernel` with `contraction`.

@@ -175,14 +175,14 @@ int64_t autoWindowRows(const RowWindowSet &set, int64_t vec) {
 
 int64_t ViewLoopEmitter::chooseWindowRows(GroupOp group, int64_t requested,
                                           int64_t vec) {
-  auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
-  const int64_t rank = outputType.getRank();
-  if (rank < 2 || requested == 1)
+  if (requested == 1)
     return 1;
-  // The widest row of taps decides.
+  // The widest row of taps decides (none where the output has no rows).
   SmallVector<RowWindowSet> sets = findRowWindows(group);
   if (sets.empty())
     return 1;
+  auto outputType = cast<RankedTensorType>(group.getResultTypes()[0]);
+  const int64_t rank = outputType.getRank();
   const RowWindowSet *widest = &sets.front();
   for (const RowWindowSet &set : sets)
     if (set.offsets.size() > widest->offsets.size())
